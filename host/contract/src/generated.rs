@@ -1,0 +1,591 @@
+// Generated from host/contract/contract.toml by host/contract/gen/contract_gen.py. Do not edit: run `make gen`.
+
+// Field packing is emitted uniformly (shift by 0, cast to the same type) so every field reads alike.
+#![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
+
+/// Contract version, major in the high 16 bits.
+pub const CONTRACT_VERSION: u32 = 0x00010000;
+/// Value of the ID register: ASCII 'FSHL'.
+pub const ID_MAGIC: u32 = 0x4653484c;
+/// Width of a node id.
+pub const NODE_W: u32 = 0x10;
+/// Largest payload of one packet, bytes. A multiple of 8.
+pub const MTU_MAX: u64 = 0x400;
+/// Largest message a descriptor may carry, bytes (16 MiB).
+pub const MSG_LEN_MAX: u64 = 0x1000000;
+/// Largest LME/LMR ring, entries.
+pub const RING_SIZE_MAX: u64 = 0x1000;
+/// Largest DMA read request, 8-byte beats (256 bytes).
+pub const DMA_RD_BEATS_MAX: u64 = 0x20;
+/// Interval routing entries per router input.
+pub const ROUTE_ENTRIES: u64 = 0x8;
+/// Ports of one router.
+pub const ROUTER_PORTS: u64 = 0x8;
+/// BAR0 offset of the local router's CSR page on a card (NIC + router).
+pub const ROUTER_CSR_BASE: u64 = 0x1000;
+/// Size of BAR0, bytes.
+pub const BAR0_SIZE: u64 = 0x2000;
+/// PCI vendor id the card enumerates with (to be assigned; see docs/HARDWARE.md).
+pub const PCI_VENDOR_ID: u64 = 0x1ed5;
+/// PCI device id of the FastHSL card.
+pub const PCI_DEVICE_ID: u64 = 0x4853;
+
+/// Completion error code a descriptor (LME status) or an LMR entry carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum DescErr {
+    /// Done without error.
+    Ok = 0,
+    /// Descriptor length is 0; no DMA issued.
+    ZeroLen = 1,
+    /// Descriptor length above MSG_LEN_MAX; no DMA issued.
+    LenTooBig = 2,
+    /// Destination outside DEST_RANGE (the routing tables); no DMA issued.
+    BadDest = 3,
+}
+
+impl DescErr {
+    /// Every value, in code order.
+    pub const ALL: [DescErr; 4] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest];
+
+    /// Decodes a wire value; `None` for codes the contract does not define.
+    pub fn from_code(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(DescErr::Ok),
+            1 => Some(DescErr::ZeroLen),
+            2 => Some(DescErr::LenTooBig),
+            3 => Some(DescErr::BadDest),
+            _ => None,
+        }
+    }
+
+    /// What the code means, from the contract.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DescErr::Ok => "Done without error.",
+            DescErr::ZeroLen => "Descriptor length is 0; no DMA issued.",
+            DescErr::LenTooBig => "Descriptor length above MSG_LEN_MAX; no DMA issued.",
+            DescErr::BadDest => "Destination outside DEST_RANGE (the routing tables); no DMA issued.",
+        }
+    }
+}
+
+/// Packet type (header word 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ptype {
+    /// Remote write: payload lands at remote_addr.
+    Write = 0,
+}
+
+impl Ptype {
+    /// Every value, in code order.
+    pub const ALL: [Ptype; 1] = [Ptype::Write];
+
+    /// Decodes a wire value; `None` for codes the contract does not define.
+    pub fn from_code(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(Ptype::Write),
+            _ => None,
+        }
+    }
+
+    /// What the code means, from the contract.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Ptype::Write => "Remote write: payload lands at remote_addr.",
+        }
+    }
+}
+
+/// Descriptor flags (lme_desc.flags, copied into packets and LMR entries).
+pub mod desc_flag {
+    /// Interrupt the sender (INT_STATUS.LME_DONE) when the descriptor completes.
+    pub const IRQ_LOCAL: u16 = 1 << 0;
+    /// Interrupt the receiver (INT_STATUS.LMR_NEW) when the LMR entry is written.
+    pub const IRQ_REMOTE: u16 = 1 << 1;
+}
+
+/// Status word bits (lme_desc.status, lmr_entry.status); low 8 bits are a desc_err code.
+pub mod status {
+    /// Set by the NIC when the entry is final.
+    pub const DONE: u16 = 1 << 15;
+}
+
+/// LME ring entry (send descriptor), written by the driver, read by the NIC. Status written back by the NIC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LmeDesc {
+    /// Bus address of the source buffer (any alignment).
+    pub local_addr: u64,
+    /// Bus address on the destination node (any alignment).
+    pub remote_addr: u64,
+    /// Bytes, 1..MSG_LEN_MAX.
+    pub len: u32,
+    /// Destination node id.
+    pub dest: u16,
+    /// DESC_FLAG_* bits.
+    pub flags: u16,
+    /// Driver-chosen id, delivered in the receiver's LMR entry.
+    pub msg_id: u32,
+    /// 0 when posted; the NIC writes STATUS_DONE | error code when finished.
+    pub status: u16,
+}
+
+impl LmeDesc {
+    /// Words in the format.
+    pub const WORDS: usize = 4;
+    /// Bytes in memory.
+    pub const BYTES: usize = 32;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u64; 4] {
+        let mut w = [0 as u64; 4];
+        w[0] |= self.local_addr as u64;
+        w[1] |= self.remote_addr as u64;
+        w[2] |= ((self.len as u64) & 0xffffffff) << 0;
+        w[2] |= ((self.dest as u64) & 0xffff) << 32;
+        w[2] |= ((self.flags as u64) & 0xffff) << 48;
+        w[3] |= ((self.msg_id as u64) & 0xffffffff) << 0;
+        w[3] |= ((self.status as u64) & 0xffff) << 32;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u64; 4]) -> Self {
+        Self {
+            local_addr: w[0] as u64,
+            remote_addr: w[1] as u64,
+            len: ((w[2] >> 0) & 0xffffffff) as u32,
+            dest: ((w[2] >> 32) & 0xffff) as u16,
+            flags: ((w[2] >> 48) & 0xffff) as u16,
+            msg_id: ((w[3] >> 0) & 0xffffffff) as u32,
+            status: ((w[3] >> 32) & 0xffff) as u16,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 32] {
+        let mut b = [0u8; 32];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 8..(i + 1) * 8].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 32]) -> Self {
+        let mut w = [0 as u64; 4];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(&b[i * 8..(i + 1) * 8]);
+            *word = u64::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
+/// LMR ring entry, written by the receiving NIC after the last packet of a message landed. Word 0 is written last, so a set STATUS_DONE means the entry is complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LmrEntry {
+    /// Source node id.
+    pub src: u16,
+    /// STATUS_DONE | error code.
+    pub status: u16,
+    /// The sender descriptor's msg_id.
+    pub msg_id: u32,
+    /// Remote address of the message's first byte.
+    pub addr: u64,
+    /// Message length, bytes.
+    pub len: u32,
+    /// The descriptor's flags.
+    pub flags: u16,
+}
+
+impl LmrEntry {
+    /// Words in the format.
+    pub const WORDS: usize = 4;
+    /// Bytes in memory.
+    pub const BYTES: usize = 32;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u64; 4] {
+        let mut w = [0 as u64; 4];
+        w[0] |= ((self.src as u64) & 0xffff) << 0;
+        w[0] |= ((self.status as u64) & 0xffff) << 16;
+        w[0] |= ((self.msg_id as u64) & 0xffffffff) << 32;
+        w[1] |= self.addr as u64;
+        w[2] |= ((self.len as u64) & 0xffffffff) << 0;
+        w[2] |= ((self.flags as u64) & 0xffff) << 32;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u64; 4]) -> Self {
+        Self {
+            src: ((w[0] >> 0) & 0xffff) as u16,
+            status: ((w[0] >> 16) & 0xffff) as u16,
+            msg_id: ((w[0] >> 32) & 0xffffffff) as u32,
+            addr: w[1] as u64,
+            len: ((w[2] >> 0) & 0xffffffff) as u32,
+            flags: ((w[2] >> 32) & 0xffff) as u16,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 32] {
+        let mut b = [0u8; 32];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 8..(i + 1) * 8].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 32]) -> Self {
+        let mut w = [0 as u64; 4];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(&b[i * 8..(i + 1) * 8]);
+            *word = u64::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
+/// Packet header: the first three flits of every packet. Self-describing, so the receiver keeps no per-message state. Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PktHdr {
+    /// Destination node id: the field routers route on.
+    pub dest: u16,
+    /// Source node id.
+    pub src: u16,
+    /// Packet type (ptype enum).
+    pub ptype: u8,
+    /// First packet of its message.
+    pub first: bool,
+    /// Last packet of its message.
+    pub last: bool,
+    /// The descriptor's flags (low 8 bits).
+    pub flags: u8,
+    /// Payload bytes in this packet, 1..MTU_MAX.
+    pub len: u16,
+    /// Destination address of this packet's first payload byte.
+    pub remote_addr: u64,
+    /// Message id (descriptor msg_id).
+    pub msg_id: u32,
+    /// Byte offset of this packet's first payload byte in its message.
+    pub offset: u32,
+}
+
+impl PktHdr {
+    /// Words in the format.
+    pub const WORDS: usize = 3;
+    /// Bytes in memory.
+    pub const BYTES: usize = 24;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u64; 3] {
+        let mut w = [0 as u64; 3];
+        w[0] |= ((self.dest as u64) & 0xffff) << 0;
+        w[0] |= ((self.src as u64) & 0xffff) << 16;
+        w[0] |= ((self.ptype as u64) & 0xf) << 32;
+        w[0] |= ((self.first as u64) & 0x1) << 36;
+        w[0] |= ((self.last as u64) & 0x1) << 37;
+        w[0] |= ((self.flags as u64) & 0xff) << 40;
+        w[0] |= ((self.len as u64) & 0xffff) << 48;
+        w[1] |= self.remote_addr as u64;
+        w[2] |= ((self.msg_id as u64) & 0xffffffff) << 0;
+        w[2] |= ((self.offset as u64) & 0xffffffff) << 32;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u64; 3]) -> Self {
+        Self {
+            dest: ((w[0] >> 0) & 0xffff) as u16,
+            src: ((w[0] >> 16) & 0xffff) as u16,
+            ptype: ((w[0] >> 32) & 0xf) as u8,
+            first: (w[0] >> 36) & 1 == 1,
+            last: (w[0] >> 37) & 1 == 1,
+            flags: ((w[0] >> 40) & 0xff) as u8,
+            len: ((w[0] >> 48) & 0xffff) as u16,
+            remote_addr: w[1] as u64,
+            msg_id: ((w[2] >> 0) & 0xffffffff) as u32,
+            offset: ((w[2] >> 32) & 0xffffffff) as u32,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 24] {
+        let mut b = [0u8; 24];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 8..(i + 1) * 8].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 24]) -> Self {
+        let mut w = [0 as u64; 3];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(&b[i * 8..(i + 1) * 8]);
+            *word = u64::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
+/// Packet trailer: the last flit. CRC-32 (IEEE 802.3, reflected, as crc32fast) over the header and payload flits, 8 bytes each, little-endian, unused lanes zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PktTrl {
+    /// CRC-32 of everything before the trailer.
+    pub crc: u32,
+}
+
+impl PktTrl {
+    /// Words in the format.
+    pub const WORDS: usize = 1;
+    /// Bytes in memory.
+    pub const BYTES: usize = 8;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u64; 1] {
+        let mut w = [0 as u64; 1];
+        w[0] |= ((self.crc as u64) & 0xffffffff) << 0;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u64; 1]) -> Self {
+        Self {
+            crc: ((w[0] >> 0) & 0xffffffff) as u32,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 8] {
+        let mut b = [0u8; 8];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 8..(i + 1) * 8].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 8]) -> Self {
+        let mut w = [0 as u64; 1];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(&b[i * 8..(i + 1) * 8]);
+            *word = u64::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
+/// Router table entry bounds register (32 bits, one word of a 32-bit register): destinations lo..hi inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RouteBounds {
+    /// Lowest destination of the interval.
+    pub lo: u16,
+    /// Highest destination of the interval.
+    pub hi: u16,
+}
+
+impl RouteBounds {
+    /// Words in the format.
+    pub const WORDS: usize = 1;
+    /// Bytes in memory.
+    pub const BYTES: usize = 4;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u32; 1] {
+        let mut w = [0 as u32; 1];
+        w[0] |= ((self.lo as u32) & 0xffff) << 0;
+        w[0] |= ((self.hi as u32) & 0xffff) << 16;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u32; 1]) -> Self {
+        Self {
+            lo: ((w[0] >> 0) & 0xffff) as u16,
+            hi: ((w[0] >> 16) & 0xffff) as u16,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 4] {
+        let mut b = [0u8; 4];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 4..(i + 1) * 4].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 4]) -> Self {
+        let mut w = [0 as u32; 1];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 4];
+            le.copy_from_slice(&b[i * 4..(i + 1) * 4]);
+            *word = u32::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
+/// Router table entry control register (32 bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RouteCtrl {
+    /// Output port for destinations in the interval.
+    pub port: u8,
+    /// Entry is used.
+    pub valid: bool,
+}
+
+impl RouteCtrl {
+    /// Words in the format.
+    pub const WORDS: usize = 1;
+    /// Bytes in memory.
+    pub const BYTES: usize = 4;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u32; 1] {
+        let mut w = [0 as u32; 1];
+        w[0] |= ((self.port as u32) & 0x7) << 0;
+        w[0] |= ((self.valid as u32) & 0x1) << 31;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u32; 1]) -> Self {
+        Self {
+            port: ((w[0] >> 0) & 0x7) as u8,
+            valid: (w[0] >> 31) & 1 == 1,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 4] {
+        let mut b = [0u8; 4];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 4..(i + 1) * 4].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 4]) -> Self {
+        let mut w = [0 as u32; 1];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 4];
+            le.copy_from_slice(&b[i * 4..(i + 1) * 4]);
+            *word = u32::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
+/// NIC register byte offsets.
+pub mod nic_regs {
+    /// Identity: ID_MAGIC. (ro)
+    pub const ID: u32 = 0x000;
+    /// Contract version, major[31:16] minor[15:0]. (ro)
+    pub const VERSION: u32 = 0x004;
+    /// This node's id; packets for another id are dropped (RX_DROP_DEST). (rw)
+    pub const NODE_ID: u32 = 0x008;
+    /// bit 0 ENABLE: process the LME ring and accept packets. While clear, posted descriptors wait (the message in progress finishes) and incoming packets are dropped and counted in CNT_RX_DROP_DEST. (rw)
+    pub const CTRL: u32 = 0x00c;
+    /// Payload bytes per packet: a multiple of 8 in 8..MTU_MAX; other values are rejected (ERR_STATUS.CSR_BAD_VALUE). Reset: MTU_MAX. (rw)
+    pub const MTU: u32 = 0x010;
+    /// Destinations the routing tables reach: lo[15:0], hi[31:16] inclusive. Descriptors outside fail with BAD_DEST. Reset: 0..0xFFFF. (rw)
+    pub const DEST_RANGE: u32 = 0x014;
+    /// LME ring bus address, low 32 bits (32-byte aligned; low bits ignored). (rw)
+    pub const LME_BASE_LO: u32 = 0x020;
+    /// LME ring bus address, high 32 bits. (rw)
+    pub const LME_BASE_HI: u32 = 0x024;
+    /// LME ring entries, 1..RING_SIZE_MAX; other values rejected. Writing it resets LME_PROD and LME_CONS to 0. (rw)
+    pub const LME_SIZE: u32 = 0x028;
+    /// Doorbell: index of the next slot the driver will fill. Values >= LME_SIZE are rejected (ERR_STATUS.LME_PROD_RANGE). (rw)
+    pub const LME_PROD: u32 = 0x02c;
+    /// Index of the next descriptor the NIC will complete. (ro)
+    pub const LME_CONS: u32 = 0x030;
+    /// LMR ring bus address, low 32 bits (32-byte aligned). (rw)
+    pub const LMR_BASE_LO: u32 = 0x040;
+    /// LMR ring bus address, high 32 bits. (rw)
+    pub const LMR_BASE_HI: u32 = 0x044;
+    /// LMR ring entries, 1..RING_SIZE_MAX; other values rejected. Writing it resets LMR_PROD and LMR_CONS to 0. (rw)
+    pub const LMR_SIZE: u32 = 0x048;
+    /// Index of the next LMR slot the NIC will write. (ro)
+    pub const LMR_PROD: u32 = 0x04c;
+    /// Index of the next LMR entry the driver will consume; the NIC stalls reception (back-pressure, no loss) while the ring is full. Values >= LMR_SIZE rejected (ERR_STATUS.LMR_CONS_RANGE). (rw)
+    pub const LMR_CONS: u32 = 0x050;
+    /// Receive window base, low 32 bits: incoming writes must fall entirely inside the window. (rw)
+    pub const RXWIN_BASE_LO: u32 = 0x060;
+    /// Receive window base, high 32 bits. (rw)
+    pub const RXWIN_BASE_HI: u32 = 0x064;
+    /// Receive window size in bytes, low 32 bits (0: accept nothing). (rw)
+    pub const RXWIN_SIZE_LO: u32 = 0x068;
+    /// Receive window size, high 32 bits. (rw)
+    pub const RXWIN_SIZE_HI: u32 = 0x06c;
+    /// bit 0 LME_DONE, bit 1 LMR_NEW, bit 2 ERROR. irq = |(INT_STATUS & INT_MASK). (rw1c)
+    pub const INT_STATUS: u32 = 0x080;
+    /// Interrupt enables, same bits as INT_STATUS. (rw)
+    pub const INT_MASK: u32 = 0x084;
+    /// Sticky errors: bit 0 CSR_BAD_ADDR, 1 CSR_BAD_VALUE, 2 LME_PROD_RANGE, 3 LMR_CONS_RANGE, 4 DESC_ERROR, 5 RX_DROP. Any set bit sets INT_STATUS.ERROR. (rw1c)
+    pub const ERR_STATUS: u32 = 0x088;
+    /// Descriptors completed (success or error). (ro)
+    pub const CNT_TX_DESC: u32 = 0x100;
+    /// Packets sent. (ro)
+    pub const CNT_TX_PKTS: u32 = 0x104;
+    /// Packets received and written to host memory. (ro)
+    pub const CNT_RX_PKTS: u32 = 0x108;
+    /// LMR entries written. (ro)
+    pub const CNT_RX_MSGS: u32 = 0x10c;
+    /// Descriptors completed with an error code. (ro)
+    pub const CNT_DESC_ERR: u32 = 0x110;
+    /// Rejected CSR accesses (bad address, read-only, bad value, index out of range). (ro)
+    pub const CNT_CSR_ERR: u32 = 0x114;
+    /// Packets dropped for a CRC mismatch. (ro)
+    pub const CNT_RX_CRC_ERR: u32 = 0x118;
+    /// Packets dropped: destination is not NODE_ID. (ro)
+    pub const CNT_RX_DROP_DEST: u32 = 0x11c;
+    /// Packets dropped: EEP, bad type, length field disagreeing with the flits, or too short/long. (ro)
+    pub const CNT_RX_DROP_MALFORMED: u32 = 0x120;
+    /// Packets dropped: target range outside the receive window. (ro)
+    pub const CNT_RX_DROP_WINDOW: u32 = 0x124;
+}
+
+/// ROUTER register byte offsets.
+pub mod router_regs {
+    /// Identity: ID_MAGIC. (ro)
+    pub const RT_ID: u32 = 0x000;
+    /// Number of ports. (ro)
+    pub const RT_PORTS: u32 = 0x004;
+    /// Per input port: packets dropped because no table entry matched their destination. (ro)
+    pub const RT_DROP: u32 = 0x010;
+    /// Instances of RT_DROP.
+    pub const RT_DROP_COUNT: u32 = 8;
+    /// Bytes between instances of RT_DROP.
+    pub const RT_DROP_STRIDE: u32 = 4;
+    /// Per input port: packets that arrived ending in EEP (forwarded with EEP). (ro)
+    pub const RT_EEP: u32 = 0x030;
+    /// Instances of RT_EEP.
+    pub const RT_EEP_COUNT: u32 = 8;
+    /// Bytes between instances of RT_EEP.
+    pub const RT_EEP_STRIDE: u32 = 4;
+    /// Routing table: entry e of input p at index p*ROUTE_ENTRIES+e; route_bounds format. The first valid matching entry wins. (rw)
+    pub const RT_BOUNDS: u32 = 0x100;
+    /// Instances of RT_BOUNDS.
+    pub const RT_BOUNDS_COUNT: u32 = 64;
+    /// Bytes between instances of RT_BOUNDS.
+    pub const RT_BOUNDS_STRIDE: u32 = 8;
+    /// Routing table entry control (route_ctrl format), same indexing as RT_BOUNDS. (rw)
+    pub const RT_CTRL: u32 = 0x104;
+    /// Instances of RT_CTRL.
+    pub const RT_CTRL_COUNT: u32 = 64;
+    /// Bytes between instances of RT_CTRL.
+    pub const RT_CTRL_STRIDE: u32 = 8;
+}

@@ -1,0 +1,127 @@
+//! The FastHSL hardware/software contract.
+//!
+//! Everything the card and the software must agree on is generated from
+//! `host/contract/contract.toml` into `generated.rs` (and into the RTL package
+//! `rtl/pkg/fasthsl_pkg.sv`); nothing here is written by hand except the
+//! helpers below, which only combine generated items.
+
+// Generated code keeps the generator's layout; `make gen-check` guards it instead of rustfmt.
+#[rustfmt::skip]
+mod generated;
+pub use generated::*;
+
+/// Status word of a finished LME descriptor or LMR entry.
+pub fn status_done(err: DescErr) -> u16 {
+    status::DONE | err as u16
+}
+
+/// Decodes a status word: `None` while the entry is not finished, else the error code
+/// (`Err(code)` for a code the contract does not define).
+pub fn status_decode(status: u16) -> Option<Result<DescErr, u8>> {
+    if status & status::DONE == 0 {
+        return None;
+    }
+    let code = (status & 0xFF) as u8;
+    Some(DescErr::from_code(code).ok_or(code))
+}
+
+/// CRC-32 of a packet's header and payload flits, as the card computes it.
+pub fn packet_crc(flits: &[u64]) -> u32 {
+    let mut hasher = Crc32::new();
+    for f in flits {
+        hasher.update(&f.to_le_bytes());
+    }
+    hasher.finish()
+}
+
+/// Bitwise CRC-32 (IEEE, reflected): small and dependency-free; the tests pin it to crc32fast.
+struct Crc32(u32);
+
+impl Crc32 {
+    fn new() -> Self {
+        Crc32(0xFFFF_FFFF)
+    }
+    fn update(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u32::from(b);
+            for _ in 0..8 {
+                self.0 = if self.0 & 1 != 0 {
+                    (self.0 >> 1) ^ 0xEDB8_8320
+                } else {
+                    self.0 >> 1
+                };
+            }
+        }
+    }
+    fn finish(self) -> u32 {
+        !self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_round_trips_through_bytes() {
+        let d = LmeDesc {
+            local_addr: 0x1234_5678_9abc_def0,
+            remote_addr: 0x0fed_cba9_8765_4321,
+            len: 0xdead_beef,
+            dest: 0x0102,
+            flags: desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE,
+            msg_id: 0xcafe_f00d,
+            status: 0,
+        };
+        assert_eq!(LmeDesc::from_bytes(&d.to_bytes()), d);
+        assert_eq!(d.to_bytes()[16..20], 0xdead_beefu32.to_le_bytes());
+        assert_eq!(d.to_bytes()[20..22], 0x0102u16.to_le_bytes());
+    }
+
+    #[test]
+    fn packet_header_fields_do_not_overlap() {
+        let h = PktHdr {
+            dest: 0xffff,
+            src: 0xffff,
+            ptype: 0xf,
+            first: true,
+            last: true,
+            flags: 0xff,
+            len: 0xffff,
+            remote_addr: u64::MAX,
+            msg_id: u32::MAX,
+            offset: u32::MAX,
+        };
+        let w = h.to_words();
+        assert_eq!(PktHdr::from_words(&w), h);
+        // Only the two reserved bits 38..39 of word 0 stay clear.
+        assert_eq!(w[0], !(0b11u64 << 38));
+    }
+
+    #[test]
+    fn status_decoding() {
+        assert_eq!(status_decode(0), None);
+        assert_eq!(
+            status_decode(status_done(DescErr::BadDest)),
+            Some(Ok(DescErr::BadDest))
+        );
+        assert_eq!(status_decode(status::DONE | 0x7f), Some(Err(0x7f)));
+    }
+
+    #[test]
+    fn crc_matches_crc32fast() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in 0..64 {
+            let flits: Vec<u64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x
+                })
+                .collect();
+            let bytes: Vec<u8> = flits.iter().flat_map(|f| f.to_le_bytes()).collect();
+            assert_eq!(packet_crc(&flits), crc32fast::hash(&bytes));
+        }
+    }
+}

@@ -1,0 +1,59 @@
+// Synchronous first-word-fall-through FIFO with valid/ready on both sides.
+//
+// DEPTH need not be a power of two. `count_o` lets producers reserve room ahead of
+// time (the NIC reserves payload space before it issues DMA reads).
+module fifo_sync #(
+  parameter int unsigned WIDTH = 8,
+  parameter int unsigned DEPTH = 4,
+  localparam int unsigned CountW = $clog2(DEPTH + 1)
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+
+  input  logic              in_valid_i,
+  output logic              in_ready_o,
+  input  logic [WIDTH-1:0]  in_data_i,
+
+  output logic              out_valid_o,
+  input  logic              out_ready_i,
+  output logic [WIDTH-1:0]  out_data_o,
+
+  output logic [CountW-1:0] count_o
+);
+  localparam int unsigned PtrW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
+
+  logic [WIDTH-1:0]  mem_q [DEPTH];
+  logic [PtrW-1:0]   wr_ptr_q, rd_ptr_q;
+  logic [CountW-1:0] count_q;
+
+  logic push, pop;
+  assign in_ready_o  = (count_q != CountW'(DEPTH));
+  assign out_valid_o = (count_q != '0);
+  assign push        = in_valid_i && in_ready_o;
+  assign pop         = out_valid_o && out_ready_i;
+  assign out_data_o  = mem_q[rd_ptr_q];
+  assign count_o     = count_q;
+
+  function automatic logic [PtrW-1:0] next_ptr(logic [PtrW-1:0] ptr);
+    return (ptr == PtrW'(DEPTH - 1)) ? '0 : ptr + 1'b1;
+  endfunction
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wr_ptr_q <= '0;
+      rd_ptr_q <= '0;
+      count_q  <= '0;
+    end else begin
+      if (push) wr_ptr_q <= next_ptr(wr_ptr_q);
+      if (pop)  rd_ptr_q <= next_ptr(rd_ptr_q);
+      if (push && !pop)      count_q <= count_q + 1'b1;
+      else if (pop && !push) count_q <= count_q - 1'b1;
+    end
+  end
+
+  // Storage has no reset so it maps to RAM.
+  always_ff @(posedge clk_i) begin
+    if (push) mem_q[wr_ptr_q] <= in_data_i;
+  end
+
+endmodule

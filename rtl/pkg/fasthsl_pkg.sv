@@ -1,0 +1,182 @@
+// Generated from host/contract/contract.toml by host/contract/gen/contract_gen.py. Do not edit: run `make gen`.
+
+package fasthsl_pkg;
+
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010000;
+  // Value of the ID register: ASCII 'FSHL'.
+  localparam logic [31:0] ID_MAGIC = 32'h4653484C;
+  // Width of a node id.
+  localparam int unsigned NODE_W = 16;
+  // Largest payload of one packet, bytes. A multiple of 8.
+  localparam int unsigned MTU_MAX = 1024;
+  // Largest message a descriptor may carry, bytes (16 MiB).
+  localparam int unsigned MSG_LEN_MAX = 16777216;
+  // Largest LME/LMR ring, entries.
+  localparam int unsigned RING_SIZE_MAX = 4096;
+  // Largest DMA read request, 8-byte beats (256 bytes).
+  localparam int unsigned DMA_RD_BEATS_MAX = 32;
+  // Interval routing entries per router input.
+  localparam int unsigned ROUTE_ENTRIES = 8;
+  // Ports of one router.
+  localparam int unsigned ROUTER_PORTS = 8;
+  // BAR0 offset of the local router's CSR page on a card (NIC + router).
+  localparam int unsigned ROUTER_CSR_BASE = 4096;
+  // Size of BAR0, bytes.
+  localparam int unsigned BAR0_SIZE = 8192;
+  // PCI vendor id the card enumerates with (to be assigned; see docs/HARDWARE.md).
+  localparam int unsigned PCI_VENDOR_ID = 7893;
+  // PCI device id of the FastHSL card.
+  localparam int unsigned PCI_DEVICE_ID = 18515;
+
+  // Completion error code a descriptor (LME status) or an LMR entry carries.
+  typedef enum logic [7:0] {
+    DESC_ERR_OK = 8'd0,
+    DESC_ERR_ZERO_LEN = 8'd1,
+    DESC_ERR_LEN_TOO_BIG = 8'd2,
+    DESC_ERR_BAD_DEST = 8'd3
+  } desc_err_e;
+
+  // Packet type (header word 0).
+  typedef enum logic [3:0] {
+    PTYPE_WRITE = 4'd0
+  } ptype_e;
+
+  // Descriptor flags (lme_desc.flags, copied into packets and LMR entries).
+  localparam int unsigned DESC_FLAG_IRQ_LOCAL_BIT = 0;
+  localparam int unsigned DESC_FLAG_IRQ_REMOTE_BIT = 1;
+
+  // Status word bits (lme_desc.status, lmr_entry.status); low 8 bits are a desc_err code.
+  localparam int unsigned STATUS_DONE_BIT = 15;
+
+  // lme_desc: LME ring entry (send descriptor), written by the driver, read by the NIC. Status written back by the NIC.
+  localparam int unsigned LME_DESC_WORDS = 4;
+  typedef struct packed {
+    logic [63:0] local_addr;
+  } lme_desc_w0_t;  // 64 bits
+  typedef struct packed {
+    logic [63:0] remote_addr;
+  } lme_desc_w1_t;  // 64 bits
+  typedef struct packed {
+    logic [15:0] flags;
+    logic [15:0] dest;
+    logic [31:0] len;
+  } lme_desc_w2_t;  // 64 bits
+  typedef struct packed {
+    logic [15:0] rsvd48;
+    logic [15:0] status;
+    logic [31:0] msg_id;
+  } lme_desc_w3_t;  // 64 bits
+
+  // lmr_entry: LMR ring entry, written by the receiving NIC after the last packet of a message landed. Word 0 is written last, so a set STATUS_DONE means the entry is complete.
+  localparam int unsigned LMR_ENTRY_WORDS = 4;
+  typedef struct packed {
+    logic [31:0] msg_id;
+    logic [15:0] status;
+    logic [15:0] src;
+  } lmr_entry_w0_t;  // 64 bits
+  typedef struct packed {
+    logic [63:0] addr;
+  } lmr_entry_w1_t;  // 64 bits
+  typedef struct packed {
+    logic [15:0] rsvd48;
+    logic [15:0] flags;
+    logic [31:0] len;
+  } lmr_entry_w2_t;  // 64 bits
+  typedef struct packed {
+    logic [63:0] rsvd0;
+  } lmr_entry_w3_t;  // 64 bits
+
+  // pkt_hdr: Packet header: the first three flits of every packet. Self-describing, so the receiver keeps no per-message state. Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
+  localparam int unsigned PKT_HDR_WORDS = 3;
+  typedef struct packed {
+    logic [15:0] len;
+    logic [7:0] flags;
+    logic [1:0] rsvd38;
+    logic [0:0] last;
+    logic [0:0] first;
+    logic [3:0] ptype;
+    logic [15:0] src;
+    logic [15:0] dest;
+  } pkt_hdr_w0_t;  // 64 bits
+  typedef struct packed {
+    logic [63:0] remote_addr;
+  } pkt_hdr_w1_t;  // 64 bits
+  typedef struct packed {
+    logic [31:0] offset;
+    logic [31:0] msg_id;
+  } pkt_hdr_w2_t;  // 64 bits
+
+  // pkt_trl: Packet trailer: the last flit. CRC-32 (IEEE 802.3, reflected, as crc32fast) over the header and payload flits, 8 bytes each, little-endian, unused lanes zero.
+  localparam int unsigned PKT_TRL_WORDS = 1;
+  typedef struct packed {
+    logic [31:0] rsvd32;
+    logic [31:0] crc;
+  } pkt_trl_t;  // 64 bits
+
+  // route_bounds: Router table entry bounds register (32 bits, one word of a 32-bit register): destinations lo..hi inclusive.
+  localparam int unsigned ROUTE_BOUNDS_WORDS = 1;
+  typedef struct packed {
+    logic [15:0] hi;
+    logic [15:0] lo;
+  } route_bounds_t;  // 32 bits
+
+  // route_ctrl: Router table entry control register (32 bits).
+  localparam int unsigned ROUTE_CTRL_WORDS = 1;
+  typedef struct packed {
+    logic [0:0] valid;
+    logic [27:0] rsvd3;
+    logic [2:0] port;
+  } route_ctrl_t;  // 32 bits
+
+  // nic registers (byte offsets)
+  localparam logic [15:0] ID_OFFSET = 16'h0000;
+  localparam logic [15:0] VERSION_OFFSET = 16'h0004;
+  localparam logic [15:0] NODE_ID_OFFSET = 16'h0008;
+  localparam logic [15:0] CTRL_OFFSET = 16'h000C;
+  localparam logic [15:0] MTU_OFFSET = 16'h0010;
+  localparam logic [15:0] DEST_RANGE_OFFSET = 16'h0014;
+  localparam logic [15:0] LME_BASE_LO_OFFSET = 16'h0020;
+  localparam logic [15:0] LME_BASE_HI_OFFSET = 16'h0024;
+  localparam logic [15:0] LME_SIZE_OFFSET = 16'h0028;
+  localparam logic [15:0] LME_PROD_OFFSET = 16'h002C;
+  localparam logic [15:0] LME_CONS_OFFSET = 16'h0030;
+  localparam logic [15:0] LMR_BASE_LO_OFFSET = 16'h0040;
+  localparam logic [15:0] LMR_BASE_HI_OFFSET = 16'h0044;
+  localparam logic [15:0] LMR_SIZE_OFFSET = 16'h0048;
+  localparam logic [15:0] LMR_PROD_OFFSET = 16'h004C;
+  localparam logic [15:0] LMR_CONS_OFFSET = 16'h0050;
+  localparam logic [15:0] RXWIN_BASE_LO_OFFSET = 16'h0060;
+  localparam logic [15:0] RXWIN_BASE_HI_OFFSET = 16'h0064;
+  localparam logic [15:0] RXWIN_SIZE_LO_OFFSET = 16'h0068;
+  localparam logic [15:0] RXWIN_SIZE_HI_OFFSET = 16'h006C;
+  localparam logic [15:0] INT_STATUS_OFFSET = 16'h0080;
+  localparam logic [15:0] INT_MASK_OFFSET = 16'h0084;
+  localparam logic [15:0] ERR_STATUS_OFFSET = 16'h0088;
+  localparam logic [15:0] CNT_TX_DESC_OFFSET = 16'h0100;
+  localparam logic [15:0] CNT_TX_PKTS_OFFSET = 16'h0104;
+  localparam logic [15:0] CNT_RX_PKTS_OFFSET = 16'h0108;
+  localparam logic [15:0] CNT_RX_MSGS_OFFSET = 16'h010C;
+  localparam logic [15:0] CNT_DESC_ERR_OFFSET = 16'h0110;
+  localparam logic [15:0] CNT_CSR_ERR_OFFSET = 16'h0114;
+  localparam logic [15:0] CNT_RX_CRC_ERR_OFFSET = 16'h0118;
+  localparam logic [15:0] CNT_RX_DROP_DEST_OFFSET = 16'h011C;
+  localparam logic [15:0] CNT_RX_DROP_MALFORMED_OFFSET = 16'h0120;
+  localparam logic [15:0] CNT_RX_DROP_WINDOW_OFFSET = 16'h0124;
+
+  // router registers (byte offsets)
+  localparam logic [15:0] RT_ID_OFFSET = 16'h0000;
+  localparam logic [15:0] RT_PORTS_OFFSET = 16'h0004;
+  localparam logic [15:0] RT_DROP_OFFSET = 16'h0010;
+  localparam int unsigned RT_DROP_COUNT = 8;
+  localparam int unsigned RT_DROP_STRIDE = 4;
+  localparam logic [15:0] RT_EEP_OFFSET = 16'h0030;
+  localparam int unsigned RT_EEP_COUNT = 8;
+  localparam int unsigned RT_EEP_STRIDE = 4;
+  localparam logic [15:0] RT_BOUNDS_OFFSET = 16'h0100;
+  localparam int unsigned RT_BOUNDS_COUNT = 64;
+  localparam int unsigned RT_BOUNDS_STRIDE = 8;
+  localparam logic [15:0] RT_CTRL_OFFSET = 16'h0104;
+  localparam int unsigned RT_CTRL_COUNT = 64;
+  localparam int unsigned RT_CTRL_STRIDE = 8;
+
+endpackage

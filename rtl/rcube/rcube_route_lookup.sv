@@ -1,0 +1,47 @@
+// Interval routing table match for one router input.
+//
+// Purely combinational so the input port can look a head flit up in the cycle it
+// arrives and store the result next to the flit (a later VOQ version needs the
+// output before the flit is written). The first valid entry whose [lo, hi] interval
+// holds the destination decides; an entry naming a port this router lacks is a
+// configuration error and drops the packet rather than falling through, so a
+// mistyped port never sends traffic somewhere the table did not say.
+module rcube_route_lookup #(
+  parameter int unsigned NPORTS = 8,
+  localparam int unsigned PortW = (NPORTS > 1) ? $clog2(NPORTS) : 1
+) (
+  input  logic [15:0]                                                dest_i,
+  input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0]                      entry_valid_i,
+  input  fasthsl_pkg::route_bounds_t [fasthsl_pkg::ROUTE_ENTRIES-1:0] entry_bounds_i,
+  input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0][2:0]                 entry_port_i,
+  output logic                                                       hit_o,
+  output logic [PortW-1:0]                                           port_o
+);
+  import fasthsl_pkg::*;
+
+  logic [ROUTE_ENTRIES-1:0] match;
+  always_comb begin
+    for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) begin
+      match[e] = entry_valid_i[e] &&
+                 (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
+    end
+  end
+
+  // Walk from the last entry down so the lowest matching index is written last.
+  logic       any_match;
+  logic [2:0] sel_port;
+  always_comb begin
+    any_match = 1'b0;
+    sel_port  = '0;
+    for (int e = ROUTE_ENTRIES - 1; e >= 0; e--) begin
+      if (match[e]) begin
+        any_match = 1'b1;
+        sel_port  = entry_port_i[e];
+      end
+    end
+  end
+
+  assign hit_o  = any_match && (32'(sel_port) < NPORTS);
+  assign port_o = PortW'(sel_port);
+
+endmodule

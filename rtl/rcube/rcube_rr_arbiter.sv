@@ -1,0 +1,64 @@
+// Round-robin arbiter: one-hot grant among N requesters.
+//
+// The grant is combinational from req_i and the priority pointer. The pointer moves
+// past the winner only when ack_i says the grant was used, so a requester that wins
+// but cannot proceed keeps its priority (the iSLIP rule for accept pointers, which the
+// VOQ version of the router will rely on). Requesters at or above the pointer are
+// served first, lowest index first; then the ones below it.
+module rcube_rr_arbiter #(
+  parameter int unsigned N = 8,
+  localparam int unsigned IdxW = (N > 1) ? $clog2(N) : 1
+) (
+  input  logic            clk_i,
+  input  logic            rst_ni,
+  input  logic [N-1:0]    req_i,
+  input  logic            ack_i,
+  output logic [N-1:0]    gnt_o,
+  output logic [IdxW-1:0] idx_o,
+  output logic            valid_o
+);
+
+  logic [IdxW-1:0] ptr_q, ptr_d;
+
+  logic [N-1:0] upper_req;
+  always_comb begin
+    for (int unsigned i = 0; i < N; i++) begin
+      upper_req[i] = req_i[i] && (i >= 32'(ptr_q));
+    end
+  end
+
+  // Scan downwards so the lowest index requesting is the one that sticks.
+  logic [IdxW-1:0] upper_idx, any_idx;
+  always_comb begin
+    upper_idx = '0;
+    any_idx   = '0;
+    for (int i = N - 1; i >= 0; i--) begin
+      if (upper_req[i]) upper_idx = IdxW'(i);
+      if (req_i[i])     any_idx   = IdxW'(i);
+    end
+  end
+
+  assign valid_o = |req_i;
+  assign idx_o   = (|upper_req) ? upper_idx : any_idx;
+
+  always_comb begin
+    gnt_o = '0;
+    if (valid_o) gnt_o[idx_o] = 1'b1;
+  end
+
+  always_comb begin
+    ptr_d = ptr_q;
+    if (valid_o && ack_i) begin
+      ptr_d = (32'(idx_o) == N - 1) ? '0 : idx_o + 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ptr_q <= '0;
+    end else begin
+      ptr_q <= ptr_d;
+    end
+  end
+
+endmodule

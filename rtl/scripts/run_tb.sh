@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds and runs one self-checking Verilator testbench: rtl/<area>/test/tb_<name>.sv.
+# Modules are found by name (one module per file) in rtl/common, rtl/ddc and rtl/rcube;
+# packages come first. A testbench passes when it exits 0 and prints "PASS".
+set -euo pipefail
+tb_file=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+name=$(basename "$tb_file" .sv)
+build=${BUILD_DIR:-$root/target/rtl}/$name
+mkdir -p "$build"
+verilator --binary --timing --assert -Wall -Wno-fatal \
+  --top-module "$name" -Mdir "$build" -o "$name" \
+  "$root/rtl/verilator_waivers.vlt" \
+  "$root/rtl/pkg/fasthsl_pkg.sv" "$root/rtl/common/fasthsl_link_pkg.sv" \
+  -y "$root/rtl/common" -y "$root/rtl/ddc" -y "$root/rtl/rcube" \
+  "$tb_file" >"$build/build.log" 2>&1 || { cat "$build/build.log"; echo "FAIL $name (build)"; exit 1; }
+# -Wno-fatal lets us print every warning; any warning still fails the test.
+if grep -q '^%Warning' "$build/build.log"; then
+  grep -A3 '^%Warning' "$build/build.log"; echo "FAIL $name (Verilator warnings)"; exit 1
+fi
+if "$build/$name" >"$build/run.log" 2>&1 && grep -q PASS "$build/run.log"; then
+  echo "ok   $name"
+else
+  cat "$build/run.log"; echo "FAIL $name"; exit 1
+fi
