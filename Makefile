@@ -1,0 +1,84 @@
+# FastHSL: `make run` sets up and runs the demo on the simulated card; `make test` runs every check.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+CARGO    ?= cargo
+PYTHON   ?= python3
+FASTHSL  := target/release/fasthsl
+RTL_TBS  := $(sort $(wildcard rtl/*/test/tb_*.sv))
+RTL_LINT_TOPS := ddc_nic rcube_router
+RTL_PKGS := rtl/pkg/fasthsl_pkg.sv rtl/common/fasthsl_link_pkg.sv
+RTL_DIRS := -y rtl/common -y rtl/ddc -y rtl/rcube
+# On a 2-core CI machine, two testbench builds at a time keep both cores busy.
+JOBS     ?= 2
+
+.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust wave clean $(RTL_TBS)
+
+help:
+	@echo "make run        install what is missing, build, run 'fasthsl demo' on the simulated cluster"
+	@echo "make test       everything CI checks: contract drift, lint, RTL testbenches, Rust tests"
+	@echo "make lint       Verilator -Wall on the RTL tops, rustfmt --check, clippy -D warnings"
+	@echo "make gen        regenerate RTL package, Rust module and docs from host/contract/contract.toml"
+	@echo "make gen-check  fail if the generated files differ from what the contract generates"
+	@echo "make test-rtl   every self-checking Verilator testbench (rtl/*/test/tb_*.sv)"
+	@echo "make test-rust  cargo test (release: the Verilator model runs at full speed)"
+	@echo "make wave       a short 2-node demo that writes target/fasthsl.fst (GTKWave, Surfer)"
+
+# --- set-up -------------------------------------------------------------------------------
+# Everything the build needs comes from Debian's packages or crates.io; nothing is fetched
+# from elsewhere. Installs only what is missing, so a second run costs nothing.
+deps:
+	@need=""; \
+	for tool in verilator g++ make python3 perl; do command -v $$tool >/dev/null 2>&1 || need="$$need $$tool"; done; \
+	if [ -n "$$need" ]; then \
+	  echo "setup: installing$$need from Debian's packages"; \
+	  if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; command -v sudo >/dev/null || { echo "setup: run as root: apt-get install$$need" >&2; exit 1; }; else SUDO=; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$need >/dev/null || exit 1; \
+	fi; \
+	command -v $(CARGO) >/dev/null || { echo "setup: cargo not found: install Rust (rustup) or Debian's cargo package" >&2; exit 1; }; \
+	$(PYTHON) -c 'import tomllib' 2>/dev/null || { echo "setup: Python >= 3.11 (tomllib) is needed for the contract generator" >&2; exit 1; }; \
+	case "$$(verilator --version | awk '{print $$2}')" in 5.*) ;; *) echo "setup: Verilator 5.x needed, found $$(verilator --version)" >&2; exit 1;; esac; \
+	echo "setup: $$(verilator --version | cut -d' ' -f1-2), $$($(CARGO) --version | cut -d' ' -f1-2), $$($(PYTHON) --version)"
+
+build: deps
+	$(CARGO) build --release -p fasthsl-cli
+
+run: build
+	$(FASTHSL) demo
+
+demo: run
+
+wave: deps
+	$(CARGO) run --release -p fasthsl-cli --features trace -- demo --max-size 4096 --wave target/fasthsl.fst
+	@echo "waveform: target/fasthsl.fst (open with gtkwave or surfer)"
+
+# --- checks -------------------------------------------------------------------------------
+test: deps gen-check lint test-rtl test-rust
+	@echo "make test: all checks passed"
+
+gen:
+	$(PYTHON) host/contract/gen/contract_gen.py
+
+gen-check:
+	$(PYTHON) host/contract/gen/contract_gen.py --check
+
+lint:
+	@for top in $(RTL_LINT_TOPS); do \
+	  echo "verilator --lint-only -Wall $$top"; \
+	  verilator --lint-only -Wall rtl/verilator_waivers.vlt $(RTL_PKGS) $(RTL_DIRS) rtl/*/$$top.sv --top-module $$top || exit 1; \
+	done
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+
+test-rtl:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(RTL_TBS)
+	@echo "RTL testbenches: $(words $(RTL_TBS)) passed"
+
+$(RTL_TBS):
+	@rtl/scripts/run_tb.sh $@
+
+test-rust:
+	$(CARGO) test --workspace --release
+
+clean:
+	$(CARGO) clean
