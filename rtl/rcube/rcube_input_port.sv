@@ -90,7 +90,7 @@ module rcube_input_port #(
   // ---- buffer ----
   logic       buf_ready, buf_valid, buf_pop;
   buf_entry_t buf_head;
-  logic [$clog2(BUF_DEPTH + 1)-1:0] unused_buf_count;
+  logic [CreditW-1:0] unused_buf_count;
 
   fifo_sync #(
     .WIDTH($bits(buf_entry_t)),
@@ -146,9 +146,12 @@ module rcube_input_port #(
 
 `ifndef SYNTHESIS
   // Credits guarantee room; a flit reaching a full buffer is lost, which is a sender bug.
-  a_no_overflow: assert property (@(posedge clk_i) disable iff (!rst_ni)
-                                  in_flit_i.valid |-> buf_ready)
-    else $error("rcube_input_port: flit arrived with the buffer full");
+  // Immediate form: read_slang takes it, it rejects SVA implication.
+  always_ff @(posedge clk_i or negedge rst_ni) begin : a_no_overflow
+    if (rst_ni && in_flit_i.valid) begin
+      assert (buf_ready) else $error("rcube_input_port: flit arrived with the buffer full");
+    end
+  end
 `else
   logic unused_buf_ready;
   assign unused_buf_ready = buf_ready;

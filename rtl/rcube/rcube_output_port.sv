@@ -9,7 +9,7 @@
 module rcube_output_port #(
   parameter int unsigned NPORTS   = 8,
   // Wide enough for any downstream buffer depth a neighbour may announce.
-  parameter int unsigned CREDIT_W = 8,
+  parameter int unsigned CREDIT_W = 12,
   localparam int unsigned PortW   = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
   input  logic                                       clk_i,
@@ -98,9 +98,11 @@ module rcube_output_port #(
 
 `ifndef SYNTHESIS
   // More credits than the counter holds means the neighbour over-announced its buffer.
-  a_credit_overflow: assert property (@(posedge clk_i) disable iff (!rst_ni)
-                                      !(credit_i && !send && (credit_q == '1)))
-    else $error("rcube_output_port: credit counter overflow");
+  always_ff @(posedge clk_i or negedge rst_ni) begin : a_credit_overflow
+    if (rst_ni && credit_i && !send) begin
+      assert (credit_q != '1) else $error("rcube_output_port: credit counter overflow");
+    end
+  end
 `endif
 
 endmodule
