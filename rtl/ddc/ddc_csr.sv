@@ -1,0 +1,356 @@
+// NIC register file (BAR0 page 0): configuration, ring indices, interrupts, counters.
+//
+// Every register of the contract's "nic" block with its reset value and access type.
+// A rejected access (undefined offset, write to a read-only register, bad value, ring
+// index out of range) changes no state, sets its ERR_STATUS bit and bumps CNT_CSR_ERR.
+// Bits above a register's width are ignored on write and read as 0; range checks look at
+// the whole 32-bit value, so 32'h0001_0000 is not silently truncated into a valid index.
+//
+// INT_STATUS.ERROR is not stored: it reads as |ERR_STATUS, so it stays set while any
+// error is pending and clears when software clears ERR_STATUS (writing 1 to it is a
+// no-op). Hardware events win over a simultaneous write-1-to-clear, so no event is lost.
+// Counters are 32-bit and wrap.
+//
+// LME_SIZE / LMR_SIZE writes zero the ring's producer/consumer: the index held here is
+// cleared with the write, the one held by TX (LME_CONS) / RX (LMR_PROD) on the
+// registered lme_reset_o / lmr_reset_o pulse, which is high in the first cycle the new
+// size is visible.
+module ddc_csr
+  import fasthsl_pkg::*;
+(
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // CSR bus: at most one request per cycle, always accepted
+  input  logic        csr_req_valid_i,
+  input  logic        csr_req_write_i,
+  input  logic [11:0] csr_req_addr_i,
+  input  logic [31:0] csr_req_wdata_i,
+  output logic        csr_rsp_valid_o,
+  output logic [31:0] csr_rsp_rdata_o,
+  // configuration
+  output logic        enable_o,
+  output logic [15:0] node_id_o,
+  output logic [15:0] mtu_o,
+  output logic [15:0] dest_lo_o,
+  output logic [15:0] dest_hi_o,
+  output logic [63:0] lme_base_o,
+  output logic [15:0] lme_size_o,
+  output logic [15:0] lme_prod_o,
+  output logic        lme_reset_o,
+  input  logic [15:0] lme_cons_i,
+  output logic [63:0] lmr_base_o,
+  output logic [15:0] lmr_size_o,
+  output logic [15:0] lmr_cons_o,
+  output logic        lmr_reset_o,
+  input  logic [15:0] lmr_prod_i,
+  output logic [63:0] rxwin_base_o,
+  output logic [63:0] rxwin_size_o,
+  // one-cycle event pulses
+  input  logic        tx_desc_done_i,
+  input  logic        tx_desc_err_i,
+  input  logic        tx_desc_irq_i,
+  input  logic        tx_pkt_sent_i,
+  input  logic        rx_pkt_i,
+  input  logic        rx_msg_i,
+  input  logic        rx_msg_irq_i,
+  input  logic        rx_drop_crc_i,
+  input  logic        rx_drop_dest_i,
+  input  logic        rx_drop_malformed_i,
+  input  logic        rx_drop_window_i,
+  // interrupt (level)
+  output logic        irq_o
+);
+  // INT_STATUS / INT_MASK bits
+  localparam int unsigned IntLmeDone = 0;
+  localparam int unsigned IntLmrNew  = 1;
+  localparam int unsigned IntError   = 2;
+  // ERR_STATUS bits
+  localparam int unsigned ErrCsrBadAddr  = 0;
+  localparam int unsigned ErrCsrBadValue = 1;
+  localparam int unsigned ErrLmeProdRange = 2;
+  localparam int unsigned ErrLmrConsRange = 3;
+  localparam int unsigned ErrDescError   = 4;
+  localparam int unsigned ErrRxDrop      = 5;
+
+  // Counter indices, in register order
+  localparam int unsigned CntTxDesc        = 0;
+  localparam int unsigned CntTxPkts        = 1;
+  localparam int unsigned CntRxPkts        = 2;
+  localparam int unsigned CntRxMsgs        = 3;
+  localparam int unsigned CntDescErr       = 4;
+  localparam int unsigned CntCsrErr        = 5;
+  localparam int unsigned CntRxCrcErr      = 6;
+  localparam int unsigned CntRxDropDest    = 7;
+  localparam int unsigned CntRxDropMalform = 8;
+  localparam int unsigned CntRxDropWindow  = 9;
+  localparam int unsigned NumCnt           = 10;
+
+  logic        enable_q, enable_d;
+  logic [15:0] node_id_q, node_id_d;
+  logic [15:0] mtu_q, mtu_d;
+  logic [15:0] dest_lo_q, dest_lo_d;
+  logic [15:0] dest_hi_q, dest_hi_d;
+  logic [63:0] lme_base_q, lme_base_d;
+  logic [15:0] lme_size_q, lme_size_d;
+  logic [15:0] lme_prod_q, lme_prod_d;
+  logic        lme_reset_q, lme_reset_d;
+  logic [63:0] lmr_base_q, lmr_base_d;
+  logic [15:0] lmr_size_q, lmr_size_d;
+  logic [15:0] lmr_cons_q, lmr_cons_d;
+  logic        lmr_reset_q, lmr_reset_d;
+  logic [63:0] rxwin_base_q, rxwin_base_d;
+  logic [63:0] rxwin_size_q, rxwin_size_d;
+  logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
+  logic [2:0]  int_mask_q, int_mask_d;
+  logic [5:0]  err_status_q, err_status_d;
+  logic [NumCnt-1:0][31:0] cnt_q, cnt_d;
+  logic        rsp_valid_q;
+  logic [31:0] rsp_rdata_q, rsp_rdata_d;
+
+  logic [15:0] addr;
+  logic [31:0] wdata;
+  logic        req_write, req_read;
+  assign addr      = {4'h0, csr_req_addr_i};
+  assign wdata     = csr_req_wdata_i;
+  assign req_write = csr_req_valid_i && csr_req_write_i;
+  assign req_read  = csr_req_valid_i && !csr_req_write_i;
+
+  logic [2:0] int_status_rd;
+  always_comb begin
+    int_status_rd             = {1'b0, int_status_q};
+    int_status_rd[IntError]   = |err_status_q;
+  end
+
+  // Ring sizes and MTU checked on the full word.
+  logic ring_size_ok, mtu_ok;
+  assign ring_size_ok = (wdata != '0) && (wdata <= 32'(RING_SIZE_MAX));
+  assign mtu_ok       = (wdata >= 32'd8) && (wdata <= 32'(MTU_MAX)) && (wdata[2:0] == '0);
+
+  // ---- read data and decode ----
+  logic rd_known;
+  always_comb begin
+    rd_known    = 1'b1;
+    rsp_rdata_d = '0;
+    unique case (addr)
+      ID_OFFSET:                    rsp_rdata_d = ID_MAGIC;
+      VERSION_OFFSET:               rsp_rdata_d = CONTRACT_VERSION;
+      NODE_ID_OFFSET:               rsp_rdata_d = 32'(node_id_q);
+      CTRL_OFFSET:                  rsp_rdata_d = 32'(enable_q);
+      MTU_OFFSET:                   rsp_rdata_d = 32'(mtu_q);
+      DEST_RANGE_OFFSET:            rsp_rdata_d = {dest_hi_q, dest_lo_q};
+      LME_BASE_LO_OFFSET:           rsp_rdata_d = lme_base_q[31:0];
+      LME_BASE_HI_OFFSET:           rsp_rdata_d = lme_base_q[63:32];
+      LME_SIZE_OFFSET:              rsp_rdata_d = 32'(lme_size_q);
+      LME_PROD_OFFSET:              rsp_rdata_d = 32'(lme_prod_q);
+      LME_CONS_OFFSET:              rsp_rdata_d = 32'(lme_cons_i);
+      LMR_BASE_LO_OFFSET:           rsp_rdata_d = lmr_base_q[31:0];
+      LMR_BASE_HI_OFFSET:           rsp_rdata_d = lmr_base_q[63:32];
+      LMR_SIZE_OFFSET:              rsp_rdata_d = 32'(lmr_size_q);
+      LMR_PROD_OFFSET:              rsp_rdata_d = 32'(lmr_prod_i);
+      LMR_CONS_OFFSET:              rsp_rdata_d = 32'(lmr_cons_q);
+      RXWIN_BASE_LO_OFFSET:         rsp_rdata_d = rxwin_base_q[31:0];
+      RXWIN_BASE_HI_OFFSET:         rsp_rdata_d = rxwin_base_q[63:32];
+      RXWIN_SIZE_LO_OFFSET:         rsp_rdata_d = rxwin_size_q[31:0];
+      RXWIN_SIZE_HI_OFFSET:         rsp_rdata_d = rxwin_size_q[63:32];
+      INT_STATUS_OFFSET:            rsp_rdata_d = 32'(int_status_rd);
+      INT_MASK_OFFSET:              rsp_rdata_d = 32'(int_mask_q);
+      ERR_STATUS_OFFSET:            rsp_rdata_d = 32'(err_status_q);
+      CNT_TX_DESC_OFFSET:           rsp_rdata_d = cnt_q[CntTxDesc];
+      CNT_TX_PKTS_OFFSET:           rsp_rdata_d = cnt_q[CntTxPkts];
+      CNT_RX_PKTS_OFFSET:           rsp_rdata_d = cnt_q[CntRxPkts];
+      CNT_RX_MSGS_OFFSET:           rsp_rdata_d = cnt_q[CntRxMsgs];
+      CNT_DESC_ERR_OFFSET:          rsp_rdata_d = cnt_q[CntDescErr];
+      CNT_CSR_ERR_OFFSET:           rsp_rdata_d = cnt_q[CntCsrErr];
+      CNT_RX_CRC_ERR_OFFSET:        rsp_rdata_d = cnt_q[CntRxCrcErr];
+      CNT_RX_DROP_DEST_OFFSET:      rsp_rdata_d = cnt_q[CntRxDropDest];
+      CNT_RX_DROP_MALFORMED_OFFSET: rsp_rdata_d = cnt_q[CntRxDropMalform];
+      CNT_RX_DROP_WINDOW_OFFSET:    rsp_rdata_d = cnt_q[CntRxDropWindow];
+      default: begin
+        rd_known    = 1'b0;
+        rsp_rdata_d = 32'hFFFF_FFFF;
+      end
+    endcase
+  end
+
+  // ---- writes ----
+  // Each rejected access sets exactly one of the CSR error bits below.
+  logic [3:0] csr_err;
+  logic [1:0] int_clr;
+  logic [5:0] err_clr;
+  always_comb begin
+    enable_d     = enable_q;
+    node_id_d    = node_id_q;
+    mtu_d        = mtu_q;
+    dest_lo_d    = dest_lo_q;
+    dest_hi_d    = dest_hi_q;
+    lme_base_d   = lme_base_q;
+    lme_size_d   = lme_size_q;
+    lme_prod_d   = lme_prod_q;
+    lme_reset_d  = 1'b0;
+    lmr_base_d   = lmr_base_q;
+    lmr_size_d   = lmr_size_q;
+    lmr_cons_d   = lmr_cons_q;
+    lmr_reset_d  = 1'b0;
+    rxwin_base_d = rxwin_base_q;
+    rxwin_size_d = rxwin_size_q;
+    int_mask_d   = int_mask_q;
+    int_clr      = '0;
+    err_clr      = '0;
+    csr_err      = '0;
+
+    if (req_read && !rd_known) csr_err[ErrCsrBadAddr] = 1'b1;
+
+    if (req_write) begin
+      unique case (addr)
+        NODE_ID_OFFSET:       node_id_d = wdata[15:0];
+        CTRL_OFFSET:          enable_d = wdata[0];
+        MTU_OFFSET: begin
+          if (mtu_ok) mtu_d = wdata[15:0];
+          else        csr_err[ErrCsrBadValue] = 1'b1;
+        end
+        DEST_RANGE_OFFSET: begin
+          dest_lo_d = wdata[15:0];
+          dest_hi_d = wdata[31:16];
+        end
+        LME_BASE_LO_OFFSET:   lme_base_d[31:0] = wdata;
+        LME_BASE_HI_OFFSET:   lme_base_d[63:32] = wdata;
+        LME_SIZE_OFFSET: begin
+          if (ring_size_ok) begin
+            lme_size_d  = wdata[15:0];
+            lme_prod_d  = '0;
+            lme_reset_d = 1'b1;
+          end else begin
+            csr_err[ErrCsrBadValue] = 1'b1;
+          end
+        end
+        LME_PROD_OFFSET: begin
+          if (wdata < 32'(lme_size_q)) lme_prod_d = wdata[15:0];
+          else                         csr_err[ErrLmeProdRange] = 1'b1;
+        end
+        LMR_BASE_LO_OFFSET:   lmr_base_d[31:0] = wdata;
+        LMR_BASE_HI_OFFSET:   lmr_base_d[63:32] = wdata;
+        LMR_SIZE_OFFSET: begin
+          if (ring_size_ok) begin
+            lmr_size_d  = wdata[15:0];
+            lmr_cons_d  = '0;
+            lmr_reset_d = 1'b1;
+          end else begin
+            csr_err[ErrCsrBadValue] = 1'b1;
+          end
+        end
+        LMR_CONS_OFFSET: begin
+          if (wdata < 32'(lmr_size_q)) lmr_cons_d = wdata[15:0];
+          else                         csr_err[ErrLmrConsRange] = 1'b1;
+        end
+        RXWIN_BASE_LO_OFFSET: rxwin_base_d[31:0] = wdata;
+        RXWIN_BASE_HI_OFFSET: rxwin_base_d[63:32] = wdata;
+        RXWIN_SIZE_LO_OFFSET: rxwin_size_d[31:0] = wdata;
+        RXWIN_SIZE_HI_OFFSET: rxwin_size_d[63:32] = wdata;
+        INT_STATUS_OFFSET:    int_clr = wdata[1:0];
+        INT_MASK_OFFSET:      int_mask_d = wdata[2:0];
+        ERR_STATUS_OFFSET:    err_clr = wdata[5:0];
+        // read-only registers and undefined offsets
+        default:              csr_err[ErrCsrBadAddr] = 1'b1;
+      endcase
+    end
+  end
+
+  // ---- status, interrupts, counters ----
+  logic [5:0] err_set;
+  always_comb begin
+    err_set                  = '0;
+    err_set[3:0]             = csr_err;
+    err_set[ErrDescError]    = tx_desc_err_i;
+    err_set[ErrRxDrop]       = rx_drop_crc_i || rx_drop_dest_i || rx_drop_malformed_i ||
+                               rx_drop_window_i;
+    err_status_d             = (err_status_q & ~err_clr) | err_set;
+
+    int_status_d             = int_status_q & ~int_clr;
+    int_status_d[IntLmeDone] = int_status_d[IntLmeDone] || tx_desc_irq_i;
+    int_status_d[IntLmrNew]  = int_status_d[IntLmrNew] || rx_msg_irq_i;
+
+    cnt_d = cnt_q;
+    // A TX that signals an error without the done pulse still completed a descriptor.
+    cnt_d[CntTxDesc]        = cnt_q[CntTxDesc] + 32'(tx_desc_done_i || tx_desc_err_i);
+    cnt_d[CntTxPkts]        = cnt_q[CntTxPkts] + 32'(tx_pkt_sent_i);
+    cnt_d[CntRxPkts]        = cnt_q[CntRxPkts] + 32'(rx_pkt_i);
+    cnt_d[CntRxMsgs]        = cnt_q[CntRxMsgs] + 32'(rx_msg_i);
+    cnt_d[CntDescErr]       = cnt_q[CntDescErr] + 32'(tx_desc_err_i);
+    cnt_d[CntCsrErr]        = cnt_q[CntCsrErr] + 32'(|csr_err);
+    cnt_d[CntRxCrcErr]      = cnt_q[CntRxCrcErr] + 32'(rx_drop_crc_i);
+    cnt_d[CntRxDropDest]    = cnt_q[CntRxDropDest] + 32'(rx_drop_dest_i);
+    cnt_d[CntRxDropMalform] = cnt_q[CntRxDropMalform] + 32'(rx_drop_malformed_i);
+    cnt_d[CntRxDropWindow]  = cnt_q[CntRxDropWindow] + 32'(rx_drop_window_i);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      enable_q     <= 1'b0;
+      node_id_q    <= '0;
+      mtu_q        <= 16'(MTU_MAX);
+      dest_lo_q    <= '0;
+      dest_hi_q    <= 16'hFFFF;
+      lme_base_q   <= '0;
+      lme_size_q   <= '0;
+      lme_prod_q   <= '0;
+      lme_reset_q  <= 1'b0;
+      lmr_base_q   <= '0;
+      lmr_size_q   <= '0;
+      lmr_cons_q   <= '0;
+      lmr_reset_q  <= 1'b0;
+      rxwin_base_q <= '0;
+      rxwin_size_q <= '0;
+      int_status_q <= '0;
+      int_mask_q   <= '0;
+      err_status_q <= '0;
+      cnt_q        <= '0;
+      rsp_valid_q  <= 1'b0;
+      rsp_rdata_q  <= '0;
+    end else begin
+      enable_q     <= enable_d;
+      node_id_q    <= node_id_d;
+      mtu_q        <= mtu_d;
+      dest_lo_q    <= dest_lo_d;
+      dest_hi_q    <= dest_hi_d;
+      lme_base_q   <= lme_base_d;
+      lme_size_q   <= lme_size_d;
+      lme_prod_q   <= lme_prod_d;
+      lme_reset_q  <= lme_reset_d;
+      lmr_base_q   <= lmr_base_d;
+      lmr_size_q   <= lmr_size_d;
+      lmr_cons_q   <= lmr_cons_d;
+      lmr_reset_q  <= lmr_reset_d;
+      rxwin_base_q <= rxwin_base_d;
+      rxwin_size_q <= rxwin_size_d;
+      int_status_q <= int_status_d;
+      int_mask_q   <= int_mask_d;
+      err_status_q <= err_status_d;
+      cnt_q        <= cnt_d;
+      rsp_valid_q  <= req_read;
+      if (req_read) rsp_rdata_q <= rsp_rdata_d;
+    end
+  end
+
+  assign csr_rsp_valid_o = rsp_valid_q;
+  assign csr_rsp_rdata_o = rsp_rdata_q;
+
+  assign enable_o     = enable_q;
+  assign node_id_o    = node_id_q;
+  assign mtu_o        = mtu_q;
+  assign dest_lo_o    = dest_lo_q;
+  assign dest_hi_o    = dest_hi_q;
+  // Ring bases are 32-byte aligned (one entry); the low bits are kept for read-back only.
+  assign lme_base_o   = {lme_base_q[63:5], 5'b0};
+  assign lme_size_o   = lme_size_q;
+  assign lme_prod_o   = lme_prod_q;
+  assign lme_reset_o  = lme_reset_q;
+  assign lmr_base_o   = {lmr_base_q[63:5], 5'b0};
+  assign lmr_size_o   = lmr_size_q;
+  assign lmr_cons_o   = lmr_cons_q;
+  assign lmr_reset_o  = lmr_reset_q;
+  assign rxwin_base_o = rxwin_base_q;
+  assign rxwin_size_o = rxwin_size_q;
+
+  assign irq_o = |(int_status_rd & int_mask_q);
+
+endmodule

@@ -1,0 +1,302 @@
+// RX egress: turns verdict-accepted packets at the flit buffer head into host writes.
+//
+// One buffer flit per cycle: 3 header flits, the payload (one aligned write per flit,
+// strobes limited to the packet's bytes), the trailer; the same N+4 cycles a packet
+// takes on the link, so the egress keeps up with a full-rate link. Dropped packets are
+// popped flit by flit up to their end-of-packet mark.
+//
+// After the last packet of a message comes the LMR entry at LMR_BASE + 32*prod: words
+// 1, 2, 3, then word 0 (status DONE) so the entry is valid exactly when word 0 is. It
+// waits while the ring is full ((prod+1) mod size == cons) or unconfigured (size 0): the
+// buffer then fills and the link stalls on credits, nothing is dropped or overwritten.
+//
+// Two producer indices: prod_wr names the slot to write next; prod_vis (LMR_PROD as
+// software sees it) advances, with the message counter and the LMR_NEW interrupt, only
+// when word 0 has been accepted by the DMA port (wr_done_i with the commit side bit), so
+// software never sees an index or interrupt ahead of the entry it announces.
+//
+// Ring reset (lmr_reset_i, an LMR_SIZE write) while traffic runs: an entry already partly
+// written finishes in its old slot but is not published (its word 0 carries no commit
+// bit), and commits still in the write pipeline are ignored, so after the reset LMR_PROD
+// counts exactly the entries written into the new ring. An entry still waiting for room
+// goes to the new ring's slot 0.
+module ddc_rx_egress
+  import fasthsl_pkg::*;
+(
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // LMR ring
+  input  logic [63:0] lmr_base_i,
+  input  logic [15:0] lmr_size_i,
+  input  logic [15:0] lmr_cons_i,
+  input  logic        lmr_reset_i,
+  output logic [15:0] lmr_prod_o,
+  // flit buffer head
+  input  logic        buf_valid_i,
+  input  logic        buf_eop_i,
+  input  logic [63:0] buf_data_i,
+  output logic        buf_pop_o,
+  // verdict queue head
+  input  logic        vrd_valid_i,
+  input  logic        vrd_accept_i,
+  output logic        vrd_pop_o,
+  // host writes; side = {irq_remote, lmr_commit}
+  output logic        wr_valid_o,
+  input  logic        wr_ready_i,
+  output logic [63:0] wr_addr_o,
+  output logic [63:0] wr_data_o,
+  output logic [7:0]  wr_strb_o,
+  output logic [1:0]  wr_side_o,
+  input  logic        wr_done_i,
+  input  logic [1:0]  wr_done_side_i,
+  // one-cycle event pulses
+  output logic        pkt_o,
+  output logic        msg_o,
+  output logic        msg_irq_o
+);
+  localparam int unsigned PayW = $clog2((MTU_MAX + 14) / 8 + 1);
+  localparam logic [15:0] StatusDone = 16'(1 << STATUS_DONE_BIT) | 16'(DESC_ERR_OK);
+
+  typedef enum logic [2:0] {
+    StHdr0,
+    StHdr1,
+    StHdr2,
+    StPay,
+    StTrl,
+    StDrop,
+    StLmr
+  } state_e;
+
+  state_e          state_q, state_d;
+  pkt_hdr_w0_t     hdr0_q, hdr0_d;
+  logic [63:0]     raddr_q, raddr_d;
+  pkt_hdr_w2_t     hdr2_q, hdr2_d;
+  logic [63:0]     pay_addr_q, pay_addr_d;
+  logic [PayW-1:0] pay_left_q, pay_left_d;
+  logic            pay_first_q, pay_first_d;
+  logic [7:0]      strb_first_q, strb_first_d;
+  logic [7:0]      strb_last_q, strb_last_d;
+  logic [1:0]      lmr_word_q, lmr_word_d;
+  logic [63:0]     lmr_addr_q, lmr_addr_d;
+  logic [15:0]     prod_wr_q, prod_wr_d;
+  logic [15:0]     prod_vis_q, prod_vis_d;
+  logic            stale_q, stale_d;        // the entry being written predates a ring reset
+  logic [2:0]      marks_q, marks_d;        // commit beats between here and the port
+  logic [2:0]      ignore_q, ignore_d;      // of those, commits that predate a ring reset
+
+  function automatic logic [15:0] ring_next(logic [15:0] idx, logic [15:0] size);
+    return (idx + 16'd1 == size) ? 16'd0 : idx + 16'd1;
+  endfunction
+
+  // Header-1 derived payload geometry, evaluated as header 1 is popped.
+  logic [2:0]  lane0, lane_end;
+  logic [16:0] pay_flits;
+  always_comb begin
+    lane0     = buf_data_i[2:0];
+    lane_end  = lane0 + hdr0_q.len[2:0];
+    pay_flits = (17'(lane0) + 17'(hdr0_q.len) + 17'd7) >> 3;
+  end
+
+  // LMR entry words.
+  logic [63:0] lmr_w0, lmr_w1, lmr_w2;
+  logic [63:0] lmr_slot_addr;
+  logic        lmr_room;
+  always_comb begin
+    lmr_w0 = lmr_entry_w0_t'{msg_id: hdr2_q.msg_id, status: StatusDone, src: hdr0_q.src};
+    lmr_w1 = lmr_entry_w1_t'{addr: raddr_q - 64'(hdr2_q.offset)};
+    lmr_w2 = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(hdr0_q.flags),
+                             len: hdr2_q.offset + 32'(hdr0_q.len)};
+    lmr_slot_addr = lmr_base_i + {43'd0, prod_wr_q, 5'd0};
+    lmr_room      = (lmr_size_i != '0) && (ring_next(prod_wr_q, lmr_size_i) != lmr_cons_i);
+  end
+
+  always_comb begin
+    state_d      = state_q;
+    hdr0_d       = hdr0_q;
+    raddr_d      = raddr_q;
+    hdr2_d       = hdr2_q;
+    pay_addr_d   = pay_addr_q;
+    pay_left_d   = pay_left_q;
+    pay_first_d  = pay_first_q;
+    strb_first_d = strb_first_q;
+    strb_last_d  = strb_last_q;
+    lmr_word_d   = lmr_word_q;
+    lmr_addr_d   = lmr_addr_q;
+    prod_wr_d    = prod_wr_q;
+    stale_d      = stale_q;
+    buf_pop_o    = 1'b0;
+    vrd_pop_o    = 1'b0;
+    wr_valid_o   = 1'b0;
+    wr_addr_o    = pay_addr_q;
+    wr_data_o    = buf_data_i;
+    wr_strb_o    = 8'hFF;
+    wr_side_o    = '0;
+    pkt_o        = 1'b0;
+
+    unique case (state_q)
+      StHdr0: begin
+        if (buf_valid_i && vrd_valid_i) begin
+          buf_pop_o = 1'b1;
+          if (!vrd_accept_i) begin
+            if (buf_eop_i) vrd_pop_o = 1'b1;
+            else           state_d = StDrop;
+          end else begin
+            hdr0_d  = pkt_hdr_w0_t'(buf_data_i);
+            state_d = StHdr1;
+          end
+        end
+      end
+      StHdr1: begin
+        if (buf_valid_i) begin
+          buf_pop_o    = 1'b1;
+          raddr_d      = buf_data_i;
+          pay_addr_d   = {buf_data_i[63:3], 3'b000};
+          pay_left_d   = PayW'(pay_flits);
+          pay_first_d  = 1'b1;
+          strb_first_d = 8'hFF << lane0;
+          strb_last_d  = (lane_end == 3'd0) ? 8'hFF : ~(8'hFF << lane_end);
+          state_d      = StHdr2;
+        end
+      end
+      StHdr2: begin
+        if (buf_valid_i) begin
+          buf_pop_o = 1'b1;
+          hdr2_d    = pkt_hdr_w2_t'(buf_data_i);
+          state_d   = StPay;
+        end
+      end
+      StPay: begin
+        wr_valid_o = buf_valid_i;
+        if (pay_first_q)                wr_strb_o = wr_strb_o & strb_first_q;
+        if (pay_left_q == PayW'(1))     wr_strb_o = wr_strb_o & strb_last_q;
+        if (buf_valid_i && wr_ready_i) begin
+          buf_pop_o   = 1'b1;
+          pay_addr_d  = pay_addr_q + 64'd8;
+          pay_left_d  = pay_left_q - 1'b1;
+          pay_first_d = 1'b0;
+          if (pay_left_q == PayW'(1)) state_d = StTrl;
+        end
+      end
+      StTrl: begin
+        if (buf_valid_i) begin
+          buf_pop_o  = 1'b1;
+          vrd_pop_o  = 1'b1;
+          pkt_o      = 1'b1;
+          lmr_word_d = 2'd1;
+          state_d    = hdr0_q.last ? StLmr : StHdr0;
+        end
+      end
+      StDrop: begin
+        if (buf_valid_i) begin
+          buf_pop_o = 1'b1;
+          if (buf_eop_i) begin
+            vrd_pop_o = 1'b1;
+            state_d   = StHdr0;
+          end
+        end
+      end
+      StLmr: begin
+        // The slot address is latched with word 1 so the entry stays in one slot.
+        wr_addr_o = {lmr_addr_q[63:5], lmr_word_q, 3'b000};
+        unique case (lmr_word_q)
+          2'd1: begin
+            // Not in a ring reset cycle: the slot must come from the new ring.
+            wr_valid_o = lmr_room && !lmr_reset_i;
+            wr_addr_o  = {lmr_slot_addr[63:5], 2'd1, 3'b000};
+            wr_data_o  = lmr_w1;
+          end
+          2'd2:    wr_data_o = lmr_w2;
+          2'd3:    wr_data_o = '0;
+          default: wr_data_o = lmr_w0;
+        endcase
+        if (lmr_word_q != 2'd1) wr_valid_o = 1'b1;
+        if (lmr_word_q == 2'd0) begin
+          wr_side_o = {hdr0_q.flags[DESC_FLAG_IRQ_REMOTE_BIT], !stale_q};
+        end
+        if (wr_valid_o && wr_ready_i) begin
+          lmr_word_d = lmr_word_q + 2'd1;
+          if (lmr_word_q == 2'd1) lmr_addr_d = lmr_slot_addr;
+          if (lmr_word_q == 2'd0) begin
+            if (!stale_q) prod_wr_d = ring_next(prod_wr_q, lmr_size_i);
+            stale_d = 1'b0;
+            state_d = StHdr0;
+          end
+        end
+      end
+      default: state_d = StHdr0;
+    endcase
+
+    if (lmr_reset_i) begin
+      prod_wr_d = '0;
+      // Started (word 1 sent) and not finishing now (word 0 being sent: a commit already
+      // on its way is caught by ignore_q).
+      if (state_q == StLmr && lmr_word_q != 2'd1 &&
+          !(lmr_word_q == 2'd0 && wr_valid_o && wr_ready_i)) begin
+        stale_d = 1'b1;
+      end
+    end
+  end
+
+  // Publication of finished entries.
+  logic mark_out, mark_done, commit;
+  always_comb begin
+    mark_out   = wr_valid_o && wr_ready_i && wr_side_o[0];
+    mark_done  = wr_done_i && wr_done_side_i[0];
+    commit     = mark_done && (ignore_q == '0);
+    marks_d    = marks_q + 3'(mark_out) - 3'(mark_done);
+    ignore_d   = ignore_q - 3'(mark_done && (ignore_q != '0));
+    prod_vis_d = prod_vis_q;
+    if (commit) prod_vis_d = ring_next(prod_vis_q, lmr_size_i);
+    if (lmr_reset_i) begin
+      prod_vis_d = '0;
+      ignore_d   = marks_d;
+    end
+  end
+
+  assign msg_o      = commit;
+  assign msg_irq_o  = commit && wr_done_side_i[1];
+  assign lmr_prod_o = prod_vis_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q      <= StHdr0;
+      hdr0_q       <= '0;
+      raddr_q      <= '0;
+      hdr2_q       <= '0;
+      pay_addr_q   <= '0;
+      pay_left_q   <= '0;
+      pay_first_q  <= 1'b0;
+      strb_first_q <= '0;
+      strb_last_q  <= '0;
+      lmr_word_q   <= '0;
+      lmr_addr_q   <= '0;
+      prod_wr_q    <= '0;
+      prod_vis_q   <= '0;
+      stale_q      <= 1'b0;
+      marks_q      <= '0;
+      ignore_q     <= '0;
+    end else begin
+      state_q      <= state_d;
+      hdr0_q       <= hdr0_d;
+      raddr_q      <= raddr_d;
+      hdr2_q       <= hdr2_d;
+      pay_addr_q   <= pay_addr_d;
+      pay_left_q   <= pay_left_d;
+      pay_first_q  <= pay_first_d;
+      strb_first_q <= strb_first_d;
+      strb_last_q  <= strb_last_d;
+      lmr_word_q   <= lmr_word_d;
+      lmr_addr_q   <= lmr_addr_d;
+      prod_wr_q    <= prod_wr_d;
+      prod_vis_q   <= prod_vis_d;
+      stale_q      <= stale_d;
+      marks_q      <= marks_d;
+      ignore_q     <= ignore_d;
+    end
+  end
+
+  logic unused_bits;
+  assign unused_bits = ^{hdr0_q.dest, hdr0_q.ptype, hdr0_q.rsvd38, hdr0_q.first,
+                         pay_flits[16:PayW], lmr_base_i[4:0], lmr_addr_q[4:0]};
+
+endmodule

@@ -1,0 +1,369 @@
+// NIC transmit path: LME ring -> DMA reads -> packets on the link -> status write-back.
+//
+//   ddc_tx_desc_fetch   ring fetch (prefetching) --desc--> ddc_tx_read_engine
+//   ddc_tx_read_engine  check, cut into packets, payload reads --job--> ddc_tx_packetizer
+//                       --completion record--> ddc_tx_complete
+//   ddc_tx_packetizer   header/payload(realigned)/CRC trailer, credits --msg_done--> complete
+//   ddc_tx_complete     status write-back, LME_CONS
+//
+// Here: the shared DMA read request register (descriptor reads win, they are short and
+// bounded by the prefetch depth), response steering by tag into the descriptor fetcher or
+// the payload buffer, and ring reset.
+//
+// Ring reset (lme_reset_i) may come mid-message. A packet already partly on the link is
+// ended with an EEP flit (err=1); everything queued is discarded; read responses still
+// owed by the host are counted and dropped as they arrive (they come in request order);
+// no new read is issued until the queues are empty. A status write already offered to
+// the host is still completed (valid/ready rule) but raises no event.
+module ddc_tx
+  import fasthsl_pkg::*;
+  import fasthsl_link_pkg::*;
+(
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // configuration (from the CSR block; stable while traffic runs)
+  input  logic        enable_i,
+  input  logic [15:0] node_id_i,
+  input  logic [15:0] mtu_i,
+  input  logic [15:0] dest_lo_i,
+  input  logic [15:0] dest_hi_i,
+  input  logic [63:0] lme_base_i,
+  input  logic [15:0] lme_size_i,
+  input  logic [15:0] lme_prod_i,
+  input  logic        lme_reset_i,
+  output logic [15:0] lme_cons_o,
+  // events for counters/interrupts (one-cycle pulses)
+  output logic        desc_done_o,
+  output logic        desc_err_o,
+  output logic        desc_irq_o,
+  output logic        pkt_sent_o,
+  // DMA read master
+  output logic        dma_rd_req_valid_o,
+  input  logic        dma_rd_req_ready_i,
+  output logic [63:0] dma_rd_req_addr_o,
+  output logic [5:0]  dma_rd_req_beats_o,
+  output logic [7:0]  dma_rd_req_tag_o,
+  input  logic        dma_rd_rsp_valid_i,
+  output logic        dma_rd_rsp_ready_o,
+  input  logic [63:0] dma_rd_rsp_data_i,
+  input  logic [7:0]  dma_rd_rsp_tag_i,
+  input  logic        dma_rd_rsp_last_i,
+  // DMA write master (descriptor status write-back only)
+  output logic        dma_wr_valid_o,
+  input  logic        dma_wr_ready_i,
+  output logic [63:0] dma_wr_addr_o,
+  output logic [63:0] dma_wr_data_o,
+  output logic [7:0]  dma_wr_strb_o,
+  // network
+  output link_flit_t  tx_flit_o,
+  input  logic        tx_credit_i
+);
+  // Small messages are latency-bound: each costs a descriptor read and a payload read of
+  // ~125 cycles but only ~5 link cycles, so about 25 must be in flight to keep the link
+  // busy. Descriptors fetched ahead, packets queued for the packetizer and descriptors
+  // awaiting completion are sized for that (measured: ~7 cycles per 8-byte message).
+  localparam int unsigned DescDepth = 16;
+  localparam int unsigned JobDepth  = 16;
+  localparam int unsigned CplDepth  = 32;
+  // Payload buffer, 8-byte words: one read latency (~125 beats) plus the reads in flight
+  // for the following packet, so a long message streams at link rate.
+  localparam int unsigned PbufDepth = 256;
+  // Credits: enough for any router input buffer up to 255 flits.
+  localparam int unsigned CreditW   = 8;
+  // Read requests the host may owe us: every payload read is >= 1 beat of reserved
+  // buffer, plus the descriptor reads.
+  localparam int unsigned OutW      = $clog2(PbufDepth + DescDepth + 2);
+  localparam int unsigned PbufCntW  = $clog2(PbufDepth + 1);
+  localparam int unsigned LenW      = $clog2(MTU_MAX + 1);
+
+  localparam logic [7:0] TagPayload = 8'h00;
+  localparam logic [7:0] TagDesc    = 8'h01;
+
+  // ---------------------------------------------------------------------------------
+  // Ring reset sequencing
+  // ---------------------------------------------------------------------------------
+  logic flushing_q, flushing_d, drain, all_idle;
+  logic df_idle, pk_idle, cp_idle;
+  logic [PbufCntW-1:0] pbuf_count;
+
+  assign drain      = lme_reset_i || flushing_q;
+  assign all_idle   = df_idle && pk_idle && cp_idle && (pbuf_count == '0);
+  assign flushing_d = lme_reset_i || (flushing_q && !all_idle);
+
+  // ---------------------------------------------------------------------------------
+  // DMA read requests
+  // ---------------------------------------------------------------------------------
+  logic        df_req_valid, df_req_ready;
+  logic [63:0] df_req_addr;
+  logic        re_req_valid, re_req_ready;
+  logic [63:0] re_req_addr;
+  logic [5:0]  re_req_beats;
+
+  logic        req_valid_q;
+  logic [63:0] req_addr_q;
+  logic [5:0]  req_beats_q;
+  logic [7:0]  req_tag_q;
+  logic        req_load_en, req_load;
+
+  assign req_load_en  = !req_valid_q || dma_rd_req_ready_i;
+  assign df_req_ready = req_load_en;
+  assign re_req_ready = req_load_en && !df_req_valid;
+  assign req_load     = req_load_en && (df_req_valid || re_req_valid);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      req_valid_q <= 1'b0;
+      req_addr_q  <= '0;
+      req_beats_q <= '0;
+      req_tag_q   <= '0;
+    end else if (req_load_en) begin
+      req_valid_q <= df_req_valid || re_req_valid;
+      if (df_req_valid) begin
+        req_addr_q  <= df_req_addr;
+        req_beats_q <= 6'(LME_DESC_WORDS);
+        req_tag_q   <= TagDesc;
+      end else begin
+        req_addr_q  <= re_req_addr;
+        req_beats_q <= re_req_beats;
+        req_tag_q   <= TagPayload;
+      end
+    end
+  end
+
+  assign dma_rd_req_valid_o = req_valid_q;
+  assign dma_rd_req_addr_o  = req_addr_q;
+  assign dma_rd_req_beats_o = req_beats_q;
+  assign dma_rd_req_tag_o   = req_tag_q;
+
+  // ---------------------------------------------------------------------------------
+  // DMA read responses
+  // ---------------------------------------------------------------------------------
+  // Every response beat has room reserved before its read left, so it is never stalled.
+  assign dma_rd_rsp_ready_o = 1'b1;
+
+  // Reads counted from the moment they enter the request register: a ring reset must
+  // also discard the responses to a read the host has not yet taken.
+  logic [OutW-1:0] out_q, out_d, drop_q, drop_d;
+  logic            rsp_end, rsp_drop, df_rsp_valid, pbuf_push;
+
+  assign rsp_end      = dma_rd_rsp_valid_i && dma_rd_rsp_last_i;
+  assign rsp_drop     = lme_reset_i || (drop_q != '0);
+  assign df_rsp_valid = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i == TagDesc);
+  assign pbuf_push    = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i != TagDesc);
+
+  always_comb begin
+    out_d = out_q;
+    unique case ({req_load, rsp_end})
+      2'b10:   out_d = out_q + 1'b1;
+      2'b01:   out_d = out_q - 1'b1;
+      default: out_d = out_q;
+    endcase
+    drop_d = drop_q;
+    if (lme_reset_i) begin
+      drop_d = out_d;
+    end else if (rsp_end && drop_q != '0) begin
+      drop_d = drop_q - 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      out_q      <= '0;
+      drop_q     <= '0;
+      flushing_q <= 1'b0;
+    end else begin
+      out_q      <= out_d;
+      drop_q     <= drop_d;
+      flushing_q <= flushing_d;
+    end
+  end
+
+  // ---------------------------------------------------------------------------------
+  // Descriptor fetch
+  // ---------------------------------------------------------------------------------
+  logic        desc_valid, desc_ready;
+  logic [63:0] desc_local, desc_remote;
+  logic [31:0] desc_len, desc_msg_id;
+  logic [15:0] desc_dest;
+  logic [7:0]  desc_flags;
+
+  ddc_tx_desc_fetch #(
+    .DescDepth(DescDepth)
+  ) u_desc_fetch (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .flush_i      (lme_reset_i),
+    .drain_i      (drain),
+    .enable_i     (enable_i),
+    .lme_base_i   (lme_base_i),
+    .lme_size_i   (lme_size_i),
+    .lme_prod_i   (lme_prod_i),
+    .req_valid_o  (df_req_valid),
+    .req_ready_i  (df_req_ready),
+    .req_addr_o   (df_req_addr),
+    .rsp_valid_i  (df_rsp_valid),
+    .rsp_data_i   (dma_rd_rsp_data_i),
+    .desc_valid_o (desc_valid),
+    .desc_ready_i (desc_ready),
+    .desc_local_o (desc_local),
+    .desc_remote_o(desc_remote),
+    .desc_len_o   (desc_len),
+    .desc_dest_o  (desc_dest),
+    .desc_flags_o (desc_flags),
+    .desc_msg_id_o(desc_msg_id),
+    .idle_o       (df_idle)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Read engine
+  // ---------------------------------------------------------------------------------
+  logic        cpl_valid, cpl_ready, cpl_irq;
+  desc_err_e   cpl_err;
+  logic [31:0] cpl_msg_id;
+
+  logic            job_valid, job_ready, job_first, job_last;
+  logic [15:0]     job_dest;
+  logic [7:0]      job_flags;
+  logic [LenW-1:0] job_len;
+  logic [63:0]     job_remote;
+  logic [31:0]     job_msg_id, job_offset;
+  logic [2:0]      job_src_off;
+
+  ddc_tx_read_engine #(
+    .PbufDepth(PbufDepth)
+  ) u_read_engine (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .flush_i      (lme_reset_i),
+    .drain_i      (drain),
+    .enable_i     (enable_i),
+    .mtu_i        (mtu_i),
+    .dest_lo_i    (dest_lo_i),
+    .dest_hi_i    (dest_hi_i),
+    .desc_valid_i (desc_valid),
+    .desc_ready_o (desc_ready),
+    .desc_local_i (desc_local),
+    .desc_remote_i(desc_remote),
+    .desc_len_i   (desc_len),
+    .desc_dest_i  (desc_dest),
+    .desc_flags_i (desc_flags),
+    .desc_msg_id_i(desc_msg_id),
+    .cpl_valid_o  (cpl_valid),
+    .cpl_ready_i  (cpl_ready),
+    .cpl_err_o    (cpl_err),
+    .cpl_msg_id_o (cpl_msg_id),
+    .cpl_irq_o    (cpl_irq),
+    .job_valid_o  (job_valid),
+    .job_ready_i  (job_ready),
+    .job_dest_o   (job_dest),
+    .job_flags_o  (job_flags),
+    .job_first_o  (job_first),
+    .job_last_o   (job_last),
+    .job_len_o    (job_len),
+    .job_remote_o (job_remote),
+    .job_msg_id_o (job_msg_id),
+    .job_offset_o (job_offset),
+    .job_src_off_o(job_src_off),
+    .req_valid_o  (re_req_valid),
+    .req_ready_i  (re_req_ready),
+    .req_addr_o   (re_req_addr),
+    .req_beats_o  (re_req_beats),
+    .pbuf_count_i (pbuf_count),
+    .pbuf_push_i  (pbuf_push)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Payload buffer
+  // ---------------------------------------------------------------------------------
+  logic        pbuf_in_ready, pbuf_valid, pbuf_ready, pk_pbuf_ready;
+  logic [63:0] pbuf_data;
+
+  fifo_sync #(
+    .WIDTH(64),
+    .DEPTH(PbufDepth)
+  ) u_pbuf (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .in_valid_i (pbuf_push),
+    .in_ready_o (pbuf_in_ready),
+    .in_data_i  (dma_rd_rsp_data_i),
+    .out_valid_o(pbuf_valid),
+    .out_ready_i(pbuf_ready),
+    .out_data_o (pbuf_data),
+    .count_o    (pbuf_count)
+  );
+
+  assign pbuf_ready = pk_pbuf_ready || drain;
+
+  // ---------------------------------------------------------------------------------
+  // Packetizer
+  // ---------------------------------------------------------------------------------
+  logic msg_done;
+
+  ddc_tx_packetizer #(
+    .JobDepth(JobDepth),
+    .CreditW (CreditW)
+  ) u_packetizer (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .flush_i      (lme_reset_i),
+    .drain_i      (drain),
+    .node_id_i    (node_id_i),
+    .job_valid_i  (job_valid),
+    .job_ready_o  (job_ready),
+    .job_dest_i   (job_dest),
+    .job_flags_i  (job_flags),
+    .job_first_i  (job_first),
+    .job_last_i   (job_last),
+    .job_len_i    (job_len),
+    .job_remote_i (job_remote),
+    .job_msg_id_i (job_msg_id),
+    .job_offset_i (job_offset),
+    .job_src_off_i(job_src_off),
+    .pbuf_valid_i (pbuf_valid),
+    .pbuf_ready_o (pk_pbuf_ready),
+    .pbuf_data_i  (pbuf_data),
+    .tx_flit_o    (tx_flit_o),
+    .tx_credit_i  (tx_credit_i),
+    .pkt_sent_o   (pkt_sent_o),
+    .msg_done_o   (msg_done),
+    .idle_o       (pk_idle)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Completion
+  // ---------------------------------------------------------------------------------
+  ddc_tx_complete #(
+    .CplDepth(CplDepth)
+  ) u_complete (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .flush_i     (lme_reset_i),
+    .drain_i     (drain),
+    .lme_base_i  (lme_base_i),
+    .lme_size_i  (lme_size_i),
+    .cpl_valid_i (cpl_valid),
+    .cpl_ready_o (cpl_ready),
+    .cpl_err_i   (cpl_err),
+    .cpl_msg_id_i(cpl_msg_id),
+    .cpl_irq_i   (cpl_irq),
+    .msg_done_i  (msg_done),
+    .wr_valid_o  (dma_wr_valid_o),
+    .wr_ready_i  (dma_wr_ready_i),
+    .wr_addr_o   (dma_wr_addr_o),
+    .wr_data_o   (dma_wr_data_o),
+    .wr_strb_o   (dma_wr_strb_o),
+    .cons_o      (lme_cons_o),
+    .done_o      (desc_done_o),
+    .err_o       (desc_err_o),
+    .irq_o       (desc_irq_o),
+    .idle_o      (cp_idle)
+  );
+
+`ifndef SYNTHESIS
+  // Room for every response beat was reserved before its read was issued.
+  a_pbuf_no_overflow: assert property (@(posedge clk_i)
+                                       pbuf_push |-> pbuf_in_ready);
+`endif
+
+endmodule

@@ -1,0 +1,294 @@
+// Packet framing: 3 header flits, the realigned payload, and a CRC trailer, one flit per
+// cycle under credit flow control, from a registered output.
+//
+// Jobs (one per packet) queue in a small FIFO; the head job is the packet being sent and
+// is popped with its trailer, so the next packet's header goes out the very next cycle
+// (headers are plain wiring from the job record: no bubble between packets). A packet
+// starts once its first payload word is in the buffer; later words normally follow at
+// DMA rate, so a bubble inside a packet only happens if the host stalls.
+//
+// flush_i (ring reset) abandons the packet in progress: if any flit of it already left,
+// one end-of-packet flit with err=1 (EEP) tells the router to drop it.
+module ddc_tx_packetizer
+  import fasthsl_pkg::*;
+  import fasthsl_link_pkg::*;
+#(
+  parameter int unsigned JobDepth = 8,
+  parameter int unsigned CreditW  = 8,
+  localparam int unsigned LenW = $clog2(MTU_MAX + 1)
+) (
+  input  logic            clk_i,
+  input  logic            rst_ni,
+  input  logic            flush_i,      // pulse: abandon the packet in progress
+  input  logic            drain_i,      // flush in progress: discard queued jobs, start nothing
+
+  input  logic [15:0]     node_id_i,
+
+  // One record per packet, in transmit order.
+  input  logic            job_valid_i,
+  output logic            job_ready_o,
+  input  logic [15:0]     job_dest_i,
+  input  logic [7:0]      job_flags_i,
+  input  logic            job_first_i,
+  input  logic            job_last_i,
+  input  logic [LenW-1:0] job_len_i,
+  input  logic [63:0]     job_remote_i,
+  input  logic [31:0]     job_msg_id_i,
+  input  logic [31:0]     job_offset_i,
+  input  logic [2:0]      job_src_off_i,  // local address mod 8 of the packet's first byte
+
+  // Payload buffer head: the packets' local words, in order.
+  input  logic            pbuf_valid_i,
+  output logic            pbuf_ready_o,
+  input  logic [63:0]     pbuf_data_i,
+
+  output link_flit_t      tx_flit_o,
+  input  logic            tx_credit_i,
+
+  output logic            pkt_sent_o,   // a trailer left
+  output logic            msg_done_o,   // ... and it ended its message
+  output logic            idle_o        // no job queued
+);
+  typedef struct packed {
+    logic [15:0]     dest;
+    logic [7:0]      flags;
+    logic            first;
+    logic            last;
+    logic [LenW-1:0] len;
+    logic [63:0]     remote;
+    logic [31:0]     msg_id;
+    logic [31:0]     offset;
+    logic [2:0]      src_off;
+  } job_t;
+
+  typedef enum logic [2:0] {
+    StHdr0,   // waiting to start the head job
+    StHdr1,
+    StHdr2,
+    StPay,
+    StTrl,
+    StEep     // abandoned mid-packet: owe the link an EEP flit
+  } state_e;
+
+  state_e state_q, state_d;
+
+  job_t job_in, job;
+  logic job_valid, job_pop;
+  logic [$clog2(JobDepth + 1)-1:0] job_count_unused;
+
+  fifo_sync #(
+    .WIDTH($bits(job_t)),
+    .DEPTH(JobDepth)
+  ) u_job_fifo (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .in_valid_i (job_valid_i && !drain_i),
+    .in_ready_o (job_ready_o),
+    .in_data_i  (job_in),
+    .out_valid_o(job_valid),
+    .out_ready_i(job_pop),
+    .out_data_o (job),
+    .count_o    (job_count_unused)
+  );
+
+  assign job_in = '{
+    dest:    job_dest_i,
+    flags:   job_flags_i,
+    first:   job_first_i,
+    last:    job_last_i,
+    len:     job_len_i,
+    remote:  job_remote_i,
+    msg_id:  job_msg_id_i,
+    offset:  job_offset_i,
+    src_off: job_src_off_i
+  };
+  assign idle_o = !job_valid;
+
+  // Realigner.
+  logic        ra_pkt_valid, ra_clear;
+  logic        ra_out_valid, ra_out_ready, ra_out_last, ra_in_avail;
+  logic [63:0] ra_out_data;
+
+  // Only the head job is ever presented, and never once it is abandoned.
+  assign ra_pkt_valid = job_valid && !drain_i && (state_q != StEep);
+
+  ddc_tx_realign u_realign (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .pkt_valid_i(ra_pkt_valid),
+    .src_off_i  (job.src_off),
+    .dst_off_i  (job.remote[2:0]),
+    .len_i      (job.len),
+    .clear_i    (ra_clear),
+    .in_valid_i (pbuf_valid_i),
+    .in_ready_o (pbuf_ready_o),
+    .in_data_i  (pbuf_data_i),
+    .out_valid_o(ra_out_valid),
+    .out_ready_i(ra_out_ready),
+    .out_data_o (ra_out_data),
+    .out_last_o (ra_out_last),
+    .in_avail_o (ra_in_avail)
+  );
+
+  // Header words are wiring from the head job.
+  pkt_hdr_w0_t hdr_w0;
+  pkt_hdr_w1_t hdr_w1;
+  pkt_hdr_w2_t hdr_w2;
+  pkt_trl_t    trl;
+  logic [31:0] crc_q, crc_d, crc_in, crc_out;
+
+  assign hdr_w0 = '{
+    len:    16'(job.len),
+    flags:  job.flags,
+    rsvd38: '0,
+    last:   job.last,
+    first:  job.first,
+    ptype:  PTYPE_WRITE,
+    src:    node_id_i,
+    dest:   job.dest
+  };
+  assign hdr_w1 = '{remote_addr: job.remote};
+  assign hdr_w2 = '{offset: job.offset, msg_id: job.msg_id};
+  assign trl    = '{rsvd32: '0, crc: ~crc_q};
+
+  // Credits: the router returns one per freed buffer slot; we may send while any remain.
+  logic [CreditW-1:0] credit_q, credit_d;
+  logic               has_credit;
+  assign has_credit = (credit_q != '0);
+
+  logic        send, send_last, send_err;
+  logic [63:0] send_data;
+  link_flit_t  flit_q, flit_d;
+
+  always_comb begin
+    state_d      = state_q;
+    send         = 1'b0;
+    send_last    = 1'b0;
+    send_err     = 1'b0;
+    send_data    = 64'h0;
+    ra_out_ready = 1'b0;
+    ra_clear     = 1'b0;
+    job_pop      = drain_i && job_valid;
+    pkt_sent_o   = 1'b0;
+    msg_done_o   = 1'b0;
+
+    unique case (state_q)
+      StHdr0: begin
+        send_data = hdr_w0;
+        if (job_valid && !drain_i && ra_in_avail && has_credit) begin
+          send    = 1'b1;
+          state_d = StHdr1;
+        end
+      end
+      StHdr1: begin
+        send_data = hdr_w1;
+        if (has_credit) begin
+          send    = 1'b1;
+          state_d = StHdr2;
+        end
+      end
+      StHdr2: begin
+        send_data = hdr_w2;
+        if (has_credit) begin
+          send    = 1'b1;
+          state_d = StPay;
+        end
+      end
+      StPay: begin
+        send_data    = ra_out_data;
+        ra_out_ready = has_credit;
+        if (has_credit && ra_out_valid) begin
+          send = 1'b1;
+          if (ra_out_last) state_d = StTrl;
+        end
+      end
+      StTrl: begin
+        send_data = trl;
+        send_last = 1'b1;
+        if (has_credit) begin
+          send       = 1'b1;
+          job_pop    = 1'b1;
+          ra_clear   = 1'b1;
+          pkt_sent_o = 1'b1;
+          msg_done_o = job.last;
+          state_d    = StHdr0;
+        end
+      end
+      StEep: begin
+        send_last = 1'b1;
+        send_err  = 1'b1;
+        if (has_credit) begin
+          send    = 1'b1;
+          state_d = StHdr0;
+        end
+      end
+      default: state_d = StHdr0;
+    endcase
+
+    // A ring reset wins over whatever this cycle would have sent.
+    if (flush_i) begin
+      send         = 1'b0;
+      ra_out_ready = 1'b0;
+      ra_clear     = 1'b1;
+      pkt_sent_o   = 1'b0;
+      msg_done_o   = 1'b0;
+      job_pop      = job_valid;
+      unique case (state_q)
+        StHdr1, StHdr2, StPay, StTrl, StEep: state_d = StEep;
+        default:                             state_d = StHdr0;
+      endcase
+    end
+  end
+
+  // The CRC restarts with each packet's first header flit.
+  assign crc_in = (state_q == StHdr0) ? 32'hFFFF_FFFF : crc_q;
+
+  crc32_d64 u_crc (
+    .crc_i  (crc_in),
+    .data_i (send_data),
+    .bytes_i(4'd8),
+    .crc_o  (crc_out)
+  );
+
+  always_comb begin
+    crc_d = crc_q;
+    if (send && !send_last) crc_d = crc_out;
+  end
+
+  always_comb begin
+    credit_d = credit_q;
+    unique case ({tx_credit_i, send})
+      2'b10:   credit_d = credit_q + 1'b1;
+      2'b01:   credit_d = credit_q - 1'b1;
+      default: credit_d = credit_q;
+    endcase
+  end
+
+  always_comb begin
+    flit_d = LINK_FLIT_IDLE;
+    if (send) flit_d = '{valid: 1'b1, last: send_last, err: send_err, data: send_data};
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q  <= StHdr0;
+      crc_q    <= '0;
+      credit_q <= '0;
+      flit_q   <= LINK_FLIT_IDLE;
+    end else begin
+      state_q  <= state_d;
+      crc_q    <= crc_d;
+      credit_q <= credit_d;
+      flit_q   <= flit_d;
+    end
+  end
+
+  assign tx_flit_o = flit_q;
+
+`ifndef SYNTHESIS
+  // The router never returns more credits than it has slots.
+  a_credit_no_overflow: assert property (@(posedge clk_i)
+                                         (tx_credit_i && !send) |-> (credit_q != '1));
+`endif
+
+endmodule

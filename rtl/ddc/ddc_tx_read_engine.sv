@@ -1,0 +1,310 @@
+// Descriptor check, packet cutting and payload DMA reads.
+//
+// Takes descriptors in ring order. Each one gets a completion record at once (so
+// completions keep ring order however far the reads run ahead); a bad one gets its error
+// code there and nothing else. A good one is cut into MTU-sized packets; each packet
+// yields a job record for the packetizer, then the reads of the 8-byte words covering its
+// local bytes (a word shared with the next packet is read again: realignment stays per
+// packet). Reads are at most DMA_RD_BEATS_MAX beats and never cross a 256-byte boundary.
+//
+// Each read reserves its beats in the payload buffer before it is issued (rsv_q counts
+// beats requested and not yet arrived), so responses never wait for room. The buffer
+// holds more than one read latency's worth of data, so reads for the next packets are
+// in flight while the current one is sent.
+module ddc_tx_read_engine
+  import fasthsl_pkg::*;
+#(
+  parameter int unsigned PbufDepth = 256,
+  localparam int unsigned PbufCntW = $clog2(PbufDepth + 1),
+  localparam int unsigned LenW     = $clog2(MTU_MAX + 1),
+  localparam int unsigned MsgLenW  = $clog2(MSG_LEN_MAX + 1)
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  input  logic                flush_i,     // pulse: drop the message in progress
+  input  logic                drain_i,     // flush in progress: start nothing
+
+  input  logic                enable_i,
+  input  logic [15:0]         mtu_i,
+  input  logic [15:0]         dest_lo_i,
+  input  logic [15:0]         dest_hi_i,
+
+  // Fetched descriptors, ring order.
+  input  logic                desc_valid_i,
+  output logic                desc_ready_o,
+  input  logic [63:0]         desc_local_i,
+  input  logic [63:0]         desc_remote_i,
+  input  logic [31:0]         desc_len_i,
+  input  logic [15:0]         desc_dest_i,
+  input  logic [7:0]          desc_flags_i,
+  input  logic [31:0]         desc_msg_id_i,
+
+  // Completion records, ring order.
+  output logic                cpl_valid_o,
+  input  logic                cpl_ready_i,
+  output desc_err_e           cpl_err_o,
+  output logic [31:0]         cpl_msg_id_o,
+  output logic                cpl_irq_o,
+
+  // Packet jobs.
+  output logic                job_valid_o,
+  input  logic                job_ready_i,
+  output logic [15:0]         job_dest_o,
+  output logic [7:0]          job_flags_o,
+  output logic                job_first_o,
+  output logic                job_last_o,
+  output logic [LenW-1:0]     job_len_o,
+  output logic [63:0]         job_remote_o,
+  output logic [31:0]         job_msg_id_o,
+  output logic [31:0]         job_offset_o,
+  output logic [2:0]          job_src_off_o,
+
+  // Payload reads.
+  output logic                req_valid_o,
+  input  logic                req_ready_i,
+  output logic [63:0]         req_addr_o,
+  output logic [5:0]          req_beats_o,
+
+  // Payload buffer occupancy, and a pulse per beat written into it.
+  input  logic [PbufCntW-1:0] pbuf_count_i,
+  input  logic                pbuf_push_i
+);
+  // Words (beats) a packet may span: ceil((7 + MTU_MAX) / 8).
+  localparam int unsigned BeatW = LenW - 3;
+
+  // ---------------------------------------------------------------------------------
+  // Descriptor acceptance and check
+  // ---------------------------------------------------------------------------------
+  desc_err_e desc_err;
+
+  always_comb begin
+    desc_err = DESC_ERR_OK;
+    if (desc_len_i == '0) begin
+      desc_err = DESC_ERR_ZERO_LEN;
+    end else if (desc_len_i > 32'(MSG_LEN_MAX)) begin
+      desc_err = DESC_ERR_LEN_TOO_BIG;
+    end else if (desc_dest_i < dest_lo_i || desc_dest_i > dest_hi_i) begin
+      desc_err = DESC_ERR_BAD_DEST;
+    end
+  end
+
+  logic msg_active_q, msg_active_d;
+  logic desc_take, desc_fire;
+
+  // A disabled NIC leaves fetched descriptors waiting; the message in progress finishes.
+  assign desc_take    = !msg_active_q && enable_i && !drain_i;
+  assign desc_ready_o = desc_take && cpl_ready_i;
+  assign cpl_valid_o  = desc_take && desc_valid_i;
+  assign desc_fire    = desc_valid_i && desc_ready_o;
+  assign cpl_err_o    = desc_err;
+  assign cpl_msg_id_o = desc_msg_id_i;
+  assign cpl_irq_o    = desc_flags_i[DESC_FLAG_IRQ_LOCAL_BIT];
+
+  // ---------------------------------------------------------------------------------
+  // Message state: what is left to cut into packets
+  // ---------------------------------------------------------------------------------
+  logic [63:0]        msg_local_q, msg_local_d;
+  logic [63:0]        msg_remote_q, msg_remote_d;
+  logic [MsgLenW-1:0] msg_rem_q, msg_rem_d;
+  logic [MsgLenW-1:0] msg_off_q, msg_off_d;
+  logic               msg_first_q, msg_first_d;
+  logic [15:0]        msg_dest_q, msg_dest_d;
+  logic [7:0]         msg_flags_q, msg_flags_d;
+  logic [31:0]        msg_id_q, msg_id_d;
+
+  // A good descriptor cuts its first packet (and issues its first read) in the cycle it
+  // is taken, so the payload read leaves right behind the descriptor: the message source
+  // is the descriptor itself until the message registers hold it.
+  logic               take_good, src_active, src_first;
+  logic [63:0]        src_local, src_remote;
+  logic [MsgLenW-1:0] src_rem, src_off;
+  logic [15:0]        src_dest;
+  logic [7:0]         src_flags;
+  logic [31:0]        src_id;
+
+  assign take_good  = desc_fire && (desc_err == DESC_ERR_OK);
+  assign src_active = msg_active_q || take_good;
+  assign src_local  = msg_active_q ? msg_local_q  : desc_local_i;
+  assign src_remote = msg_active_q ? msg_remote_q : desc_remote_i;
+  assign src_rem    = msg_active_q ? msg_rem_q    : MsgLenW'(desc_len_i);
+  assign src_off    = msg_active_q ? msg_off_q    : '0;
+  assign src_first  = msg_active_q ? msg_first_q  : 1'b1;
+  assign src_dest   = msg_active_q ? msg_dest_q   : desc_dest_i;
+  assign src_flags  = msg_active_q ? msg_flags_q  : desc_flags_i;
+  assign src_id     = msg_active_q ? msg_id_q     : desc_msg_id_i;
+
+  // The CSR block only accepts multiples of 8 in 8..MTU_MAX; clamping keeps a bad value
+  // from ever producing an empty or oversized packet.
+  logic [LenW-1:0] mtu;
+  always_comb begin
+    if (mtu_i > 16'(MTU_MAX)) begin
+      mtu = LenW'(MTU_MAX);
+    end else if (mtu_i < 16'd8) begin
+      mtu = LenW'(8);
+    end else begin
+      mtu = LenW'(mtu_i);
+    end
+  end
+
+  logic [LenW-1:0]  pkt_len;
+  logic [BeatW-1:0] pkt_beats;
+  logic             pkt_last;
+
+  assign pkt_len   = (src_rem < MsgLenW'(mtu)) ? LenW'(src_rem) : mtu;
+  assign pkt_beats = BeatW'((LenW'(src_local[2:0]) + pkt_len + LenW'(7)) >> 3);
+  assign pkt_last  = (src_rem == MsgLenW'(pkt_len));
+
+  // ---------------------------------------------------------------------------------
+  // Read issue
+  // ---------------------------------------------------------------------------------
+  // Reads of a packet go out one per cycle from rd_*_q; a packet cut while no read is
+  // pending issues its first read straight away ("new" below).
+  logic                rd_active_q, rd_active_d;
+  logic [60:0]         rd_word_q, rd_word_d;     // next word address (byte address / 8)
+  logic [BeatW-1:0]    rd_left_q, rd_left_d;     // words of the packet still to request
+  logic [PbufCntW-1:0] rsv_q, rsv_d;
+
+  logic [PbufCntW:0]   pbuf_free;
+  logic [5:0]          old_chunk, new_chunk, chunk;
+  logic                old_ok, old_done, new_ok, rd_idle, job_fire, req_fire;
+  logic [60:0]         cur_word;
+  logic [BeatW-1:0]    cur_left;
+
+  // Words up to the next 256-byte boundary (1..32), capped by what the packet still needs.
+  function automatic logic [5:0] chunk_of(logic [4:0] word_in_block, logic [BeatW-1:0] left);
+    logic [5:0] room;
+    room = 6'd32 - {1'b0, word_in_block};
+    return (left < BeatW'(room)) ? 6'(left) : room;
+  endfunction
+
+  assign pbuf_free = (PbufCntW + 1)'(PbufDepth) - (PbufCntW + 1)'(pbuf_count_i) -
+                     (PbufCntW + 1)'(rsv_q);
+
+  assign old_chunk = chunk_of(rd_word_q[4:0], rd_left_q);
+  assign new_chunk = chunk_of(src_local[7:3], pkt_beats);
+  assign old_ok    = rd_active_q && !drain_i && (pbuf_free >= (PbufCntW + 1)'(old_chunk));
+  assign old_done  = old_ok && req_ready_i && (rd_left_q == BeatW'(old_chunk));
+  assign rd_idle   = !rd_active_q || old_done;
+
+  // The next packet is cut once the previous one's reads are all issued.
+  assign job_valid_o = src_active && rd_idle && !drain_i;
+  assign job_fire    = job_valid_o && job_ready_i;
+  assign new_ok      = !rd_active_q && job_fire && (pbuf_free >= (PbufCntW + 1)'(new_chunk));
+
+  assign cur_word    = rd_active_q ? rd_word_q : src_local[63:3];
+  assign cur_left    = rd_active_q ? rd_left_q : pkt_beats;
+  assign chunk       = rd_active_q ? old_chunk : new_chunk;
+  assign req_valid_o = old_ok || new_ok;
+  assign req_addr_o  = {cur_word, 3'b000};
+  assign req_beats_o = chunk;
+  assign req_fire    = req_valid_o && req_ready_i;
+
+  assign job_dest_o    = src_dest;
+  assign job_flags_o   = src_flags;
+  assign job_first_o   = src_first;
+  assign job_last_o    = pkt_last;
+  assign job_len_o     = pkt_len;
+  assign job_remote_o  = src_remote;
+  assign job_msg_id_o  = src_id;
+  assign job_offset_o  = 32'(src_off);
+  assign job_src_off_o = src_local[2:0];
+
+  always_comb begin
+    msg_active_d = msg_active_q;
+    msg_local_d  = msg_local_q;
+    msg_remote_d = msg_remote_q;
+    msg_rem_d    = msg_rem_q;
+    msg_off_d    = msg_off_q;
+    msg_first_d  = msg_first_q;
+    msg_dest_d   = msg_dest_q;
+    msg_flags_d  = msg_flags_q;
+    msg_id_d     = msg_id_q;
+    rd_active_d  = rd_active_q;
+    rd_word_d    = rd_word_q;
+    rd_left_d    = rd_left_q;
+
+    // Reads: continue the pending packet, or start the one cut this cycle.
+    if (!rd_active_q && job_fire) begin
+      rd_active_d = 1'b1;
+      rd_word_d   = cur_word;
+      rd_left_d   = cur_left;
+    end
+    if (req_fire) begin
+      rd_word_d = cur_word + 61'(chunk);
+      rd_left_d = cur_left - BeatW'(chunk);
+      if (cur_left == BeatW'(chunk)) rd_active_d = 1'b0;
+    end
+    // A packet cut as the previous one's last read leaves waits for the next cycle.
+    if (rd_active_q && job_fire) begin
+      rd_active_d = 1'b1;
+      rd_word_d   = src_local[63:3];
+      rd_left_d   = pkt_beats;
+    end
+    rsv_d = rsv_q + (req_fire ? PbufCntW'(chunk) : '0) - (pbuf_push_i ? PbufCntW'(1) : '0);
+
+    if (take_good) begin
+      msg_active_d = 1'b1;
+      msg_local_d  = desc_local_i;
+      msg_remote_d = desc_remote_i;
+      msg_rem_d    = MsgLenW'(desc_len_i);
+      msg_off_d    = '0;
+      msg_first_d  = 1'b1;
+      msg_dest_d   = desc_dest_i;
+      msg_flags_d  = desc_flags_i;
+      msg_id_d     = desc_msg_id_i;
+    end
+    if (job_fire) begin
+      msg_local_d  = src_local + 64'(pkt_len);
+      msg_remote_d = src_remote + 64'(pkt_len);
+      msg_rem_d    = src_rem - MsgLenW'(pkt_len);
+      msg_off_d    = src_off + MsgLenW'(pkt_len);
+      msg_first_d  = 1'b0;
+      if (pkt_last) msg_active_d = 1'b0;
+    end
+
+    // Responses still in flight are dropped upstream, so their reservations go too.
+    if (flush_i) begin
+      msg_active_d = 1'b0;
+      rd_active_d  = 1'b0;
+      rsv_d        = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      msg_active_q <= 1'b0;
+      msg_local_q  <= '0;
+      msg_remote_q <= '0;
+      msg_rem_q    <= '0;
+      msg_off_q    <= '0;
+      msg_first_q  <= 1'b0;
+      msg_dest_q   <= '0;
+      msg_flags_q  <= '0;
+      msg_id_q     <= '0;
+      rd_active_q  <= 1'b0;
+      rd_word_q    <= '0;
+      rd_left_q    <= '0;
+      rsv_q        <= '0;
+    end else begin
+      msg_active_q <= msg_active_d;
+      msg_local_q  <= msg_local_d;
+      msg_remote_q <= msg_remote_d;
+      msg_rem_q    <= msg_rem_d;
+      msg_off_q    <= msg_off_d;
+      msg_first_q  <= msg_first_d;
+      msg_dest_q   <= msg_dest_d;
+      msg_flags_q  <= msg_flags_d;
+      msg_id_q     <= msg_id_d;
+      rd_active_q  <= rd_active_d;
+      rd_word_q    <= rd_word_d;
+      rd_left_q    <= rd_left_d;
+      rsv_q        <= rsv_d;
+    end
+  end
+
+`ifndef SYNTHESIS
+  a_push_reserved: assert property (@(posedge clk_i)
+                                    pbuf_push_i |-> (rsv_q != '0));
+`endif
+
+endmodule

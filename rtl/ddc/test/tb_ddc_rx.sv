@@ -1,0 +1,695 @@
+// Self-checking test of ddc_rx: a credit-respecting packet generator (CRC computed byte
+// by byte here) feeds random valid messages and every kind of bad packet; a DMA write
+// sink with random stalls checks every byte written against the expected image (nothing
+// outside, nothing twice, nothing missing), the LMR entries (contents, slot, word 0 last,
+// after the message's payload), LMR_PROD, credits and the event pulses.
+//
+// BUF_FLITS defaults to what ddc_nic uses (255: the most an 8-bit credit counter in the
+// link peers can take); 266 (two worst-case packets, ddc_rx's own default) passes too.
+module tb_ddc_rx #(
+  parameter int unsigned BUF_FLITS = 255
+);
+  import fasthsl_pkg::*;
+  import fasthsl_link_pkg::*;
+
+  localparam int unsigned MaxFlits = (7 + MTU_MAX + 7) / 8 + 4;
+  localparam int unsigned BufFlits = BUF_FLITS;
+  localparam logic [63:0] LmrBase  = 64'h0000_00FF_0000_0000;
+  localparam logic [63:0] WinBase  = 64'h0000_1234_0000_0000;
+
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  logic run = 1'b0;     // tb logic's own enable, so rst_n only drives async resets
+  always #5 clk = ~clk;
+
+  // ---- DUT ----
+  logic        enable;
+  logic [15:0] node_id;
+  logic [63:0] win_base, win_size;
+  logic [15:0] lmr_size, lmr_cons;
+  logic        lmr_reset;
+  logic [15:0] lmr_prod;
+  link_flit_t  rx_flit;
+  logic        rx_credit;
+  logic        wr_valid, wr_ready;
+  logic [63:0] wr_addr, wr_data;
+  logic [7:0]  wr_strb;
+  logic [1:0]  wr_side;
+  logic        ev_pkt, ev_msg, ev_msg_irq, ev_crc, ev_dest, ev_mal, ev_win;
+
+  ddc_rx #(
+    .RX_BUF_FLITS(BufFlits)
+  ) dut (
+    .clk_i             (clk),
+    .rst_ni            (rst_n),
+    .enable_i          (enable),
+    .node_id_i         (node_id),
+    .rxwin_base_i      (win_base),
+    .rxwin_size_i      (win_size),
+    .lmr_base_i        (LmrBase),
+    .lmr_size_i        (lmr_size),
+    .lmr_cons_i        (lmr_cons),
+    .lmr_reset_i       (lmr_reset),
+    .lmr_prod_o        (lmr_prod),
+    .rx_flit_i         (rx_flit),
+    .rx_credit_o       (rx_credit),
+    .dma_wr_valid_o    (wr_valid),
+    .dma_wr_ready_i    (wr_ready),
+    .dma_wr_addr_o     (wr_addr),
+    .dma_wr_data_o     (wr_data),
+    .dma_wr_strb_o     (wr_strb),
+    .dma_wr_side_o     (wr_side),
+    .dma_wr_done_i     (wr_valid && wr_ready),
+    .dma_wr_done_side_i(wr_side),
+    .pkt_o             (ev_pkt),
+    .msg_o             (ev_msg),
+    .msg_irq_o         (ev_msg_irq),
+    .drop_crc_o        (ev_crc),
+    .drop_dest_o       (ev_dest),
+    .drop_malformed_o  (ev_mal),
+    .drop_window_o     (ev_win)
+  );
+
+  int errors = 0;
+  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+
+  longint cycle = 0;
+  always @(posedge clk) cycle <= cycle + 1;
+
+  // ---- link sender ----
+  link_flit_t txq[$];
+  int     credits = 0;
+  int     gap_pct = 0;
+  longint sent_flits = 0;
+  longint last_send_cycle = 0;
+  longint credit_stalls = 0;    // cycles the sender had a flit but no credit
+  always @(posedge clk) begin
+    if (!run) begin
+      rx_flit <= LINK_FLIT_IDLE;
+      credits = 0;
+    end else begin
+      if (rx_credit) credits++;
+      `CHECK(credits <= int'(BufFlits), "more credits than buffer slots")
+      if (txq.size() > 0 && credits == 0) credit_stalls++;
+      if (txq.size() > 0 && credits > 0 && $urandom_range(99) >= gap_pct) begin
+        link_flit_t f = txq.pop_front();
+        rx_flit <= f;
+        credits--;
+        sent_flits++;
+        last_send_cycle = cycle;
+      end else begin
+        rx_flit <= LINK_FLIT_IDLE;
+      end
+    end
+  end
+
+  // ---- expected host memory and LMR ----
+  typedef struct packed {
+    int         key;
+    logic [7:0] val;
+  } exp_t;
+  exp_t exp_mem[logic [63:0]];   // bytes still to be written; removed when written
+  int   msg_pending[int];        // message key -> payload bytes not written yet
+
+  // mode: 0 normal; 1 cut by a ring reset mid-entry (old slot, word 0 without commit);
+  // 2 fully issued before a ring reset (old slot, commit bit set but must be ignored).
+  typedef struct packed {
+    int               key;
+    logic             irq;
+    logic [1:0]       mode;
+    logic [15:0]      slot;
+    logic [3:0][63:0] w;
+  } lmr_exp_t;
+  lmr_exp_t lmr_q[$];
+  int       lmr_slot = 0;        // slot the next entry must go to
+  int       lmr_seq = 0;         // position within the entry: words 1, 2, 3, 0
+  int       lmr_written = 0;
+  int       prod_seen = 0;
+  bit       prod_chk_en = 1'b1;
+  int       ready_pct = 100;
+  bit       auto_consume = 1'b1;
+  longint   payload_beats = 0;
+  longint   last_write_cycle = 0;
+
+  // event counters
+  int n_pkt = 0, n_msg = 0, n_msg_irq = 0, n_crc = 0, n_dest = 0, n_mal = 0, n_win = 0;
+  // expected counts: accepted packets, IRQ_REMOTE entries, drops (crc, dest, malformed, window)
+  int exp_pkt = 0, exp_irq = 0;
+  int exp_cnt[4] = '{0, 0, 0, 0};
+
+  function automatic bit in_lmr(logic [63:0] a);
+    return a >= LmrBase && a < LmrBase + 64'(32 * RING_SIZE_MAX);
+  endfunction
+
+  function automatic void handle_write(logic [63:0] a, logic [63:0] d, logic [7:0] s,
+                                       logic [1:0] side);
+    int order[4] = '{1, 2, 3, 0};
+    last_write_cycle = cycle;
+    `CHECK(a[2:0] == 3'b0, $sformatf("unaligned write address %h", a))
+    if (in_lmr(a)) begin
+      lmr_exp_t e;
+      int w, slot;
+      if (lmr_q.size() == 0) begin
+        errors++;
+        $display("ERROR: unexpected LMR write at %h data %h", a, d);
+        return;
+      end
+      e = lmr_q[0];
+      w = order[lmr_seq];
+      slot = (e.mode != 0) ? int'(e.slot) : lmr_slot;
+      `CHECK(a == LmrBase + 64'(32 * slot + 8 * w),
+             $sformatf("LMR write to %h, expected slot %0d word %0d", a, slot, w))
+      `CHECK(d == e.w[w], $sformatf("LMR word %0d = %h, expected %h", w, d, e.w[w]))
+      `CHECK(s == 8'hFF, "LMR write with partial strobes")
+      `CHECK(side == ((w == 0) ? {e.irq, e.mode != 2'd1} : 2'b00), "LMR side bits")
+      if (w == 0 && e.mode != 0) begin
+        `CHECK(msg_pending[e.key] == 0, "stale LMR entry before its payload")
+        msg_pending.delete(e.key);
+        void'(lmr_q.pop_front());
+      end else if (w == 0) begin
+        `CHECK(msg_pending[e.key] == 0,
+               $sformatf("LMR entry of msg %0d before its payload (%0d bytes missing)",
+                         e.key, msg_pending[e.key]))
+        msg_pending.delete(e.key);
+        void'(lmr_q.pop_front());
+        `CHECK(lmr_size != 0, "LMR write while the ring size is 0")
+        if (lmr_size != 0) begin
+          lmr_slot  = (lmr_slot + 1) % int'(lmr_size);
+          prod_seen = (prod_seen + 1) % int'(lmr_size);
+        end
+        lmr_written++;
+      end
+      lmr_seq = (lmr_seq + 1) % 4;
+    end else begin
+      payload_beats++;
+      `CHECK(side == 2'b00, "payload write with side bits")
+      `CHECK(s != 8'h00, "write with no strobes")
+      for (int l = 0; l < 8; l++) begin
+        if (s[l]) begin
+          logic [63:0] b = a + 64'(l);
+          if (!exp_mem.exists(b)) begin
+            errors++;
+            if (errors < 20) $display("ERROR: unexpected write to %h", b);
+          end else begin
+            exp_t e = exp_mem[b];
+            `CHECK(d[l*8+:8] == e.val, $sformatf("byte %h = %h, expected %h", b,
+                                                 d[l*8+:8], e.val))
+            msg_pending[e.key]--;
+            exp_mem.delete(b);
+          end
+        end
+      end
+    end
+  endfunction
+
+  // Port ready: random, or held low entirely (hold) or only for commit beats (hold_mark).
+  logic wr_ready_rand;
+  bit   hold = 1'b0, hold_mark = 1'b0;
+  assign wr_ready = wr_ready_rand && !hold && !(hold_mark && wr_side[0]);
+
+  always @(posedge clk) begin
+    if (!run) begin
+      wr_ready_rand <= 1'b0;
+    end else begin
+      if (prod_chk_en) `CHECK(int'(lmr_prod) == prod_seen,
+                              $sformatf("LMR_PROD %0d, expected %0d", lmr_prod, prod_seen))
+      if (wr_valid && wr_ready) handle_write(wr_addr, wr_data, wr_strb, wr_side);
+      // software consuming every entry as soon as it is published
+      if (auto_consume) lmr_cons <= 16'(prod_seen);
+      wr_ready_rand <= $urandom_range(99) < ready_pct;
+      n_pkt     += int'(ev_pkt);
+      n_msg     += int'(ev_msg);
+      n_msg_irq += int'(ev_msg_irq);
+      n_crc     += int'(ev_crc);
+      n_dest    += int'(ev_dest);
+      n_mal     += int'(ev_mal);
+      n_win     += int'(ev_win);
+    end
+  end
+
+  // ---- packet generator ----
+  function automatic logic [31:0] crc_byte(logic [31:0] c, logic [7:0] b);
+    c = c ^ {24'h0, b};
+    for (int k = 0; k < 8; k++) c = c[0] ? ((c >> 1) ^ 32'hEDB8_8320) : (c >> 1);
+    return c;
+  endfunction
+
+  link_flit_t pkt[$];
+  logic [7:0] pay[$];
+
+  function automatic link_flit_t mk_flit(logic [63:0] d);
+    return '{valid: 1'b1, last: 1'b0, err: 1'b0, data: d};
+  endfunction
+
+  // Builds a well-formed packet (with pay[] as payload) into pkt[].
+  function automatic void build_pkt(logic [15:0] dest, logic [15:0] src, logic [3:0] ptype,
+                                    bit first, bit last, logic [7:0] flags,
+                                    logic [15:0] len_field, logic [63:0] ra,
+                                    logic [31:0] msg_id, logic [31:0] offset);
+    pkt_hdr_w0_t h0;
+    pkt_hdr_w2_t h2;
+    int lane0, nfl;
+    logic [31:0] c;
+    h0 = '{len: len_field, flags: flags, rsvd38: 2'b0, last: last, first: first,
+           ptype: ptype, src: src, dest: dest};
+    h2 = '{offset: offset, msg_id: msg_id};
+    pkt.delete();
+    pkt.push_back(mk_flit(h0));
+    pkt.push_back(mk_flit(ra));
+    pkt.push_back(mk_flit(h2));
+    lane0 = int'(ra[2:0]);
+    nfl = (lane0 + pay.size() + 7) / 8;
+    for (int j = 0; j < nfl; j++) begin
+      logic [63:0] d = '0;
+      for (int l = 0; l < 8; l++) begin
+        int i = j * 8 + l - lane0;
+        if (i >= 0 && i < pay.size()) d[l*8+:8] = pay[i];
+      end
+      pkt.push_back(mk_flit(d));
+    end
+    c = '1;
+    foreach (pkt[i]) for (int b = 0; b < 8; b++) c = crc_byte(c, pkt[i].data[b*8+:8]);
+    pkt.push_back(mk_flit({32'h0, ~c}));
+    pkt[pkt.size() - 1].last = 1'b1;
+  endfunction
+
+  function automatic void send_pkt();
+    foreach (pkt[i]) txq.push_back(pkt[i]);
+  endfunction
+
+  function automatic void rand_pay(int n);
+    pay.delete();
+    for (int i = 0; i < n; i++) pay.push_back(8'($urandom()));
+  endfunction
+
+  int next_key = 1;
+  logic [63:0] alloc_ptr = WinBase + 64'h1000;
+
+  function automatic logic [63:0] alloc(int n);
+    logic [63:0] a = alloc_ptr + 64'($urandom_range(0, 7));
+    alloc_ptr = alloc_ptr + 64'(n + 64);
+    return a;
+  endfunction
+
+  // alloc() with a chosen lane (address mod 8)
+  function automatic logic [63:0] alloc_lane(int n, int lane);
+    logic [63:0] a = alloc(n + 8);
+    return {a[63:3], 3'(lane)};
+  endfunction
+
+  // A valid message of `total` bytes at `ra0`; packets of random length up to max_pkt
+  // (or exactly max_pkt when fixed_len).
+  function automatic void send_msg(int total, logic [63:0] ra0, int max_pkt, bit fixed_len);
+    int key = next_key++;
+    logic [31:0] msg_id = $urandom();
+    logic [15:0] src = 16'($urandom());
+    logic [7:0] flags = 8'($urandom());
+    int off = 0;
+    lmr_exp_t e;
+    while (off < total) begin
+      int plen = fixed_len ? max_pkt : $urandom_range(1, max_pkt);
+      if (plen > total - off) plen = total - off;
+      rand_pay(plen);
+      for (int i = 0; i < plen; i++) exp_mem[ra0 + 64'(off + i)] = '{key: key, val: pay[i]};
+      build_pkt(node_id, src, PTYPE_WRITE, off == 0, off + plen == total, flags, 16'(plen),
+                ra0 + 64'(off), msg_id, 32'(off));
+      send_pkt();
+      exp_pkt++;
+      off += plen;
+    end
+    msg_pending[key] = total;
+    e.key  = key;
+    e.irq  = flags[DESC_FLAG_IRQ_REMOTE_BIT];
+    e.mode = 2'd0;
+    e.slot = '0;
+    e.w[0] = lmr_entry_w0_t'{msg_id: msg_id, status: 16'h8000, src: src};
+    e.w[1] = ra0;
+    e.w[2] = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(flags), len: 32'(total)};
+    e.w[3] = '0;
+    lmr_q.push_back(e);
+    exp_irq += int'(e.irq);
+  endfunction
+
+  function automatic void good_msg(int max_total);
+    int total = $urandom_range(1, max_total);
+    send_msg(total, alloc(total), MTU_MAX, 1'b0);
+  endfunction
+
+  typedef enum int {
+    BadCrc, BadDest, BadEep, BadCount, BadLen0, BadLenBig, BadPtype, BadWinLo, BadWinHi,
+    BadShort, BadLong, BadCut, NumBad
+  } bad_e;
+
+  // Sends one bad single-packet message; returns the counter it must bump (0 crc,
+  // 1 dest, 2 malformed, 3 window).
+  function automatic int send_bad(bad_e kind);
+    int len = $urandom_range(1, MTU_MAX);
+    logic [63:0] ra = alloc(len + 8);
+    logic [15:0] dest = node_id;
+    logic [3:0] ptype = PTYPE_WRITE;
+    logic [15:0] len_field;
+    int cause = 2;
+    if (kind == BadDest) begin
+      dest = node_id ^ 16'(1 << $urandom_range(0, 15));
+      cause = 1;
+    end
+    if (kind == BadPtype) ptype = 4'($urandom_range(1, 15));
+    if (kind == BadWinLo) begin
+      ra = win_base - 64'($urandom_range(1, 64));
+      cause = 3;
+    end
+    if (kind == BadWinHi) begin
+      ra = win_base + win_size - 64'(len) + 64'($urandom_range(1, 64));
+      cause = 3;
+    end
+    if (kind == BadLenBig) begin
+      len = MTU_MAX + 1;
+      ra = {ra[63:3], 3'b000};
+    end
+    len_field = 16'(len);
+    if (kind == BadLen0) len_field = '0;
+    if (kind == BadCount) len_field = 16'(len + 8 * $urandom_range(1, 3));
+    rand_pay(len);
+    build_pkt(dest, 16'($urandom()), ptype, 1'b1, 1'b1, 8'($urandom()), len_field, ra,
+              $urandom(), 32'h0);
+    unique case (kind)
+      BadCrc: begin
+        int f = $urandom_range(0, pkt.size() - 1);
+        int bit_idx = $urandom_range(0, (f == pkt.size() - 1) ? 31 : 63);
+        pkt[f].data[bit_idx] = !pkt[f].data[bit_idx];
+        cause = 0;
+      end
+      BadEep:   pkt[pkt.size() - 1].err = 1'b1;
+      BadShort: begin
+        int n = $urandom_range(1, 4);
+        while (pkt.size() > n) void'(pkt.pop_front());
+      end
+      BadLong: begin
+        // No `last` for far more than a packet can hold, then an end.
+        int n = $urandom_range(MaxFlits + 1, 3 * MaxFlits);
+        pkt.delete();
+        for (int i = 0; i < n; i++) pkt.push_back(mk_flit({$urandom(), $urandom()}));
+        pkt[n - 1].last = 1'b1;
+      end
+      BadCut: begin
+        // Exactly one flit too many: a max-size packet with one extra payload flit.
+        pkt.delete();
+        for (int i = 0; i <= MaxFlits; i++) pkt.push_back(mk_flit({$urandom(), $urandom()}));
+        pkt[MaxFlits].last = 1'b1;
+      end
+      default: ;
+    endcase
+    send_pkt();
+    return cause;
+  endfunction
+
+  // Waits until the generator is empty, every credit is back and the write port is idle.
+  task automatic drain();
+    int idle = 0;
+    int waited = 0;
+    while (idle < 60) begin
+      @(posedge clk);
+      waited++;
+      if (waited == 500000) begin
+        $display("HANG: txq %0d credits %0d exp bytes %0d lmr pending %0d egress state %0d",
+                 txq.size(), credits, exp_mem.size(), lmr_q.size(), dut.u_egress.state_q);
+        $fatal(1, "tb_ddc_rx: drain never finished");
+      end
+      if (txq.size() == 0 && credits == int'(BufFlits) && !wr_valid) idle++;
+      else idle = 0;
+    end
+  endtask
+
+  task automatic check_clean(string phase);
+    `CHECK(exp_mem.size() == 0, $sformatf("%s: %0d payload bytes never written", phase,
+                                          exp_mem.size()))
+    `CHECK(lmr_q.size() == 0, $sformatf("%s: %0d LMR entries never written", phase,
+                                        lmr_q.size()))
+    `CHECK(n_msg == lmr_written, $sformatf("%s: %0d msg events for %0d LMR entries", phase,
+                                           n_msg, lmr_written))
+    $display("%s: done (errors so far %0d)", phase, errors);
+  endtask
+
+
+  task automatic check_counts(string phase);
+    `CHECK(n_crc == exp_cnt[0] && n_dest == exp_cnt[1] && n_mal == exp_cnt[2] &&
+           n_win == exp_cnt[3],
+           $sformatf("%s: drops crc/dest/mal/win = %0d/%0d/%0d/%0d, expected %0d/%0d/%0d/%0d",
+                     phase, n_crc, n_dest, n_mal, n_win, exp_cnt[0], exp_cnt[1], exp_cnt[2],
+                     exp_cnt[3]))
+  endtask
+
+  task automatic set_lmr_size(int n);
+    @(posedge clk);
+    lmr_size    <= 16'(n);
+    lmr_cons    <= '0;
+    lmr_reset   <= 1'b1;
+    prod_chk_en = 1'b0;
+    @(posedge clk);
+    lmr_reset <= 1'b0;
+    @(posedge clk);
+    prod_seen   = 0;
+    lmr_slot    = 0;
+    prod_chk_en = 1'b1;
+  endtask
+
+  initial begin
+    longint t0, f0, b0, s0;
+    int     nmsg;
+    enable    = 1'b1;
+    node_id   = 16'h0042;
+    win_base  = WinBase;
+    win_size  = 64'h0000_0001_0000_0000;
+    lmr_size  = 16'd64;
+    lmr_cons  = '0;
+    lmr_reset = 1'b0;
+    repeat (5) @(posedge clk);
+    rst_n = 1'b1;
+    run   = 1'b1;
+
+    // Reset credit announcement: exactly BufFlits pulses, one per cycle.
+    begin
+      int pulses = 0, first = -1, lastc = 0;
+      for (int i = 0; i < 3 * int'(BufFlits); i++) begin
+        @(posedge clk);
+        if (rx_credit) begin
+          pulses++;
+          if (first < 0) first = i;
+          lastc = i;
+        end
+      end
+      `CHECK(pulses == int'(BufFlits) && lastc - first + 1 == int'(BufFlits),
+             $sformatf("reset credits: %0d pulses over %0d cycles", pulses, lastc - first + 1))
+      $display("reset credit announcement: %0d pulses (buffer %0d flits)", pulses, BufFlits);
+    end
+
+    // ---- 1: directed good packets (edge geometry) ----
+    send_msg(1, alloc(1), MTU_MAX, 1'b0);
+    send_msg(8, alloc_lane(8, 0), MTU_MAX, 1'b0);
+    send_msg(1024, alloc_lane(1024, 7), MTU_MAX, 1'b0);   // 129 payload flits
+    send_msg(1024, alloc_lane(1024, 0), MTU_MAX, 1'b0);
+    send_msg(3000, alloc(3000), MTU_MAX, 1'b1);
+    send_msg(2, alloc_lane(2, 7), MTU_MAX, 1'b0);         // crosses a word
+    // window edges: last byte of the window, first byte of the window
+    send_msg(100, win_base + win_size - 64'd100, MTU_MAX, 1'b0);
+    send_msg(5, win_base, MTU_MAX, 1'b0);
+    drain();
+    check_clean("directed");
+    check_counts("directed");
+
+    // ---- 2: random messages, random gaps and stalls ----
+    for (int phase = 0; phase < 4; phase++) begin
+      gap_pct   = (phase == 0) ? 0 : 10 * phase * 2;
+      ready_pct = (phase == 0) ? 100 : 100 - 20 * phase;
+      for (int i = 0; i < 120; i++) good_msg((i % 4 == 0) ? 4096 : 600);
+      drain();
+      check_clean($sformatf("random gap %0d%% ready %0d%%", gap_pct, ready_pct));
+    end
+    check_counts("random");
+
+    // ---- 3: each bad case, then a good message must still land ----
+    gap_pct = 5;
+    ready_pct = 80;
+    for (int rep = 0; rep < 4; rep++) begin
+      for (int k = 0; k < int'(NumBad); k++) begin
+        int cause = send_bad(bad_e'(k));
+        int before_w = lmr_written;
+        exp_cnt[cause]++;
+        good_msg(300);
+        drain();
+        check_counts($sformatf("bad case %0d", k));
+        `CHECK(lmr_written == before_w + 1, $sformatf("bad case %0d: good msg lost", k))
+        check_clean($sformatf("bad case %0d rep %0d", k, rep));
+      end
+    end
+
+    // disabled: counted as a destination drop
+    enable = 1'b0;
+    send_msg(200, alloc(200), MTU_MAX, 1'b0);
+    begin
+      // Take the expectation back: nothing of this one-packet message may land.
+      lmr_exp_t e = lmr_q.pop_back();
+      exp_mem.delete();
+      msg_pending.delete();
+      exp_pkt--;
+      exp_irq -= int'(e.irq);
+    end
+    exp_cnt[1]++;
+    drain();
+    check_counts("disabled");
+    enable = 1'b1;
+    good_msg(200);
+    drain();
+    check_clean("after disabled");
+
+    // window size 0 accepts nothing
+    win_size = '0;
+    void'(send_bad(BadCrc));   // keeps counters honest: a crc error is still a crc error
+    exp_cnt[0]++;
+    rand_pay(16);
+    build_pkt(node_id, 16'h1, PTYPE_WRITE, 1'b1, 1'b1, 8'h0, 16'd16, win_base, 32'h7, 32'h0);
+    send_pkt();
+    exp_cnt[3]++;
+    drain();
+    check_counts("window size 0");
+    // window at the top of the address space: the end computation must not wrap
+    win_base = 64'hFFFF_FFFF_FFFF_F000;
+    win_size = 64'h1000;
+    rand_pay(16);
+    build_pkt(node_id, 16'h1, PTYPE_WRITE, 1'b1, 1'b1, 8'h0, 16'd16, 64'hFFFF_FFFF_FFFF_FFF8,
+              32'h8, 32'h0);
+    send_pkt();
+    exp_cnt[3]++;
+    send_msg(16, 64'hFFFF_FFFF_FFFF_FFF0, MTU_MAX, 1'b0);   // ends exactly at 2^64: valid
+    send_msg(13, 64'hFFFF_FFFF_FFFF_F000, MTU_MAX, 1'b0);
+    drain();
+    check_counts("window at 2^64");
+    check_clean("window at 2^64");
+    win_base = WinBase;
+    win_size = 64'h0000_0001_0000_0000;
+
+    // random mix of good and bad at speed
+    gap_pct = 0;
+    ready_pct = 90;
+    for (int i = 0; i < 300; i++) begin
+      if ($urandom_range(0, 3) == 0) begin
+        int cause = send_bad(bad_e'($urandom_range(0, int'(NumBad) - 1)));
+        exp_cnt[cause]++;
+      end else begin
+        good_msg(1500);
+      end
+    end
+    drain();
+    check_counts("mix");
+    check_clean("mix");
+
+    // ---- 4: LMR ring full: back-pressure, no loss ----
+    auto_consume = 1'b0;
+    set_lmr_size(2);   // one usable entry
+    gap_pct = 0;
+    ready_pct = 100;
+    for (int i = 0; i < 6; i++) send_msg(1024, alloc(1024), MTU_MAX, 1'b1);
+    repeat (3000) @(posedge clk);
+    `CHECK(lmr_q.size() == 5, $sformatf("ring full: %0d entries pending, expected 5",
+                                        lmr_q.size()))
+    `CHECK(txq.size() > 0 && credits == 0, $sformatf(
+           "ring full: link not stalled (txq %0d credits %0d)", txq.size(), credits))
+    $display("ring full: stalled with %0d flits waiting at the sender", txq.size());
+    for (int i = 1; i <= 5; i++) begin
+      // consume one entry at a time
+      lmr_cons <= 16'(i % 2);
+      repeat (600) @(posedge clk);
+      `CHECK(lmr_q.size() == 5 - i, $sformatf("ring full: after consuming %0d, %0d pending",
+                                              i, lmr_q.size()))
+    end
+    drain();
+    check_clean("ring full");
+    // ring unconfigured (size 0): wait, then go when configured
+    @(posedge clk);
+    lmr_size <= '0;
+    send_msg(64, alloc(64), MTU_MAX, 1'b0);
+    repeat (500) @(posedge clk);
+    `CHECK(lmr_q.size() == 1 && exp_mem.size() == 0, "ring size 0: entry written or payload lost")
+    set_lmr_size(8);
+    drain();
+    check_clean("ring size 0");
+    set_lmr_size(64);
+    auto_consume = 1'b1;
+
+    // ---- ring reset while an entry is half written / its commit is in the pipeline ----
+    for (int m = 1; m <= 2; m++) begin
+      int t = 0;
+      lmr_exp_t e;
+      ready_pct = 100;
+      drain();
+      if (m == 1) hold = 1'b1;
+      else        hold_mark = 1'b1;
+      send_msg(8, alloc_lane(8, 0), MTU_MAX, 1'b0);   // one payload beat
+      // m=1: payload and word 1 fill the output buffer, the egress waits with word 2;
+      // m=2: word 0 (the commit) waits at the port.
+      while (t < 5000 && !((m == 1) ? (int'(dut.u_egress.state_q) == 6 &&
+                                      dut.u_egress.lmr_word_q == 2'd2)
+                                   : (wr_valid && wr_side[0]))) begin
+        @(posedge clk);
+        t++;
+      end
+      `CHECK(t < 5000, $sformatf("ring reset case %0d: never reached the point", m))
+      e = lmr_q.pop_back();
+      e.mode = 2'(m);
+      e.slot = 16'(lmr_slot);
+      exp_irq -= int'(e.irq);
+      lmr_q.push_back(e);
+      set_lmr_size(64);
+      hold = 1'b0;
+      hold_mark = 1'b0;
+      drain();
+      `CHECK(lmr_prod == 0, $sformatf("ring reset case %0d: LMR_PROD %0d", m, lmr_prod))
+      send_msg(100, alloc(100), MTU_MAX, 1'b0);
+      drain();
+      check_clean($sformatf("ring reset case %0d", m));
+    end
+
+    // ---- 5: throughput ----
+    gap_pct = 0;
+    ready_pct = 100;
+    drain();
+    f0 = sent_flits;
+    b0 = payload_beats;
+    s0 = credit_stalls;
+    nmsg = 64;
+    send_msg(nmsg * 1024, alloc_lane(nmsg * 1024, 0), MTU_MAX, 1'b1);
+    t0 = cycle;
+    drain();
+    $display("THROUGHPUT one 64 KiB message, 1024 B packets: link %.3f flits/cycle, DMA %.3f payload beats/cycle (%0d flits, %0d beats, %0d cycles to last write)",
+             real'(sent_flits - f0) / real'(last_write_cycle - t0 + 1),
+             real'(payload_beats - b0) / real'(last_write_cycle - t0 + 1),
+             sent_flits - f0, payload_beats - b0, last_write_cycle - t0 + 1);
+    $display("THROUGHPUT sender waited for credits %0d cycles", credit_stalls - s0);
+    `CHECK(real'(sent_flits - f0) / real'(last_write_cycle - t0 + 1) > 0.97,
+           "long-message throughput below 0.97 flits/cycle")
+    `CHECK(credit_stalls == s0, "the link stalled on credits during a long message")
+    f0 = sent_flits;
+    t0 = cycle;
+    for (int i = 0; i < nmsg; i++) send_msg(1024, alloc_lane(1024, 0), MTU_MAX, 1'b1);
+    drain();
+    $display("THROUGHPUT 64 single-packet 1024 B messages: link %.3f flits/cycle",
+             real'(sent_flits - f0) / real'(last_write_cycle - t0 + 1));
+    check_clean("throughput");
+    check_counts("final");
+
+    `CHECK(n_pkt == exp_pkt && n_msg_irq == exp_irq,
+           $sformatf("events: %0d packets (expected %0d), %0d irq (expected %0d)", n_pkt,
+                     exp_pkt, n_msg_irq, exp_irq))
+    `CHECK(credits == int'(BufFlits), "credits lost")
+    $display("events: %0d packets, %0d messages (%0d with IRQ_REMOTE), drops crc %0d dest %0d malformed %0d window %0d",
+             n_pkt, n_msg, n_msg_irq, n_crc, n_dest, n_mal, n_win);
+    if (errors != 0) $fatal(1, "tb_ddc_rx: %0d errors", errors);
+    $display("tb_ddc_rx: PASS");
+    $finish;
+  end
+
+  initial begin
+    #100ms;
+    $fatal(1, "tb_ddc_rx: timeout");
+  end
+endmodule

@@ -1,0 +1,197 @@
+// Checks ddc_tx_complete: status words written in record order to base + 32*slot + 24
+// (ring wrap), data {0, DONE | err, msg_id}, strobe FF; a good record is written only after
+// its message's msg_done, an error record needs none (errors alone all complete); the
+// done/err/irq pulses and cons_o follow each accepted write; random record, msg_done and
+// write-ready timing; a ring reset with a write pending completes that write without an
+// event and restarts at slot 0.
+module tb_ddc_tx_complete;
+  import fasthsl_pkg::*;
+
+  logic        clk = 1'b0;
+  logic        rst_n = 1'b0;
+  logic        run = 1'b0;
+  logic        flush = 1'b0, drain = 1'b0;
+  logic [63:0] lme_base = 64'h0000_0007_0000_0000;
+  logic [15:0] lme_size = 16'd5;
+  logic        cpl_valid = 1'b0, cpl_ready, cpl_irq = 1'b0;
+  desc_err_e   cpl_err = DESC_ERR_OK;
+  logic [31:0] cpl_msg_id = '0;
+  logic        msg_done = 1'b0;
+  logic        wr_valid, wr_ready = 1'b0;
+  logic [63:0] wr_addr, wr_data;
+  logic [7:0]  wr_strb;
+  logic [15:0] cons;
+  logic        done, err, irq, idle;
+
+  always #5 clk = ~clk;
+
+  ddc_tx_complete #(
+    .CplDepth(4)
+  ) dut (
+    .clk_i       (clk),
+    .rst_ni      (rst_n),
+    .flush_i     (flush),
+    .drain_i     (drain),
+    .lme_base_i  (lme_base),
+    .lme_size_i  (lme_size),
+    .cpl_valid_i (cpl_valid),
+    .cpl_ready_o (cpl_ready),
+    .cpl_err_i   (cpl_err),
+    .cpl_msg_id_i(cpl_msg_id),
+    .cpl_irq_i   (cpl_irq),
+    .msg_done_i  (msg_done),
+    .wr_valid_o  (wr_valid),
+    .wr_ready_i  (wr_ready),
+    .wr_addr_o   (wr_addr),
+    .wr_data_o   (wr_data),
+    .wr_strb_o   (wr_strb),
+    .cons_o      (cons),
+    .done_o      (done),
+    .err_o       (err),
+    .irq_o       (irq),
+    .idle_o      (idle)
+  );
+
+  typedef struct packed {
+    logic [7:0]  err;
+    logic [31:0] msg_id;
+    logic        irq;
+    logic [31:0] good_idx;   // index among good records (0-based), for msg_done matching
+  } rec_t;
+
+  rec_t   to_send[$];
+  rec_t   pushed[$];
+  int     errors = 0;
+  longint cycle = 0;
+  int     good_made = 0, good_pushed = 0, dones_sent = 0, written = 0;
+  int     p_rec = 100, p_done = 100, p_wr = 100;
+  bit     pulse_exp = 0, err_exp = 0, irq_exp = 0;
+  bit     stale_exp = 0;
+  int     cons_exp = 0;
+  logic [63:0] stale_addr, stale_data;
+  rec_t   m_r;
+
+  task automatic fail(string m);
+    $display("FAIL @%0d: %s", cycle, m);
+    errors++;
+    if (errors > 10) $fatal(1, "tb_ddc_tx_complete: too many errors");
+  endtask
+
+  task automatic add(int bad_pct);
+    rec_t r;
+    r.err = ($urandom_range(0, 99) < bad_pct) ? 8'($urandom_range(1, 3)) : 8'h00;
+    r.msg_id = $urandom();
+    r.irq = ($urandom_range(0, 1) != 0);
+    r.good_idx = 32'(good_made);
+    if (r.err == 0) good_made++;
+    to_send.push_back(r);
+  endtask
+
+  always begin
+    @(negedge clk);
+    cpl_valid = !drain && (to_send.size() != 0) && ($urandom_range(0, 99) < p_rec);
+    if (to_send.size() != 0) begin
+      cpl_err = desc_err_e'(to_send[0].err); cpl_msg_id = to_send[0].msg_id; cpl_irq = to_send[0].irq;
+    end
+    // The packetizer finishes good messages in order, only after their record exists.
+    msg_done = !drain && (dones_sent < good_pushed) && ($urandom_range(0, 99) < p_done);
+    wr_ready = ($urandom_range(0, 99) < p_wr);
+    #4;
+    if (run) begin
+      if (done !== pulse_exp || err !== (pulse_exp && err_exp) || irq !== (pulse_exp && irq_exp)) begin
+        fail($sformatf("pulses %b%b%b want %b%b%b", done, err, irq, pulse_exp, pulse_exp && err_exp, pulse_exp && irq_exp));
+      end
+      if (done && int'(cons) != cons_exp) fail($sformatf("cons %0d want %0d", cons, cons_exp));
+      pulse_exp = 0;
+      if (cpl_valid && cpl_ready) begin
+        m_r = to_send.pop_front();
+        pushed.push_back(m_r);
+        if (m_r.err == 0) good_pushed++;
+      end
+      if (msg_done) dones_sent++;
+      if (wr_valid && wr_ready) begin
+        if (wr_strb !== 8'hFF) fail("strobe");
+        if (flush) begin
+          if (pushed.size() != 0) void'(pushed.pop_front());
+        end else if (stale_exp) begin
+          if (wr_addr !== stale_addr || wr_data !== stale_data) fail("pending write changed by the reset");
+          stale_exp = 0;
+        end else if (pushed.size() == 0) begin
+          fail("write with no record");
+        end else begin
+          m_r = pushed.pop_front();
+          if (wr_addr !== lme_base + 64'(32 * (written % int'(lme_size))) + 64'd24) fail($sformatf("addr %h", wr_addr));
+          if (wr_data !== {16'h0, 16'h8000 | {8'h0, m_r.err}, m_r.msg_id}) fail($sformatf("data %h", wr_data));
+          if (m_r.err == 0 && int'(m_r.good_idx) >= dones_sent) fail("good record written before its msg_done");
+          written++;
+          cons_exp = written % int'(lme_size);
+          pulse_exp = 1; err_exp = (m_r.err != 0); irq_exp = m_r.irq;
+        end
+      end
+      if (flush) begin
+        stale_exp  = wr_valid && !wr_ready;
+        stale_addr = wr_addr;
+        stale_data = wr_data;
+      end
+    end
+    @(posedge clk);
+    cycle++;
+  end
+
+  task automatic wait_done(int limit);
+    int t = 0;
+    while ((to_send.size() != 0 || pushed.size() != 0 || wr_valid) && t < limit) begin
+      @(negedge clk);
+      t++;
+    end
+    if (t >= limit) fail($sformatf("timeout: %0d to send, %0d pushed", to_send.size(), pushed.size()));
+    repeat (5) @(negedge clk);
+    if (int'(cons) != written % int'(lme_size)) fail("final cons");
+  endtask
+
+  initial begin
+    repeat (3) @(negedge clk);
+    rst_n = 1'b1;
+    run = 1'b1;
+
+    // Error records alone: no msg_done needed.
+    for (int i = 0; i < 12; i++) add(100);
+    p_done = 0;
+    wait_done(1000);
+
+    // Random mixes.
+    p_done = 30; p_rec = 60; p_wr = 50;
+    for (int i = 0; i < 400; i++) add(30);
+    wait_done(100000);
+    p_done = 100; p_rec = 100; p_wr = 100;
+    for (int i = 0; i < 100; i++) add(20);
+    wait_done(100000);
+    $display("%0d status writes", written);
+
+    // Ring reset with a write held by the host.
+    for (int k = 0; k < 10; k++) begin
+      p_done = 50; p_rec = 80; p_wr = (k % 2 == 0) ? 0 : 30;
+      for (int i = 0; i < 6; i++) add(30);
+      repeat ($urandom_range(1, 30)) @(negedge clk);
+      @(negedge clk);
+      flush = 1'b1; drain = 1'b1;
+      lme_size = 16'(3 + k);
+      @(negedge clk);
+      flush = 1'b0;
+      to_send.delete(); pushed.delete();
+      written = 0; good_made = 0; good_pushed = 0; dones_sent = 0;
+      while (!idle) @(negedge clk);
+      drain = 1'b0;
+      p_wr = 60;
+      repeat (10) @(negedge clk);
+      if (stale_exp) fail("pending write never completed");
+      if (cons != 0) fail("cons not reset");
+      for (int i = 0; i < 8; i++) add(30);
+      wait_done(10000);
+    end
+
+    if (errors != 0) $fatal(1, "tb_ddc_tx_complete: %0d errors", errors);
+    $display("tb_ddc_tx_complete: PASS");
+    $finish;
+  end
+endmodule

@@ -1,0 +1,293 @@
+// Checks ddc_tx_packetizer: random jobs (lengths, both alignments, header fields) against a
+// payload word stream, random job/payload gaps and receiver credit stalls. Every packet's
+// flits (header fields, realigned payload, CRC trailer, last/err framing) are compared with
+// a reference; credits are never exceeded; pkt_sent/msg_done pulse per trailer / last
+// packet. With everything available, consecutive packets leave with no idle cycle. A flush
+// mid-packet ends it with one EEP flit; a flush between packets sends none; queued jobs are
+// discarded while draining and the next packets are intact.
+module tb_ddc_tx_packetizer;
+  import fasthsl_pkg::*;
+  import fasthsl_link_pkg::*;
+
+  localparam int RxDepth = 8;
+
+  logic        clk = 1'b0;
+  logic        rst_n = 1'b0;
+  logic        run = 1'b0;
+  logic        flush = 1'b0, drain = 1'b0;
+  logic [15:0] node_id = 16'h0ABC;
+  logic        job_valid = 1'b0, job_ready;
+  logic [15:0] job_dest = '0;
+  logic [7:0]  job_flags = '0;
+  logic        job_first = 1'b0, job_last = 1'b0;
+  logic [10:0] job_len = '0;
+  logic [63:0] job_remote = '0;
+  logic [31:0] job_msg_id = '0, job_offset = '0;
+  logic [2:0]  job_src_off = '0;
+  logic        pbuf_valid = 1'b0, pbuf_ready;
+  logic [63:0] pbuf_data = '0;
+  link_flit_t  tx_flit;
+  logic        tx_credit = 1'b0;
+  logic        pkt_sent, msg_done, idle;
+
+  always #5 clk = ~clk;
+
+  ddc_tx_packetizer #(
+    .JobDepth(4),
+    .CreditW (5)
+  ) dut (
+    .clk_i        (clk),
+    .rst_ni       (rst_n),
+    .flush_i      (flush),
+    .drain_i      (drain),
+    .node_id_i    (node_id),
+    .job_valid_i  (job_valid),
+    .job_ready_o  (job_ready),
+    .job_dest_i   (job_dest),
+    .job_flags_i  (job_flags),
+    .job_first_i  (job_first),
+    .job_last_i   (job_last),
+    .job_len_i    (job_len),
+    .job_remote_i (job_remote),
+    .job_msg_id_i (job_msg_id),
+    .job_offset_i (job_offset),
+    .job_src_off_i(job_src_off),
+    .pbuf_valid_i (pbuf_valid),
+    .pbuf_ready_o (pbuf_ready),
+    .pbuf_data_i  (pbuf_data),
+    .tx_flit_o    (tx_flit),
+    .tx_credit_i  (tx_credit),
+    .pkt_sent_o   (pkt_sent),
+    .msg_done_o   (msg_done),
+    .idle_o       (idle)
+  );
+
+  typedef struct packed {
+    logic [15:0] dest;
+    logic [7:0]  flags;
+    logic        first;
+    logic        last;
+    logic [10:0] len;
+    logic [63:0] remote;
+    logic [31:0] msg_id;
+    logic [31:0] offset;
+    logic [2:0]  src_off;
+    logic [31:0] base;    // first byte in all_bytes
+  } pkt_t;
+
+  pkt_t        to_send[$];     // jobs not yet offered
+  pkt_t        expect_q[$];    // packets expected on the link
+  logic [63:0] words[$];       // payload buffer contents
+  logic [7:0]  all_bytes[$];
+
+  int     errors = 0;
+  longint cycle = 0;
+  int     p_job = 100, p_pbuf = 100, p_rx = 100;
+  int     credits_given = 0, flits = 0, rx_fill = 0, credit_debt = 0;
+  int     pkt_sent_n = 0, trl_n = 0, msg_done_n = 0, last_n = 0;
+  bit     eep_expected = 0;
+  int     eep_n = 0;
+  longint busy_first = -1, busy_last = 0, busy_flits = 0;
+  logic [63:0] cur[$];
+
+  task automatic fail(string m);
+    $display("FAIL @%0d: %s", cycle, m);
+    errors++;
+    if (errors > 10) $fatal(1, "tb_ddc_tx_packetizer: too many errors");
+  endtask
+
+  function automatic logic [31:0] crc_byte(logic [31:0] c, logic [7:0] b);
+    c = c ^ {24'h0, b};
+    for (int k = 0; k < 8; k++) c = c[0] ? ((c >> 1) ^ 32'hEDB8_8320) : (c >> 1);
+    return c;
+  endfunction
+
+  task automatic add_packet(int s, int r, int len, bit first, bit last);
+    pkt_t p;
+    int   n = (s + len + 7) / 8;
+    logic [7:0] raw[$];
+    for (int k = 0; k < 8 * n; k++) raw.push_back(8'($urandom()));
+    p.dest = 16'($urandom()); p.flags = 8'($urandom()); p.first = first; p.last = last;
+    p.len = 11'(len);
+    p.remote = {$urandom(), $urandom()};
+    p.remote[2:0] = 3'(r);
+    p.msg_id = $urandom(); p.offset = $urandom(); p.src_off = 3'(s);
+    p.base = 32'(all_bytes.size());
+    for (int k = 0; k < len; k++) all_bytes.push_back(raw[s + k]);
+    for (int w = 0; w < n; w++) begin
+      logic [63:0] x;
+      for (int k = 0; k < 8; k++) x[k*8 +: 8] = raw[8 * w + k];
+      words.push_back(x);
+    end
+    to_send.push_back(p);
+    expect_q.push_back(p);
+  endtask
+
+  task automatic check_packet();
+    pkt_t        p;
+    pkt_hdr_w0_t w0;
+    logic [31:0] crc;
+    int          m, base;
+    if (expect_q.size() == 0) begin
+      fail("unexpected packet");
+      return;
+    end
+    p = expect_q.pop_front();
+    m = (int'(p.remote[2:0]) + int'(p.len) + 7) / 8;
+    base = int'(p.base);
+    if (cur.size() != m + 4) begin
+      fail($sformatf("packet of %0d flits, want %0d", cur.size(), m + 4));
+      return;
+    end
+    w0 = cur[0];
+    if (w0.dest !== p.dest || w0.src !== node_id || w0.ptype !== PTYPE_WRITE || w0.first !== p.first ||
+        w0.last !== p.last || w0.flags !== p.flags || w0.len !== 16'(p.len) || w0.rsvd38 !== '0) begin
+      fail($sformatf("bad w0 %h", cur[0]));
+    end
+    if (cur[1] !== p.remote) fail("bad w1");
+    if (cur[2] !== {p.offset, p.msg_id}) fail("bad w2");
+    for (int i = 0; i < m; i++) begin
+      logic [63:0] want;
+      for (int b = 0; b < 8; b++) begin
+        int pos = 8 * i + b - int'(p.remote[2:0]);
+        want[b*8 +: 8] = (pos >= 0 && pos < int'(p.len)) ? all_bytes[base + pos] : 8'h00;
+      end
+      if (cur[3 + i] !== want) begin
+        fail($sformatf("s=%0d r=%0d len=%0d flit %0d: %h want %h", p.src_off, p.remote[2:0], p.len, i, cur[3 + i], want));
+        break;
+      end
+    end
+    crc = '1;
+    for (int f = 0; f < m + 3; f++) for (int b = 0; b < 8; b++) crc = crc_byte(crc, cur[f][b*8 +: 8]);
+    if (cur[m + 3] !== {32'h0, ~crc}) fail($sformatf("trailer %h want crc %h", cur[m + 3], ~crc));
+    if (p.last) last_n++;
+  endtask
+
+  // Drive at negedge, sample before posedge.
+  always begin
+    @(negedge clk);
+    job_valid = (to_send.size() != 0) && !drain && ($urandom_range(0, 99) < p_job);
+    if (to_send.size() != 0) begin
+      job_dest = to_send[0].dest; job_flags = to_send[0].flags; job_first = to_send[0].first;
+      job_last = to_send[0].last; job_len = to_send[0].len; job_remote = to_send[0].remote;
+      job_msg_id = to_send[0].msg_id; job_offset = to_send[0].offset; job_src_off = to_send[0].src_off;
+    end
+    pbuf_valid = (words.size() != 0) && ($urandom_range(0, 99) < p_pbuf);
+    pbuf_data  = (words.size() != 0) ? words[0] : 64'hx;
+    tx_credit = 1'b0;
+    if (credit_debt > 0) begin
+      credit_debt--; tx_credit = 1'b1; credits_given++;
+    end else if (rx_fill > 0 && $urandom_range(0, 99) < p_rx) begin
+      rx_fill--; tx_credit = 1'b1; credits_given++;
+    end
+    #4;
+    if (run) begin
+      if (job_valid && job_ready) void'(to_send.pop_front());
+      if (pbuf_valid && (pbuf_ready || drain)) void'(words.pop_front());
+      if (pkt_sent) pkt_sent_n++;
+      if (msg_done) msg_done_n++;
+      if (tx_flit.valid) begin
+        flits++;
+        rx_fill++;
+        if (flits > credits_given) fail("flit without credit");
+        if (busy_first < 0) busy_first = cycle;
+        busy_last = cycle;
+        busy_flits++;
+        if (eep_expected) begin
+          if (!(tx_flit.last && tx_flit.err && tx_flit.data == '0)) fail("expected EEP");
+          eep_expected = 0;
+          eep_n++;
+          cur.delete();
+        end else begin
+          if (tx_flit.err) fail("unexpected err");
+          cur.push_back(tx_flit.data);
+          if (tx_flit.last) begin
+            trl_n++;
+            check_packet();
+            cur.delete();
+          end
+        end
+      end
+      if (flush) begin
+        if (cur.size() != 0) eep_expected = 1;
+      end
+    end
+    @(posedge clk);
+    cycle++;
+  end
+
+  task automatic wait_done(int limit);
+    int t = 0;
+    while ((expect_q.size() != 0 || words.size() != 0) && t < limit) begin
+      @(negedge clk);
+      t++;
+    end
+    if (t >= limit) fail($sformatf("timeout, %0d packets left", expect_q.size()));
+    repeat (10) @(negedge clk);
+  endtask
+
+  // Flush as the top does: one pulse, then drain until the job queue is empty, dropping
+  // the source's remaining jobs and words.
+  task automatic do_flush();
+    @(negedge clk);
+    flush = 1'b1; drain = 1'b1;
+    @(negedge clk);
+    flush = 1'b0;
+    to_send.delete();
+    words.delete();
+    expect_q.delete();
+    while (!idle) @(negedge clk);
+    @(negedge clk);
+    drain = 1'b0;
+  endtask
+
+  initial begin
+    repeat (3) @(negedge clk);
+    rst_n = 1'b1;
+    run = 1'b1;
+    credit_debt = RxDepth;
+    repeat (RxDepth + 2) @(negedge clk);
+
+    // Every alignment pair, short and long.
+    for (int s = 0; s < 8; s++) for (int r = 0; r < 8; r++) begin
+      add_packet(s, r, $urandom_range(1, 20), 1, 0);
+      add_packet(s, r, $urandom_range(100, 1024), 0, 1);
+    end
+    wait_done(100000);
+    // Random with stalls everywhere.
+    p_job = 50; p_pbuf = 60; p_rx = 50;
+    for (int i = 0; i < 300; i++) begin
+      add_packet($urandom_range(0, 7), $urandom_range(0, 7),
+                 ($urandom_range(0, 3) == 0) ? $urandom_range(1, 1024) : $urandom_range(1, 64),
+                 ($urandom_range(0, 1) != 0), ($urandom_range(0, 1) != 0));
+    end
+    wait_done(400000);
+    if (pkt_sent_n != trl_n) fail($sformatf("pkt_sent %0d, trailers %0d", pkt_sent_n, trl_n));
+    if (msg_done_n != last_n) fail($sformatf("msg_done %0d, last packets %0d", msg_done_n, last_n));
+
+    // No bubbles: payload already buffered, receiver always ready.
+    p_job = 100; p_pbuf = 100; p_rx = 100;
+    for (int i = 0; i < 20; i++) add_packet($urandom_range(0, 7), $urandom_range(0, 7), $urandom_range(1, 300), 1, 1);
+    busy_first = -1; busy_flits = 0;
+    wait_done(100000);
+    $display("back-to-back: %0d flits in %0d cycles", busy_flits, busy_last - busy_first + 1);
+    if (busy_flits != busy_last - busy_first + 1) fail("idle cycles between packets");
+
+    // Flushes at random points (also between packets and before anything was sent).
+    for (int k = 0; k < 40; k++) begin
+      p_rx = (k % 2 == 0) ? 100 : 30;
+      for (int i = 0; i < 6; i++) add_packet($urandom_range(0, 7), $urandom_range(0, 7), $urandom_range(1, 400), 1, 1);
+      repeat ($urandom_range(0, 250)) @(negedge clk);
+      do_flush();
+      repeat (5) @(negedge clk);
+      // Whatever comes next must be clean.
+      for (int i = 0; i < 2; i++) add_packet($urandom_range(0, 7), $urandom_range(0, 7), $urandom_range(1, 100), 1, 1);
+      wait_done(100000);
+    end
+    $display("flushes: %0d EEP flits", eep_n);
+    if (eep_n == 0) fail("no flush hit a packet in flight");
+    if (errors != 0) $fatal(1, "tb_ddc_tx_packetizer: %0d errors", errors);
+    $display("tb_ddc_tx_packetizer: %0d packets PASS", trl_n);
+    $finish;
+  end
+endmodule
