@@ -193,11 +193,21 @@ def gen_rs(spec):
         o.append("}")
         o.append("")
     for b in spec["bits"]:
+        ty = f"u{b.get('width', 16)}"
         o.append(f"/// {b['doc']}")
         o.append(f"pub mod {b['name'].lower()} {{")
         for v in b["values"]:
             o.append(f"    /// {v['doc']}")
-            o.append(f"    pub const {v['name']}: u16 = 1 << {v['bit']};")
+            o.append(f"    pub const {v['name']}: {ty} = 1 << {v['bit']};")
+        o.append("    /// Every defined bit.")
+        o.append("    pub const ALL: " + ty + " = " + " | ".join(v["name"] for v in b["values"]) + ";")
+        o.append("")
+        o.append("    /// Names of the defined bits set in `value`, lowest first.")
+        o.append(f"    pub fn names(value: {ty}) -> Vec<&'static str> {{")
+        o.append(f"        const NAMES: [({ty}, &str); {len(b['values'])}] = [" +
+                 ", ".join(f"({v['name']}, \"{v['name']}\")" for v in sorted(b["values"], key=lambda v: v["bit"])) + "];")
+        o.append("        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()")
+        o.append("    }")
         o.append("}")
         o.append("")
     for fmt in spec["formats"]:

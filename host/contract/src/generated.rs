@@ -104,12 +104,84 @@ pub mod desc_flag {
     pub const IRQ_LOCAL: u16 = 1 << 0;
     /// Interrupt the receiver (INT_STATUS.LMR_NEW) when the LMR entry is written.
     pub const IRQ_REMOTE: u16 = 1 << 1;
+    /// Every defined bit.
+    pub const ALL: u16 = IRQ_LOCAL | IRQ_REMOTE;
+
+    /// Names of the defined bits set in `value`, lowest first.
+    pub fn names(value: u16) -> Vec<&'static str> {
+        const NAMES: [(u16, &str); 2] = [(IRQ_LOCAL, "IRQ_LOCAL"), (IRQ_REMOTE, "IRQ_REMOTE")];
+        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
+    }
 }
 
 /// Status word bits (lme_desc.status, lmr_entry.status); low 8 bits are a desc_err code.
 pub mod status {
     /// Set by the NIC when the entry is final.
     pub const DONE: u16 = 1 << 15;
+    /// Every defined bit.
+    pub const ALL: u16 = DONE;
+
+    /// Names of the defined bits set in `value`, lowest first.
+    pub fn names(value: u16) -> Vec<&'static str> {
+        const NAMES: [(u16, &str); 1] = [(DONE, "DONE")];
+        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
+    }
+}
+
+/// NIC CTRL register bits.
+pub mod ctrl {
+    /// Process the LME ring and accept packets.
+    pub const ENABLE: u32 = 1 << 0;
+    /// Every defined bit.
+    pub const ALL: u32 = ENABLE;
+
+    /// Names of the defined bits set in `value`, lowest first.
+    pub fn names(value: u32) -> Vec<&'static str> {
+        const NAMES: [(u32, &str); 1] = [(ENABLE, "ENABLE")];
+        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
+    }
+}
+
+/// INT_STATUS / INT_MASK bits.
+pub mod int {
+    /// A descriptor with DESC_FLAG_IRQ_LOCAL completed.
+    pub const LME_DONE: u32 = 1 << 0;
+    /// An LMR entry with DESC_FLAG_IRQ_REMOTE was written.
+    pub const LMR_NEW: u32 = 1 << 1;
+    /// ERR_STATUS is non-zero.
+    pub const ERROR: u32 = 1 << 2;
+    /// Every defined bit.
+    pub const ALL: u32 = LME_DONE | LMR_NEW | ERROR;
+
+    /// Names of the defined bits set in `value`, lowest first.
+    pub fn names(value: u32) -> Vec<&'static str> {
+        const NAMES: [(u32, &str); 3] = [(LME_DONE, "LME_DONE"), (LMR_NEW, "LMR_NEW"), (ERROR, "ERROR")];
+        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
+    }
+}
+
+/// ERR_STATUS bits (sticky, write 1 to clear).
+pub mod err {
+    /// Access to an undefined offset, or a write to a read-only register.
+    pub const CSR_BAD_ADDR: u32 = 1 << 0;
+    /// A register write with a value the card refuses.
+    pub const CSR_BAD_VALUE: u32 = 1 << 1;
+    /// LME_PROD written with an index >= LME_SIZE.
+    pub const LME_PROD_RANGE: u32 = 1 << 2;
+    /// LMR_CONS written with an index >= LMR_SIZE.
+    pub const LMR_CONS_RANGE: u32 = 1 << 3;
+    /// A descriptor completed with an error code.
+    pub const DESC_ERROR: u32 = 1 << 4;
+    /// An incoming packet was dropped.
+    pub const RX_DROP: u32 = 1 << 5;
+    /// Every defined bit.
+    pub const ALL: u32 = CSR_BAD_ADDR | CSR_BAD_VALUE | LME_PROD_RANGE | LMR_CONS_RANGE | DESC_ERROR | RX_DROP;
+
+    /// Names of the defined bits set in `value`, lowest first.
+    pub fn names(value: u32) -> Vec<&'static str> {
+        const NAMES: [(u32, &str); 6] = [(CSR_BAD_ADDR, "CSR_BAD_ADDR"), (CSR_BAD_VALUE, "CSR_BAD_VALUE"), (LME_PROD_RANGE, "LME_PROD_RANGE"), (LMR_CONS_RANGE, "LMR_CONS_RANGE"), (DESC_ERROR, "DESC_ERROR"), (RX_DROP, "RX_DROP")];
+        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
+    }
 }
 
 /// LME ring entry (send descriptor), written by the driver, read by the NIC. Status written back by the NIC.

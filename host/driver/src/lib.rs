@@ -1,1 +1,1154 @@
-//! placeholder
+//! The FastHSL user-level driver: the PUT layer of the MPC cluster, on top of [`Device`].
+//!
+//! A [`Card`] brings one PCI-DDC NIC up (identity check, rings, receive window), programs
+//! the RCUBE routers its BAR exposes, posts remote writes ([`Card::put`]) into the LME ring
+//! and collects what happened by polling host memory: descriptor status words for sends,
+//! the LMR ring for messages received. The fast path does not read card registers: the
+//! only MMIO per message is the LME_PROD doorbell (and LMR_CONS when entries are
+//! consumed), as in the original PUT layer.
+//!
+//! The driver is written once against [`Device`], so the simulated card exercises exactly
+//! the code that runs against a real board through VFIO.
+//!
+//! ```no_run
+//! use fasthsl_driver::{Card, CardConfig, Device, DriverError};
+//! use fasthsl_topology::Topology;
+//!
+//! /// Node 0 writes "hello" into node 1's receive region.
+//! fn hello<D: Device>(dev0: D, dev1: D) -> Result<(), DriverError> {
+//!     let topo: Topology = "full:2".parse()?;
+//!     let (mut a, mut b) = (Card::open(dev0)?, Card::open(dev1)?);
+//!     a.configure(CardConfig::for_node(&topo, 0))?;
+//!     b.configure(CardConfig::for_node(&topo, 1))?;
+//!     a.program_routes(&topo)?;
+//!     b.program_routes(&topo)?;
+//!
+//!     let buf = a.device().dma_alloc(4096)?;
+//!     a.device().mem_write(&buf, 0, b"hello")?;
+//!     let t = a.put(1, &buf, 0, b.rx_iova()?, 5, 0)?;
+//!     a.wait_completion(&t, 1_000_000)?.result.expect("card accepted the descriptor");
+//!     let entry = b.wait_lmr(1_000_000)?; // src 0, len 5, addr = b.rx_iova()
+//!     let mut got = [0u8; 5];
+//!     b.read_rx((entry.addr - b.rx_iova()?) as usize, &mut got)?;
+//!     assert_eq!(&got, b"hello");
+//!     Ok(())
+//! }
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod ring;
+
+use std::collections::VecDeque;
+use std::ops::RangeInclusive;
+
+pub use fasthsl_contract as contract;
+use fasthsl_contract::{
+    ctrl, err, int, nic_regs as nic, router_regs as rt, status_decode, DescErr, LmeDesc, LmrEntry,
+    RouteBounds, RouteCtrl, CONTRACT_VERSION, ID_MAGIC, MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX,
+    ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
+};
+pub use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
+use fasthsl_topology::{Topology, TopologyError};
+use ring::{LmeRing, LmrCursor};
+
+/// How long [`Card::reset`] lets outstanding descriptors finish before disabling the card.
+const RESET_DRAIN_NS: u64 = 10_000_000;
+
+/// Errors of the driver.
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    /// The backend failed (register or DMA memory access, allocation, OS call).
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// The ID register does not hold ID_MAGIC.
+    #[error(
+        "{name}: ID register reads {found:#010x}, expected {expected:#010x} ('FSHL'){hint}",
+        expected = ID_MAGIC,
+        hint = if *.found == u32::MAX {
+            ": the card does not answer (all ones: link down, BAR disabled or device gone)"
+        } else {
+            ": this is not a FastHSL card, or its bitstream is not loaded"
+        }
+    )]
+    NotFastHsl {
+        /// Device name.
+        name: String,
+        /// Value read.
+        found: u32,
+    },
+    /// The card implements a different major contract version.
+    #[error(
+        "{name}: card implements contract {}.{}, this driver needs major version {} (driver contract {}.{}); \
+         update the driver or the bitstream so they match",
+        .found >> 16, .found & 0xFFFF, CONTRACT_VERSION >> 16, CONTRACT_VERSION >> 16, CONTRACT_VERSION & 0xFFFF
+    )]
+    VersionMismatch {
+        /// Device name.
+        name: String,
+        /// VERSION register value.
+        found: u32,
+    },
+    /// An operation that needs a configured card was called before [`Card::configure`].
+    #[error("the card is not configured: call Card::configure first")]
+    NotConfigured,
+    /// A [`CardConfig`] field is out of range.
+    #[error("invalid card configuration: {field} {reason}")]
+    BadConfig {
+        /// Field name.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The card did not take a configuration register value.
+    #[error(
+        "{register}: wrote {wrote:#x}, card reads back {read:#x} (ERR_STATUS {err_status:#x} {names:?})",
+        names = err::names(*.err_status)
+    )]
+    ConfigRejected {
+        /// Register name.
+        register: &'static str,
+        /// Value written.
+        wrote: u64,
+        /// Value read back.
+        read: u64,
+        /// ERR_STATUS after the write.
+        err_status: u32,
+    },
+    /// Every register read back right, but the card flagged errors while being configured.
+    #[error(
+        "the card flagged errors while being configured: ERR_STATUS {err_status:#x} {names:?}",
+        names = err::names(*.err_status)
+    )]
+    ConfigErrors {
+        /// ERR_STATUS after configuration.
+        err_status: u32,
+    },
+    /// The topology cannot be routed.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    /// This card's node id is not a node of the topology.
+    #[error("node {node} is not in the topology ({nodes} nodes)")]
+    NodeNotInTopology {
+        /// Configured node id.
+        node: u16,
+        /// Nodes in the topology.
+        nodes: usize,
+    },
+    /// The topology gives this node more routers than its BAR has router pages.
+    #[error("node {node} would manage routers {routers:?}, but a card exposes one router page")]
+    TooManyRouters {
+        /// Node id.
+        node: u16,
+        /// Routers the topology assigns to it.
+        routers: Vec<usize>,
+    },
+    /// The router page does not identify as a router.
+    #[error("router page at BAR0+{base:#x}: RT_ID reads {found:#010x}, expected {expected:#010x}", base = ROUTER_CSR_BASE, expected = ID_MAGIC)]
+    NoRouter {
+        /// RT_ID value read.
+        found: u32,
+    },
+    /// A routing table entry reads back differently from what was written.
+    #[error(
+        "router {router} input {input} entry {entry}: {register} wrote {wrote:#010x}, reads back {read:#010x}"
+    )]
+    RouteVerify {
+        /// Router index.
+        router: usize,
+        /// Input port.
+        input: usize,
+        /// Entry index within the input's table.
+        entry: usize,
+        /// RT_BOUNDS or RT_CTRL.
+        register: &'static str,
+        /// Value written.
+        wrote: u32,
+        /// Value read back.
+        read: u32,
+    },
+    /// put: zero-length message.
+    #[error("put: length is 0 (messages carry 1..={MSG_LEN_MAX} bytes)")]
+    ZeroLength,
+    /// put: message longer than MSG_LEN_MAX.
+    #[error("put: length {len} exceeds MSG_LEN_MAX ({MSG_LEN_MAX} bytes)")]
+    TooLong {
+        /// Requested length.
+        len: usize,
+    },
+    /// put: destination outside the configured DEST_RANGE.
+    #[error("put: destination node {dest} is outside the configured range {lo}..={hi}")]
+    DestOutOfRange {
+        /// Requested destination.
+        dest: u16,
+        /// Lowest reachable node.
+        lo: u16,
+        /// Highest reachable node.
+        hi: u16,
+    },
+    /// put: the local range does not lie inside the source buffer.
+    #[error(
+        "put: local range [{offset:#x}, +{len:#x}) is outside the {buf_len:#x}-byte source buffer"
+    )]
+    LocalRange {
+        /// Offset in the buffer.
+        offset: usize,
+        /// Length.
+        len: usize,
+        /// Buffer length.
+        buf_len: usize,
+    },
+    /// put: the remote range wraps around the 64-bit address space.
+    #[error("put: remote range {addr:#x}+{len:#x} wraps around the address space")]
+    RemoteRange {
+        /// Remote address.
+        addr: u64,
+        /// Length.
+        len: usize,
+    },
+    /// put: no free LME slot (completions not yet reaped, or the card is slow).
+    #[error(
+        "put: LME ring full ({outstanding} of {entries} entries outstanding; one stays empty)"
+    )]
+    RingFull {
+        /// Ring entries.
+        entries: u32,
+        /// Descriptors posted and not completed.
+        outstanding: usize,
+    },
+    /// A blocking wait ran out of (device) time.
+    #[error("timed out after {waited_ns} ns waiting for {what}")]
+    Timeout {
+        /// What was awaited.
+        what: &'static str,
+        /// Device-clock nanoseconds waited.
+        waited_ns: u64,
+    },
+    /// The ticket's completion was already handed out by [`Card::poll_completions`].
+    #[error("descriptor #{seq} already completed and was returned by poll_completions")]
+    AlreadyReaped {
+        /// Sequence number of the ticket.
+        seq: u64,
+    },
+    /// The ticket belongs to an earlier configuration (or another card).
+    #[error("ticket #{seq} does not belong to this card's current configuration")]
+    StaleTicket {
+        /// Sequence number of the ticket.
+        seq: u64,
+    },
+}
+
+/// How to bring a card up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardConfig {
+    /// This node's id (NODE_ID): packets for other ids are dropped.
+    pub node_id: u16,
+    /// Destinations the routing tables reach (DEST_RANGE, inclusive).
+    pub dest_range: RangeInclusive<u16>,
+    /// Payload bytes per packet: a multiple of 8 in 8..=MTU_MAX.
+    pub mtu: u32,
+    /// LME ring entries, 2..=RING_SIZE_MAX (one always stays empty).
+    pub lme_entries: u32,
+    /// LMR ring entries, 2..=RING_SIZE_MAX.
+    pub lmr_entries: u32,
+    /// Size of the receive region remote writes may land in, bytes (> 0).
+    pub rx_window_bytes: usize,
+    /// INT_MASK value (see [`contract::int`]); interrupts only matter to [`Card::wait_interrupt`].
+    pub int_mask: u32,
+}
+
+impl CardConfig {
+    /// Defaults for node `node` of `topology`: every node reachable, largest MTU, 256-entry
+    /// rings, a 4 MiB receive region, all interrupts enabled.
+    pub fn for_node(topology: &Topology, node: u16) -> Self {
+        CardConfig {
+            node_id: node,
+            dest_range: 0..=(topology.nodes().max(1) - 1) as u16,
+            mtu: MTU_MAX as u32,
+            lme_entries: 256,
+            lmr_entries: 256,
+            rx_window_bytes: 4 << 20,
+            int_mask: int::ALL,
+        }
+    }
+
+    /// Checks every field against the contract's limits.
+    pub fn validate(&self) -> Result<(), DriverError> {
+        let bad = |field, reason: String| Err(DriverError::BadConfig { field, reason });
+        if !self.mtu.is_multiple_of(8) || !(8..=MTU_MAX as u32).contains(&self.mtu) {
+            return bad(
+                "mtu",
+                format!("{} is not a multiple of 8 in 8..={MTU_MAX}", self.mtu),
+            );
+        }
+        for (field, n) in [
+            ("lme_entries", self.lme_entries),
+            ("lmr_entries", self.lmr_entries),
+        ] {
+            if !(2..=RING_SIZE_MAX as u32).contains(&n) {
+                return bad(field, format!("{n} is outside 2..={RING_SIZE_MAX}"));
+            }
+        }
+        if self.dest_range.is_empty() {
+            return bad("dest_range", format!("{:?} is empty", self.dest_range));
+        }
+        if self.rx_window_bytes == 0 {
+            return bad("rx_window_bytes", "must be > 0".into());
+        }
+        if self.int_mask & !int::ALL != 0 {
+            return bad(
+                "int_mask",
+                format!("{:#x} has bits outside {:#x}", self.int_mask, int::ALL),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Handle on a posted descriptor, for [`Card::wait_completion`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PutTicket {
+    /// Sequence number: descriptors posted before this one since configuration.
+    pub seq: u64,
+    /// The descriptor's msg_id (delivered in the receiver's LMR entry).
+    pub msg_id: u32,
+    /// LME slot the descriptor occupies until it completes.
+    pub slot: u32,
+    epoch: u32,
+}
+
+/// Why the card failed a descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CompletionError {
+    /// A code the contract defines.
+    #[error("card rejected the descriptor: {:?} ({})", .0, .0.describe())]
+    Rejected(DescErr),
+    /// A code the contract does not define (card and driver disagree).
+    #[error("descriptor completed with unknown code {0:#04x}")]
+    Unknown(u8),
+}
+
+/// A finished descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// Sequence number (as in the [`PutTicket`]).
+    pub seq: u64,
+    /// The descriptor's msg_id.
+    pub msg_id: u32,
+    /// The LME slot it occupied.
+    pub slot: u32,
+    /// Success, or the error code the card wrote.
+    pub result: Result<(), CompletionError>,
+}
+
+/// Card statistics registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counters {
+    /// CNT_TX_DESC: descriptors completed.
+    pub tx_desc: u32,
+    /// CNT_TX_PKTS: packets sent.
+    pub tx_pkts: u32,
+    /// CNT_RX_PKTS: packets received into host memory.
+    pub rx_pkts: u32,
+    /// CNT_RX_MSGS: LMR entries written.
+    pub rx_msgs: u32,
+    /// CNT_DESC_ERR: descriptors completed with an error.
+    pub desc_err: u32,
+    /// CNT_CSR_ERR: rejected register accesses.
+    pub csr_err: u32,
+    /// CNT_RX_CRC_ERR: packets dropped for a bad CRC.
+    pub rx_crc_err: u32,
+    /// CNT_RX_DROP_DEST: packets dropped, wrong destination or card disabled.
+    pub rx_drop_dest: u32,
+    /// CNT_RX_DROP_MALFORMED: packets dropped as malformed.
+    pub rx_drop_malformed: u32,
+    /// CNT_RX_DROP_WINDOW: packets dropped, target outside the receive window.
+    pub rx_drop_window: u32,
+    /// ERR_STATUS (sticky error bits, see [`contract::err`]).
+    pub err_status: u32,
+}
+
+impl Counters {
+    const REGS: [(&'static str, u32); 11] = [
+        ("tx_desc", nic::CNT_TX_DESC),
+        ("tx_pkts", nic::CNT_TX_PKTS),
+        ("rx_pkts", nic::CNT_RX_PKTS),
+        ("rx_msgs", nic::CNT_RX_MSGS),
+        ("desc_err", nic::CNT_DESC_ERR),
+        ("csr_err", nic::CNT_CSR_ERR),
+        ("rx_crc_err", nic::CNT_RX_CRC_ERR),
+        ("rx_drop_dest", nic::CNT_RX_DROP_DEST),
+        ("rx_drop_malformed", nic::CNT_RX_DROP_MALFORMED),
+        ("rx_drop_window", nic::CNT_RX_DROP_WINDOW),
+        ("err_status", nic::ERR_STATUS),
+    ];
+
+    /// `(name, value)` of every field, in register order, for printing.
+    pub fn fields(&self) -> [(&'static str, u32); 11] {
+        let v = [
+            self.tx_desc,
+            self.tx_pkts,
+            self.rx_pkts,
+            self.rx_msgs,
+            self.desc_err,
+            self.csr_err,
+            self.rx_crc_err,
+            self.rx_drop_dest,
+            self.rx_drop_malformed,
+            self.rx_drop_window,
+            self.err_status,
+        ];
+        let mut out = [("", 0); 11];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = (Self::REGS[i].0, v[i]);
+        }
+        out
+    }
+
+    /// Packets the card dropped on reception, for any reason.
+    pub fn rx_dropped(&self) -> u32 {
+        self.rx_crc_err + self.rx_drop_dest + self.rx_drop_malformed + self.rx_drop_window
+    }
+}
+
+/// The NIC's configuration and ring registers, as read from the card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CsrState {
+    /// ID.
+    pub id: u32,
+    /// VERSION.
+    pub version: u32,
+    /// NODE_ID.
+    pub node_id: u32,
+    /// CTRL.
+    pub ctrl: u32,
+    /// MTU.
+    pub mtu: u32,
+    /// DEST_RANGE (lo in bits 15:0, hi in bits 31:16).
+    pub dest_range: u32,
+    /// LME_BASE_HI:LO.
+    pub lme_base: u64,
+    /// LME_SIZE.
+    pub lme_size: u32,
+    /// LME_PROD.
+    pub lme_prod: u32,
+    /// LME_CONS.
+    pub lme_cons: u32,
+    /// LMR_BASE_HI:LO.
+    pub lmr_base: u64,
+    /// LMR_SIZE.
+    pub lmr_size: u32,
+    /// LMR_PROD.
+    pub lmr_prod: u32,
+    /// LMR_CONS.
+    pub lmr_cons: u32,
+    /// RXWIN_BASE_HI:LO.
+    pub rxwin_base: u64,
+    /// RXWIN_SIZE_HI:LO.
+    pub rxwin_size: u64,
+    /// INT_STATUS.
+    pub int_status: u32,
+    /// INT_MASK.
+    pub int_mask: u32,
+    /// ERR_STATUS.
+    pub err_status: u32,
+}
+
+impl CsrState {
+    /// `(register name, value)` pairs, in register order, for printing.
+    pub fn fields(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("ID", self.id.into()),
+            ("VERSION", self.version.into()),
+            ("NODE_ID", self.node_id.into()),
+            ("CTRL", self.ctrl.into()),
+            ("MTU", self.mtu.into()),
+            ("DEST_RANGE", self.dest_range.into()),
+            ("LME_BASE", self.lme_base),
+            ("LME_SIZE", self.lme_size.into()),
+            ("LME_PROD", self.lme_prod.into()),
+            ("LME_CONS", self.lme_cons.into()),
+            ("LMR_BASE", self.lmr_base),
+            ("LMR_SIZE", self.lmr_size.into()),
+            ("LMR_PROD", self.lmr_prod.into()),
+            ("LMR_CONS", self.lmr_cons.into()),
+            ("RXWIN_BASE", self.rxwin_base),
+            ("RXWIN_SIZE", self.rxwin_size),
+            ("INT_STATUS", self.int_status.into()),
+            ("INT_MASK", self.int_mask.into()),
+            ("ERR_STATUS", self.err_status.into()),
+        ]
+    }
+}
+
+/// The router page of a card, as read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouterState {
+    /// RT_ID (ID_MAGIC on a working card).
+    pub id: u32,
+    /// RT_PORTS.
+    pub ports: u32,
+    /// RT_DROP per input port: packets no entry matched.
+    pub drop: [u32; ROUTER_PORTS as usize],
+    /// RT_EEP per input port: packets that arrived ending in EEP.
+    pub eep: [u32; ROUTER_PORTS as usize],
+    /// Valid table entries per input port, in match order: `(entry index, bounds, port)`.
+    pub tables: Vec<Vec<(usize, RouteBounds, u8)>>,
+}
+
+/// State that exists only while the card is configured.
+#[derive(Debug)]
+struct Active {
+    cfg: CardConfig,
+    lme: DmaBuffer,
+    lmr: DmaBuffer,
+    rx: DmaBuffer,
+    ring: LmeRing,
+    lmr_cursor: LmrCursor,
+    next_msg_id: u32,
+    /// Completions reaped from the ring but not yet handed out.
+    done: VecDeque<Completion>,
+    /// LMR entries consumed from the ring but not yet handed out.
+    received: VecDeque<LmrEntry>,
+}
+
+/// One FastHSL card, driven through a [`Device`] backend.
+pub struct Card<D: Device> {
+    dev: D,
+    version: u32,
+    /// Bumped at every configuration so tickets of an earlier one are recognised.
+    epoch: u32,
+    active: Option<Active>,
+}
+
+fn lo32(v: u64) -> u32 {
+    v as u32
+}
+fn hi32(v: u64) -> u32 {
+    (v >> 32) as u32
+}
+
+/// Byte offset of a descriptor's word 3 (msg_id, status) within its slot.
+const DESC_W3: usize = 24;
+
+/// The driver's checks of a put, in the order they are reported.
+fn check_put(
+    dest_range: &RangeInclusive<u16>,
+    dest: u16,
+    buf_len: usize,
+    local_offset: usize,
+    remote_addr: u64,
+    len: usize,
+) -> Result<(), DriverError> {
+    if len == 0 {
+        return Err(DriverError::ZeroLength);
+    }
+    if len as u64 > MSG_LEN_MAX {
+        return Err(DriverError::TooLong { len });
+    }
+    if !dest_range.contains(&dest) {
+        return Err(DriverError::DestOutOfRange {
+            dest,
+            lo: *dest_range.start(),
+            hi: *dest_range.end(),
+        });
+    }
+    match local_offset.checked_add(len) {
+        Some(end) if end <= buf_len => {}
+        _ => {
+            return Err(DriverError::LocalRange {
+                offset: local_offset,
+                len,
+                buf_len,
+            })
+        }
+    }
+    if remote_addr.checked_add(len as u64).is_none() {
+        return Err(DriverError::RemoteRange {
+            addr: remote_addr,
+            len,
+        });
+    }
+    Ok(())
+}
+
+impl<D: Device> Card<D> {
+    /// Checks that `dev` is a FastHSL card this driver understands (ID and VERSION
+    /// registers). Changes nothing on the card.
+    pub fn open(dev: D) -> Result<Self, DriverError> {
+        let id = dev.bar_read32(nic::ID)?;
+        if id != ID_MAGIC {
+            return Err(DriverError::NotFastHsl {
+                name: dev.name(),
+                found: id,
+            });
+        }
+        let version = dev.bar_read32(nic::VERSION)?;
+        if version >> 16 != CONTRACT_VERSION >> 16 {
+            return Err(DriverError::VersionMismatch {
+                name: dev.name(),
+                found: version,
+            });
+        }
+        Ok(Card {
+            dev,
+            version,
+            epoch: 0,
+            active: None,
+        })
+    }
+
+    /// The backend, for DMA buffer management and raw register access.
+    pub fn device(&self) -> &D {
+        &self.dev
+    }
+
+    /// The VERSION register read at open.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The active configuration, if [`Card::configure`] succeeded.
+    pub fn config(&self) -> Option<&CardConfig> {
+        self.active.as_ref().map(|a| &a.cfg)
+    }
+
+    fn active(&self) -> Result<&Active, DriverError> {
+        self.active.as_ref().ok_or(DriverError::NotConfigured)
+    }
+
+    fn active_mut(&mut self) -> Result<&mut Active, DriverError> {
+        self.active.as_mut().ok_or(DriverError::NotConfigured)
+    }
+
+    /// Disables the card and releases the rings and receive region. Outstanding
+    /// descriptors get a bounded time to finish first so the card does not read freed
+    /// memory. Incoming packets are dropped until the next [`Card::configure`].
+    pub fn reset(&mut self) -> Result<(), DriverError> {
+        if self
+            .active
+            .as_ref()
+            .is_some_and(|a| a.ring.outstanding() > 0)
+        {
+            // Best effort: a card that never completes must still be resettable.
+            let _ = self.wait_until(RESET_DRAIN_NS, "outstanding descriptors", |c| {
+                c.reap()?;
+                Ok((c.active()?.ring.outstanding() == 0).then_some(()))
+            });
+        }
+        self.dev.bar_write32(nic::CTRL, 0)?;
+        // A read flushes the posted write: the card is disabled once it returns.
+        self.dev.bar_read32(nic::CTRL)?;
+        if let Some(a) = self.active.take() {
+            self.dev.dma_free(a.lme)?;
+            self.dev.dma_free(a.lmr)?;
+            self.dev.dma_free(a.rx)?;
+        }
+        Ok(())
+    }
+
+    /// Resets the card and brings it up with `cfg`: rings and receive region in fresh
+    /// DMA memory, every register written and read back, errors cleared, then enabled.
+    pub fn configure(&mut self, cfg: CardConfig) -> Result<(), DriverError> {
+        cfg.validate()?;
+        self.reset()?;
+        let d = &self.dev;
+        let lme = d.dma_alloc(cfg.lme_entries as usize * LmeDesc::BYTES)?;
+        let lmr = d.dma_alloc(cfg.lmr_entries as usize * LmrEntry::BYTES)?;
+        let rx = d.dma_alloc(cfg.rx_window_bytes)?;
+        let dest_range =
+            u32::from(*cfg.dest_range.start()) | u32::from(*cfg.dest_range.end()) << 16;
+        let rx_size = cfg.rx_window_bytes as u64;
+        // Errors left by earlier users would make the checks below meaningless.
+        d.bar_write32(nic::ERR_STATUS, err::ALL)?;
+        d.bar_write32(nic::INT_STATUS, int::ALL)?;
+        let writes: [(&'static str, u32, u32); 16] = [
+            ("NODE_ID", nic::NODE_ID, cfg.node_id.into()),
+            ("MTU", nic::MTU, cfg.mtu),
+            ("DEST_RANGE", nic::DEST_RANGE, dest_range),
+            ("LME_BASE_LO", nic::LME_BASE_LO, lo32(lme.iova())),
+            ("LME_BASE_HI", nic::LME_BASE_HI, hi32(lme.iova())),
+            ("LME_SIZE", nic::LME_SIZE, cfg.lme_entries),
+            ("LMR_BASE_LO", nic::LMR_BASE_LO, lo32(lmr.iova())),
+            ("LMR_BASE_HI", nic::LMR_BASE_HI, hi32(lmr.iova())),
+            ("LMR_SIZE", nic::LMR_SIZE, cfg.lmr_entries),
+            ("RXWIN_BASE_LO", nic::RXWIN_BASE_LO, lo32(rx.iova())),
+            ("RXWIN_BASE_HI", nic::RXWIN_BASE_HI, hi32(rx.iova())),
+            ("RXWIN_SIZE_LO", nic::RXWIN_SIZE_LO, lo32(rx_size)),
+            ("RXWIN_SIZE_HI", nic::RXWIN_SIZE_HI, hi32(rx_size)),
+            ("INT_MASK", nic::INT_MASK, cfg.int_mask),
+            // Writing the sizes reset the indexes; read back below like the rest.
+            ("LME_PROD", nic::LME_PROD, 0),
+            ("LMR_CONS", nic::LMR_CONS, 0),
+        ];
+        let result = (|| {
+            for &(_, reg, v) in &writes {
+                d.bar_write32(reg, v)?;
+            }
+            let err_status = d.bar_read32(nic::ERR_STATUS)?;
+            for &(name, reg, v) in &writes {
+                let read = d.bar_read32(reg)?;
+                if read != v {
+                    return Err(DriverError::ConfigRejected {
+                        register: name,
+                        wrote: v.into(),
+                        read: read.into(),
+                        err_status,
+                    });
+                }
+            }
+            if err_status != 0 {
+                return Err(DriverError::ConfigErrors { err_status });
+            }
+            d.bar_write32(nic::CTRL, ctrl::ENABLE)?;
+            Ok(())
+        })();
+        if let Err(e) = result {
+            // Leave nothing half-configured behind; the first error is the useful one.
+            let _ = d.bar_write32(nic::CTRL, 0);
+            let _ = d.dma_free(lme);
+            let _ = d.dma_free(lmr);
+            let _ = d.dma_free(rx);
+            return Err(e);
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        self.active = Some(Active {
+            ring: LmeRing::new(cfg.lme_entries),
+            lmr_cursor: LmrCursor::new(cfg.lmr_entries),
+            cfg,
+            lme,
+            lmr,
+            rx,
+            next_msg_id: 0,
+            done: VecDeque::new(),
+            received: VecDeque::new(),
+        });
+        Ok(())
+    }
+
+    /// The receive region: remote writes to this node must target
+    /// `[rx.iova(), rx.iova() + rx.len())`.
+    pub fn rx_buffer(&self) -> Result<&DmaBuffer, DriverError> {
+        Ok(&self.active()?.rx)
+    }
+
+    /// Bus address of the receive region, for peers' `remote_addr`.
+    pub fn rx_iova(&self) -> Result<u64, DriverError> {
+        Ok(self.active()?.rx.iova())
+    }
+
+    /// Copies from the receive region at `offset`.
+    pub fn read_rx(&self, offset: usize, out: &mut [u8]) -> Result<(), DriverError> {
+        let a = self.active()?;
+        Ok(self.dev.mem_read(&a.rx, offset, out)?)
+    }
+
+    /// Writes into the receive region at `offset` (e.g. a pattern that shows overruns).
+    pub fn write_rx(&self, offset: usize, data: &[u8]) -> Result<(), DriverError> {
+        let a = self.active()?;
+        Ok(self.dev.mem_write(&a.rx, offset, data)?)
+    }
+
+    /// Programs the routing tables of the routers this node manages (the router page of
+    /// its BAR) from `topology`, then reads every entry back. Returns the routers
+    /// programmed (empty when another node's card carries this node's router).
+    pub fn program_routes(&self, topology: &Topology) -> Result<Vec<usize>, DriverError> {
+        let node = self.active()?.cfg.node_id;
+        if usize::from(node) >= topology.nodes() {
+            return Err(DriverError::NodeNotInTopology {
+                node,
+                nodes: topology.nodes(),
+            });
+        }
+        let routers = topology.managed_by(node.into());
+        if routers.len() > 1 {
+            return Err(DriverError::TooManyRouters { node, routers });
+        }
+        let tables = topology.routing_tables()?;
+        let d = &self.dev;
+        for &r in &routers {
+            let id = d.bar_read32(ROUTER_CSR_BASE as u32 + rt::RT_ID)?;
+            if id != ID_MAGIC {
+                return Err(DriverError::NoRouter { found: id });
+            }
+            let want = route_registers(&tables[r].inputs);
+            for &(input, entry, bounds, ctrl) in &want {
+                let idx = (input * ROUTE_ENTRIES as usize + entry) as u32;
+                let b = ROUTER_CSR_BASE as u32 + rt::RT_BOUNDS + idx * rt::RT_BOUNDS_STRIDE;
+                let c = ROUTER_CSR_BASE as u32 + rt::RT_CTRL + idx * rt::RT_CTRL_STRIDE;
+                // Invalidate before changing the bounds so no packet matches a half-written entry.
+                d.bar_write32(c, 0)?;
+                d.bar_write32(b, bounds)?;
+                d.bar_write32(c, ctrl)?;
+            }
+            for &(input, entry, bounds, ctrl) in &want {
+                let idx = (input * ROUTE_ENTRIES as usize + entry) as u32;
+                let b = ROUTER_CSR_BASE as u32 + rt::RT_BOUNDS + idx * rt::RT_BOUNDS_STRIDE;
+                let c = ROUTER_CSR_BASE as u32 + rt::RT_CTRL + idx * rt::RT_CTRL_STRIDE;
+                for (register, reg, wrote) in [("RT_BOUNDS", b, bounds), ("RT_CTRL", c, ctrl)] {
+                    let read = d.bar_read32(reg)?;
+                    if read != wrote {
+                        return Err(DriverError::RouteVerify {
+                            router: r,
+                            input,
+                            entry,
+                            register,
+                            wrote,
+                            read,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(routers)
+    }
+
+    /// Reads the router page of this card's BAR: identity, drop counters, valid entries.
+    pub fn router_state(&self) -> Result<RouterState, DriverError> {
+        let d = &self.dev;
+        let base = ROUTER_CSR_BASE as u32;
+        let mut s = RouterState {
+            id: d.bar_read32(base + rt::RT_ID)?,
+            ports: d.bar_read32(base + rt::RT_PORTS)?,
+            drop: [0; ROUTER_PORTS as usize],
+            eep: [0; ROUTER_PORTS as usize],
+            tables: Vec::new(),
+        };
+        for p in 0..ROUTER_PORTS as u32 {
+            s.drop[p as usize] = d.bar_read32(base + rt::RT_DROP + p * rt::RT_DROP_STRIDE)?;
+            s.eep[p as usize] = d.bar_read32(base + rt::RT_EEP + p * rt::RT_EEP_STRIDE)?;
+            let mut table = Vec::new();
+            for e in 0..ROUTE_ENTRIES as u32 {
+                let idx = p * ROUTE_ENTRIES as u32 + e;
+                let ctrl = RouteCtrl::from_words(&[
+                    d.bar_read32(base + rt::RT_CTRL + idx * rt::RT_CTRL_STRIDE)?
+                ]);
+                if ctrl.valid {
+                    let bounds = RouteBounds::from_words(&[
+                        d.bar_read32(base + rt::RT_BOUNDS + idx * rt::RT_BOUNDS_STRIDE)?
+                    ]);
+                    table.push((e as usize, bounds, ctrl.port));
+                }
+            }
+            s.tables.push(table);
+        }
+        Ok(s)
+    }
+
+    /// Posts a remote write: `len` bytes at `buf[local_offset..]` go to `remote_addr` on
+    /// node `dest`. Checks everything the driver can (length, destination, local range,
+    /// ring space) before touching the ring; the card's own checks show up in the
+    /// [`Completion`]. Returns at once; the message is on its way when the doorbell is rung.
+    pub fn put(
+        &mut self,
+        dest: u16,
+        buf: &DmaBuffer,
+        local_offset: usize,
+        remote_addr: u64,
+        len: usize,
+        flags: u16,
+    ) -> Result<PutTicket, DriverError> {
+        let a = self.active()?;
+        check_put(
+            &a.cfg.dest_range,
+            dest,
+            buf.len(),
+            local_offset,
+            remote_addr,
+            len,
+        )?;
+        let msg_id = a.next_msg_id;
+        let desc = LmeDesc {
+            local_addr: buf.iova() + local_offset as u64,
+            remote_addr,
+            len: len as u32,
+            dest,
+            flags,
+            msg_id,
+            status: 0,
+        };
+        let t = self.post_unchecked(desc)?;
+        let a = self.active_mut()?;
+        a.next_msg_id = a.next_msg_id.wrapping_add(1);
+        Ok(t)
+    }
+
+    /// Posts `desc` as it is, bypassing the driver's checks of length, destination and
+    /// addresses, so tests can exercise the card's own rejection of bad descriptors.
+    /// Only the ring is protected: a full ring is still refused, and the status word is
+    /// forced to 0 (a non-zero status would look already completed to the driver).
+    pub fn post_unchecked(&mut self, desc: LmeDesc) -> Result<PutTicket, DriverError> {
+        if self.active()?.ring.free() == 0 {
+            self.reap()?;
+        }
+        let epoch = self.epoch;
+        let a = self.active.as_mut().ok_or(DriverError::NotConfigured)?;
+        let Some((slot, seq, doorbell)) = a.ring.push() else {
+            return Err(DriverError::RingFull {
+                entries: a.ring.size(),
+                outstanding: a.ring.outstanding(),
+            });
+        };
+        let desc = LmeDesc { status: 0, ..desc };
+        self.dev
+            .mem_write(&a.lme, slot as usize * LmeDesc::BYTES, &desc.to_bytes())?;
+        // The backend orders the descriptor write before the doorbell.
+        self.dev.bar_write32(nic::LME_PROD, doorbell)?;
+        Ok(PutTicket {
+            seq,
+            msg_id: desc.msg_id,
+            slot,
+            epoch,
+        })
+    }
+
+    /// Descriptors posted and not yet completed (as far as the driver has looked).
+    pub fn outstanding(&self) -> usize {
+        self.active.as_ref().map_or(0, |a| a.ring.outstanding())
+    }
+
+    /// Moves finished descriptors from the ring to the completion queue, in ring order.
+    /// Reads descriptor status words in host memory only.
+    fn reap(&mut self) -> Result<(), DriverError> {
+        let a = self.active.as_mut().ok_or(DriverError::NotConfigured)?;
+        while let Some((slot, seq)) = a.ring.oldest() {
+            let w3 = self
+                .dev
+                .mem_read_u64(&a.lme, slot as usize * LmeDesc::BYTES + DESC_W3)?;
+            let Some(code) = status_decode((w3 >> 32) as u16) else {
+                break;
+            };
+            let result = match code {
+                Ok(DescErr::Ok) => Ok(()),
+                Ok(e) => Err(CompletionError::Rejected(e)),
+                Err(c) => Err(CompletionError::Unknown(c)),
+            };
+            a.ring.pop();
+            a.done.push_back(Completion {
+                seq,
+                msg_id: w3 as u32,
+                slot,
+                result,
+            });
+        }
+        Ok(())
+    }
+
+    /// Completions since the last call, in posting order; frees their ring slots.
+    /// Reads host memory only (no MMIO).
+    pub fn poll_completions(&mut self) -> Result<Vec<Completion>, DriverError> {
+        self.reap()?;
+        Ok(self.active_mut()?.done.drain(..).collect())
+    }
+
+    /// Waits until the descriptor of `ticket` completes and returns its completion
+    /// (other completions met on the way stay queued for [`Card::poll_completions`]).
+    /// `timeout_ns` is device time: modeled time on the simulator.
+    pub fn wait_completion(
+        &mut self,
+        ticket: &PutTicket,
+        timeout_ns: u64,
+    ) -> Result<Completion, DriverError> {
+        {
+            let a = self.active()?;
+            if ticket.epoch != self.epoch || !a.ring.was_posted(ticket.seq) {
+                return Err(DriverError::StaleTicket { seq: ticket.seq });
+            }
+        }
+        self.wait_until(timeout_ns, "a descriptor completion", |c| {
+            c.reap()?;
+            let a = c.active_mut()?;
+            if let Some(i) = a.done.iter().position(|x| x.seq == ticket.seq) {
+                return Ok(a.done.remove(i));
+            }
+            if a.ring.is_reaped(ticket.seq) {
+                return Err(DriverError::AlreadyReaped { seq: ticket.seq });
+            }
+            Ok(None)
+        })
+    }
+
+    /// Consumes finished LMR entries: each is read (word 0 first: the card writes it
+    /// last), zeroed so the slot does not look finished on the next lap, and the new
+    /// LMR_CONS is written once per batch. Host memory polling; MMIO only when entries
+    /// were found.
+    fn reap_lmr(&mut self) -> Result<(), DriverError> {
+        let a = self.active.as_mut().ok_or(DriverError::NotConfigured)?;
+        let mut cons = None;
+        loop {
+            let off = a.lmr_cursor.slot() as usize * LmrEntry::BYTES;
+            let w0 = self.dev.mem_read_u64(&a.lmr, off)?;
+            if status_decode((w0 >> 16) as u16).is_none() {
+                break;
+            }
+            let mut rest = [0u8; 24];
+            self.dev.mem_read(&a.lmr, off + 8, &mut rest)?;
+            let mut w = [w0, 0, 0, 0];
+            for (i, chunk) in rest.chunks_exact(8).enumerate() {
+                w[i + 1] = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
+            }
+            a.received.push_back(LmrEntry::from_words(&w));
+            self.dev.mem_write(&a.lmr, off, &[0u8; LmrEntry::BYTES])?;
+            cons = Some(a.lmr_cursor.advance());
+        }
+        if let Some(c) = cons {
+            self.dev.bar_write32(nic::LMR_CONS, c)?;
+        }
+        Ok(())
+    }
+
+    /// Messages received since the last call (LMR entries, in arrival order).
+    pub fn poll_lmr(&mut self) -> Result<Vec<LmrEntry>, DriverError> {
+        self.reap_lmr()?;
+        Ok(self.active_mut()?.received.drain(..).collect())
+    }
+
+    /// Waits for the next received message. `timeout_ns` is device time.
+    pub fn wait_lmr(&mut self, timeout_ns: u64) -> Result<LmrEntry, DriverError> {
+        self.wait_until(timeout_ns, "an LMR entry", |c| {
+            if c.active()?.received.is_empty() {
+                c.reap_lmr()?;
+            }
+            Ok(c.active_mut()?.received.pop_front())
+        })
+    }
+
+    /// Sleeps until the card interrupts (see [`CardConfig::int_mask`]) or `timeout_ns`
+    /// passes; returns the INT_STATUS bits that were set (and clears them), or `None`
+    /// on timeout.
+    pub fn wait_interrupt(&self, timeout_ns: u64) -> Result<Option<u32>, DriverError> {
+        if !self.dev.wait_irq(timeout_ns)? {
+            return Ok(None);
+        }
+        let st = self.dev.bar_read32(nic::INT_STATUS)?;
+        self.dev.bar_write32(nic::INT_STATUS, st)?;
+        // Flush the posted clear: a level interrupt still high when the caller waits
+        // again would look like a new one.
+        self.dev.bar_read32(nic::INT_STATUS)?;
+        Ok(Some(st))
+    }
+
+    /// Polls `f` until it yields a value, letting the card advance in between, for at
+    /// most `timeout_ns` of device time.
+    fn wait_until<T>(
+        &mut self,
+        timeout_ns: u64,
+        what: &'static str,
+        mut f: impl FnMut(&mut Self) -> Result<Option<T>, DriverError>,
+    ) -> Result<T, DriverError> {
+        let start = self.dev.now_ns();
+        loop {
+            if let Some(v) = f(self)? {
+                return Ok(v);
+            }
+            let waited_ns = self.dev.now_ns().saturating_sub(start);
+            if waited_ns >= timeout_ns {
+                return Err(DriverError::Timeout { what, waited_ns });
+            }
+            self.dev.relax(Pace::Step);
+        }
+    }
+
+    /// Reads every statistics counter and ERR_STATUS.
+    pub fn counters(&self) -> Result<Counters, DriverError> {
+        let mut v = [0u32; 11];
+        for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
+            v[i] = self.dev.bar_read32(*reg)?;
+        }
+        Ok(Counters {
+            tx_desc: v[0],
+            tx_pkts: v[1],
+            rx_pkts: v[2],
+            rx_msgs: v[3],
+            desc_err: v[4],
+            csr_err: v[5],
+            rx_crc_err: v[6],
+            rx_drop_dest: v[7],
+            rx_drop_malformed: v[8],
+            rx_drop_window: v[9],
+            err_status: v[10],
+        })
+    }
+
+    /// Clears the sticky ERR_STATUS bits; returns the bits that were set.
+    pub fn clear_errors(&self) -> Result<u32, DriverError> {
+        let e = self.dev.bar_read32(nic::ERR_STATUS)?;
+        self.dev.bar_write32(nic::ERR_STATUS, e)?;
+        Ok(e)
+    }
+
+    /// Reads the NIC's configuration, ring and interrupt registers.
+    pub fn csr_state(&self) -> Result<CsrState, DriverError> {
+        let r = |reg| self.dev.bar_read32(reg);
+        let r64 = |lo, hi| -> Result<u64, DeviceError> {
+            Ok(u64::from(r(lo)?) | u64::from(r(hi)?) << 32)
+        };
+        Ok(CsrState {
+            id: r(nic::ID)?,
+            version: r(nic::VERSION)?,
+            node_id: r(nic::NODE_ID)?,
+            ctrl: r(nic::CTRL)?,
+            mtu: r(nic::MTU)?,
+            dest_range: r(nic::DEST_RANGE)?,
+            lme_base: r64(nic::LME_BASE_LO, nic::LME_BASE_HI)?,
+            lme_size: r(nic::LME_SIZE)?,
+            lme_prod: r(nic::LME_PROD)?,
+            lme_cons: r(nic::LME_CONS)?,
+            lmr_base: r64(nic::LMR_BASE_LO, nic::LMR_BASE_HI)?,
+            lmr_size: r(nic::LMR_SIZE)?,
+            lmr_prod: r(nic::LMR_PROD)?,
+            lmr_cons: r(nic::LMR_CONS)?,
+            rxwin_base: r64(nic::RXWIN_BASE_LO, nic::RXWIN_BASE_HI)?,
+            rxwin_size: r64(nic::RXWIN_SIZE_LO, nic::RXWIN_SIZE_HI)?,
+            int_status: r(nic::INT_STATUS)?,
+            int_mask: r(nic::INT_MASK)?,
+            err_status: r(nic::ERR_STATUS)?,
+        })
+    }
+}
+
+impl<D: Device> std::fmt::Debug for Card<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Card")
+            .field("device", &self.dev.name())
+            .field("version", &format_args!("{:#x}", self.version))
+            .field("config", &self.config())
+            .field("outstanding", &self.outstanding())
+            .finish()
+    }
+}
+
+impl<D: Device> Drop for Card<D> {
+    fn drop(&mut self) {
+        if self.active.is_some() {
+            // Nothing to report to from drop; an explicit reset() returns the errors.
+            let _ = self.reset();
+        }
+    }
+}
+
+/// Register values for a router: `(input, entry, RT_BOUNDS, RT_CTRL)` for every entry of
+/// every input, unused entries invalid, so stale entries of an earlier setup disappear.
+fn route_registers(inputs: &[Vec<fasthsl_topology::Interval>]) -> Vec<(usize, usize, u32, u32)> {
+    let mut out = Vec::with_capacity((ROUTER_PORTS * ROUTE_ENTRIES) as usize);
+    for input in 0..ROUTER_PORTS as usize {
+        let table = inputs.get(input).map_or(&[][..], |t| &t[..]);
+        for entry in 0..ROUTE_ENTRIES as usize {
+            let (bounds, ctrl) = match table.get(entry) {
+                Some(i) => (
+                    RouteBounds { lo: i.lo, hi: i.hi },
+                    RouteCtrl {
+                        port: i.port,
+                        valid: true,
+                    },
+                ),
+                None => (RouteBounds::default(), RouteCtrl::default()),
+            };
+            out.push((input, entry, bounds.to_words()[0], ctrl.to_words()[0]));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

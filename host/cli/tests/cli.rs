@@ -1,0 +1,155 @@
+//! The `fasthsl` binary as a user sees it: help, argument errors, a small demo.
+
+use std::process::{Command, Output};
+
+fn fasthsl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fasthsl"))
+        .args(args)
+        .output()
+        .expect("run fasthsl")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn help_lists_every_command() {
+    let o = fasthsl(&["--help"]);
+    assert!(o.status.success());
+    let s = text(&o.stdout);
+    for c in ["demo", "list", "info", "stats"] {
+        assert!(s.contains(c), "{s}");
+    }
+    for c in ["demo", "list", "info", "stats"] {
+        let o = fasthsl(&[c, "--help"]);
+        assert!(o.status.success(), "{c} --help");
+    }
+    let s = text(&fasthsl(&["demo", "--help"]).stdout);
+    for flag in [
+        "--topology",
+        "--nodes",
+        "--seed",
+        "--json",
+        "--max-size",
+        "--iterations",
+    ] {
+        assert!(s.contains(flag), "{flag}: {s}");
+    }
+}
+
+#[test]
+fn bad_arguments_fail_clearly() {
+    let o = fasthsl(&["demo", "--topology", "ring:99"]);
+    assert!(!o.status.success());
+    let e = text(&o.stderr);
+    assert!(e.contains("unknown topology kind 'ring'"), "{e}");
+
+    let o = fasthsl(&["demo", "--topology", "full:9"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("1..=8 nodes, not 9"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let o = fasthsl(&["demo", "--nodes", "0"]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("--nodes"), "{}", text(&o.stderr));
+
+    let o = fasthsl(&["demo", "--max-size", "32M"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("size must be"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let o = fasthsl(&["demo", "--topology", "star:1"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("at least 2 nodes"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let o = fasthsl(&["bogus"]);
+    assert!(!o.status.success());
+}
+
+#[test]
+fn info_on_a_missing_card_explains() {
+    let o = fasthsl(&["info", "--device", "ffff:ff:1f.7"]);
+    assert!(!o.status.success());
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("no PCI device ffff:ff:1f.7") && e.contains("fasthsl list"),
+        "{e}"
+    );
+    let o = fasthsl(&["info", "--device", "nonsense"]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("not a PCI address"));
+}
+
+#[test]
+fn list_runs_without_a_card() {
+    let o = fasthsl(&["list"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = fasthsl(&["list", "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v.is_array());
+}
+
+#[test]
+fn small_demo_json_is_verified_and_deterministic() {
+    let run = || {
+        let o = fasthsl(&[
+            "demo",
+            "--json",
+            "--max-size",
+            "4096",
+            "--iterations",
+            "1",
+            "--seed",
+            "5",
+        ]);
+        assert!(o.status.success(), "stderr: {}", text(&o.stderr));
+        assert!(
+            o.stderr.is_empty() || !text(&o.stderr).contains('\r'),
+            "no progress bar with --json"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+        v
+    };
+    let v = run();
+    assert_eq!(v["verified"], true, "{v}");
+    assert_eq!(v["nodes"], 2);
+    assert_eq!(v["topology"], "full:2");
+    assert_eq!(v["iommu_faults"], 0);
+    assert!(v["sim_cycles_per_s"].as_f64().unwrap() > 0.0);
+    let pp = v["pingpong"].as_array().unwrap();
+    assert_eq!(pp.len(), 10, "8 B .. 4 KiB");
+    for p in pp {
+        assert!(p["one_way_ns"].as_f64().unwrap() > 0.0);
+        assert!(p["one_way_cycles"].as_f64().unwrap() > 0.0);
+        assert!(p["mbytes_per_s"].as_f64().unwrap() > 0.0);
+    }
+    // Modeled numbers depend on the seed only.
+    assert_eq!(run()["pingpong"], v["pingpong"]);
+}
+
+#[test]
+fn stats_shows_every_node() {
+    let o = fasthsl(&["stats", "--json", "--topology", "star:3"]);
+    assert!(o.status.success(), "stderr: {}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let nodes = v["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 3);
+    assert!(nodes[0]["counters"]["tx_desc"].as_u64().unwrap() > 0);
+    assert!(
+        nodes[0]["router"].is_object(),
+        "node 0 manages the star's router"
+    );
+    assert!(nodes[1]["router"].is_null());
+}
