@@ -48,6 +48,22 @@ package fasthsl_pkg;
   // Status word bits (lme_desc.status, lmr_entry.status); low 8 bits are a desc_err code.
   localparam int unsigned STATUS_DONE_BIT = 15;
 
+  // NIC CTRL register bits.
+  localparam int unsigned CTRL_ENABLE_BIT = 0;
+
+  // INT_STATUS / INT_MASK bits.
+  localparam int unsigned INT_LME_DONE_BIT = 0;
+  localparam int unsigned INT_LMR_NEW_BIT = 1;
+  localparam int unsigned INT_ERROR_BIT = 2;
+
+  // ERR_STATUS bits (sticky, write 1 to clear).
+  localparam int unsigned ERR_CSR_BAD_ADDR_BIT = 0;
+  localparam int unsigned ERR_CSR_BAD_VALUE_BIT = 1;
+  localparam int unsigned ERR_LME_PROD_RANGE_BIT = 2;
+  localparam int unsigned ERR_LMR_CONS_RANGE_BIT = 3;
+  localparam int unsigned ERR_DESC_ERROR_BIT = 4;
+  localparam int unsigned ERR_RX_DROP_BIT = 5;
+
   // lme_desc: LME ring entry (send descriptor), written by the driver, read by the NIC. Status written back by the NIC.
   localparam int unsigned LME_DESC_WORDS = 4;
   typedef struct packed {
