@@ -22,7 +22,7 @@ help:
 	@echo "make gen-check  fail if the generated files differ from what the contract generates"
 	@echo "make test-rtl   every self-checking Verilator testbench (rtl/*/test/tb_*.sv)"
 	@echo "make test-rust  cargo test (release: the Verilator model runs at full speed)"
-	@echo "make wave       a short 2-node demo that writes target/fasthsl.fst (GTKWave, Surfer)"
+	@echo "make wave       a short 2-node demo that writes FST waveforms to target/wave/ (GTKWave, Surfer)"
 
 # --- set-up -------------------------------------------------------------------------------
 # Everything the build needs comes from Debian's packages or crates.io; nothing is fetched
@@ -49,8 +49,9 @@ run: build
 demo: run
 
 wave: deps
-	$(CARGO) run --release -p fasthsl-cli --features trace -- demo --max-size 4096 --wave target/fasthsl.fst
-	@echo "waveform: target/fasthsl.fst (open with gtkwave or surfer)"
+	$(CARGO) build --release -p fasthsl-cli --features trace --target-dir target/trace
+	target/trace/release/fasthsl demo --max-size 4096 --iterations 1 --wave target/wave
+	@echo "waveforms: target/wave/*.fst, one per NIC and router model (open with gtkwave or surfer)"
 
 # --- checks -------------------------------------------------------------------------------
 test: deps gen-check lint test-rtl test-rust

@@ -1,5 +1,6 @@
 //! The simulated-cluster demo: bring-up, verified remote writes, ping-pong.
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
@@ -32,6 +33,8 @@ pub struct DemoOptions {
     pub iterations: u32,
     /// Draw a progress bar on stderr.
     pub progress: bool,
+    /// Directory for FST waveforms (builds with the `trace` feature only).
+    pub wave: Option<PathBuf>,
 }
 
 /// One ping-pong size.
@@ -103,7 +106,7 @@ fn timeout_ns(len: usize) -> u64 {
 impl Bench {
     /// Builds the cluster, configures every card with a receive region large enough
     /// for `max_size`-byte messages, and programs the routes.
-    pub fn up(topology: &Topology, max_size: usize) -> Result<Bench> {
+    pub fn up(topology: &Topology, max_size: usize, wave: Option<&Path>) -> Result<Bench> {
         let nodes = topology.nodes();
         let rx_len = (max_size + 2 * GUARD + 4096)
             .max(nodes * PAIR_SLOT)
@@ -113,6 +116,11 @@ impl Bench {
             .next_multiple_of(4096);
         let mut cfg = SimConfig::default();
         cfg.host_mem_bytes = cfg.host_mem_bytes.max(2 * (rx_len + src_len) + (8 << 20));
+        if let Some(dir) = wave {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("creating the waveform directory {}", dir.display()))?;
+            cfg.trace_dir = Some(dir.to_path_buf());
+        }
         let cluster = Cluster::new(topology, cfg).context("building the simulated cluster")?;
         let mut cards = Vec::with_capacity(nodes);
         let mut src = Vec::with_capacity(nodes);
@@ -362,7 +370,7 @@ pub fn run(opts: &DemoOptions) -> Result<(Report, Bench)> {
     };
 
     bar.set_message("bring-up and routing");
-    let mut bench = Bench::up(topo, opts.max_size)?;
+    let mut bench = Bench::up(topo, opts.max_size, opts.wave.as_deref())?;
     let mut transfers = 0;
 
     bar.set_message("transfer sweep");

@@ -93,6 +93,11 @@ struct DemoArgs {
     #[arg(long, value_name = "N", default_value_t = 3,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     iterations: u32,
+    /// Write an FST waveform of every NIC and router model into DIR (GTKWave, Surfer).
+    /// Needs a build with `--features trace` (`make wave` does it); tracing runs at
+    /// roughly a tenth of the normal speed, so pair it with a small --max-size
+    #[arg(long, value_name = "DIR")]
+    wave: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -174,6 +179,7 @@ fn demo_cmd(a: &DemoArgs) -> Result<ExitCode> {
         max_size: a.max_size,
         iterations: a.iterations,
         progress: !a.cluster.json && std::io::stderr().is_terminal(),
+        wave: a.wave.clone(),
     };
     let (r, _bench) = demo::run(&opts)?;
     if a.cluster.json {
@@ -273,6 +279,7 @@ fn sim_stats(a: &ClusterArgs) -> Result<ExitCode> {
         max_size: 4096,
         iterations: 1,
         progress: false,
+        wave: None,
     };
     let (r, bench) = demo::run(&opts)?;
     let topo = opts.topology;

@@ -224,7 +224,7 @@ impl VfioDevice {
     }
 
     fn bar_ptr(&self, offset: u32) -> Result<*mut u32, DeviceError> {
-        if offset % 4 != 0 || offset as usize + 4 > self.bar.len {
+        if !offset.is_multiple_of(4) || offset as usize + 4 > self.bar.len {
             return Err(DeviceError::BarOffset {
                 offset,
                 size: self.bar.len as u32,
@@ -400,7 +400,7 @@ impl Device for VfioDevice {
     }
 
     fn mem_read_u64(&self, buf: &DmaBuffer, offset: usize) -> Result<u64, DeviceError> {
-        if offset % 8 != 0 {
+        if !offset.is_multiple_of(8) {
             let mut b = [0u8; 8];
             self.mem_read(buf, offset, &mut b)?;
             return Ok(u64::from_le_bytes(b));
@@ -416,7 +416,7 @@ impl Device for VfioDevice {
     }
 
     fn mem_write_u64(&self, buf: &DmaBuffer, offset: usize, value: u64) -> Result<(), DeviceError> {
-        if offset % 8 != 0 {
+        if !offset.is_multiple_of(8) {
             return self.mem_write(buf, offset, &value.to_le_bytes());
         }
         let p = self.dma_ptr(buf, offset, 8)?;
