@@ -329,40 +329,40 @@ impl Inner {
         })
     }
 
+    /// Queues an MMIO request behind the node's earlier ones; returns its token.
+    fn enqueue_mmio(
+        &mut self,
+        node: usize,
+        offset: u32,
+        wdata: Option<u32>,
+    ) -> Result<u64, DeviceError> {
+        let (target, addr) = Self::decode(offset)?;
+        let arrive_at = self.cycle + self.posted;
+        let h = &mut self.hosts[node];
+        let token = h.next_token;
+        h.next_token += 1;
+        h.mmio.push_back(Mmio {
+            arrive_at,
+            target,
+            addr,
+            wdata,
+            token,
+        });
+        Ok(token)
+    }
+
     pub(crate) fn mmio_write(
         &mut self,
         node: usize,
         offset: u32,
         value: u32,
     ) -> Result<(), DeviceError> {
-        let (target, addr) = Self::decode(offset)?;
-        let arrive_at = self.cycle + self.posted;
-        let h = &mut self.hosts[node];
-        let token = h.next_token;
-        h.next_token += 1;
-        h.mmio.push_back(Mmio {
-            arrive_at,
-            target,
-            addr,
-            wdata: Some(value),
-            token,
-        });
-        Ok(())
+        self.enqueue_mmio(node, offset, Some(value)).map(|_| ())
     }
 
     pub(crate) fn mmio_read(&mut self, node: usize, offset: u32) -> Result<u32, DeviceError> {
-        let (target, addr) = Self::decode(offset)?;
-        let arrive_at = self.cycle + self.posted;
-        let h = &mut self.hosts[node];
-        let token = h.next_token;
-        h.next_token += 1;
-        h.mmio.push_back(Mmio {
-            arrive_at,
-            target,
-            addr,
-            wdata: None,
-            token,
-        });
+        let token = self.enqueue_mmio(node, offset, None)?;
+        let h = &self.hosts[node];
         // Generous: every queued write costs at least a cycle before the read goes out.
         let start = self.cycle;
         let limit = start + self.posted + self.ret + h.mmio.len() as u64 + 100_000;
