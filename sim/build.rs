@@ -76,6 +76,11 @@ fn main() {
             "fast",
             "--x-initial",
             "fast",
+            // Inline every module: the shim's idle skip compares the root object, which
+            // holds the whole state only if no module stays a class of its own
+            // (checked below).
+            "--inline-mult",
+            "0",
         ])
         .args(["--top-module", top, "--prefix", &format!("V{top}")])
         .arg("-Mdir")
@@ -112,6 +117,20 @@ fn main() {
                 .flat_map(|(_, v)| v.iter().cloned())
                 .collect()
         };
+        if let Some(c) = get(&["VM_CLASSES_FAST", "VM_CLASSES_SLOW"])
+            .iter()
+            .find(|c| {
+                let rest = c.strip_prefix(&format!("V{top}")).unwrap_or("?");
+                !(rest.is_empty()
+                    || rest.starts_with("___024root")
+                    || rest.starts_with("__ConstPool"))
+            })
+        {
+            panic!(
+                "Verilator kept {c} as a class of its own: the model state would not all be \
+                 in the root object, which the shim's exact idle skip relies on"
+            );
+        }
         for c in get(&["VM_CLASSES_FAST", "VM_SUPPORT_FAST"]) {
             fast.push(mdir.join(format!("{c}.cpp")));
         }

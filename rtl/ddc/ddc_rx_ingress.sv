@@ -68,10 +68,9 @@ module ddc_rx_ingress
 
   logic [31:0] crc_next;
   crc32_d64 u_crc (
-    .crc_i  (crc_q),
-    .data_i (flit_i.data),
-    .bytes_i(4'd8),
-    .crc_o  (crc_next)
+    .crc_i (crc_q),
+    .data_i(flit_i.data),
+    .crc_o (crc_next)
   );
 
   // Header-derived checks, registered (see above).

@@ -244,10 +244,9 @@ module ddc_tx_packetizer
   assign crc_in = (state_q == StHdr0) ? 32'hFFFF_FFFF : crc_q;
 
   crc32_d64 u_crc (
-    .crc_i  (crc_in),
-    .data_i (send_data),
-    .bytes_i(4'd8),
-    .crc_o  (crc_out)
+    .crc_i (crc_in),
+    .data_i(send_data),
+    .crc_o (crc_out)
   );
 
   always_comb begin

@@ -1,9 +1,16 @@
 // Router CSR page: identification, per-input event counters and the routing tables.
 //
-// Offsets come from the generated contract package and every register is decoded by
-// comparing against its full offset, so a contract change that moves registers needs
-// no edit here. Only the valid bit and port field of RT_CTRL are stored; reserved bits
-// read as zero. Registers of inputs the router does not have decode as unknown.
+// Offsets come from the generated contract package: a register array is decoded by
+// subtracting its base and dividing by its stride (constants, so this is bit slicing
+// for the power-of-two strides of the contract), so a contract change that moves
+// registers needs no edit here. Only the valid bit and port field of RT_CTRL are
+// stored; reserved bits read as zero. Registers of inputs the router does not have
+// decode as unknown.
+//
+// The tables are a register file written one entry per request. Decoding the index
+// once (rather than comparing the address against every register) and writing only
+// the addressed entry keeps the logic small and also keeps a cycle-based simulator
+// from re-evaluating the whole table every cycle.
 module rcube_cfg #(
   parameter int unsigned NPORTS = 8
 ) (
@@ -27,85 +34,73 @@ module rcube_cfg #(
   import fasthsl_pkg::*;
 
   localparam int unsigned NEntries = NPORTS * ROUTE_ENTRIES;
+  localparam int unsigned EntryW   = $clog2(NEntries);
+  localparam int unsigned PortW    = $clog2(NPORTS);
 
-  // Address of each register in the 12-bit page.
-  function automatic logic [11:0] reg_addr(logic [15:0] base, int unsigned stride,
-                                           int unsigned idx);
-    return 12'(32'(base) + stride * idx);
+  // Does the page offset `addr` hit element 0..count-1 of a register array at
+  // base + stride * idx? idx_of gives that element.
+  function automatic logic in_array(logic [11:0] addr, logic [15:0] base,
+                                    int unsigned stride, int unsigned count);
+    int unsigned off;
+    off = 32'(addr) - 32'(base);
+    return (32'(addr) >= 32'(base)) && (off % stride == 0) && (off / stride < count);
+  endfunction
+  function automatic int unsigned idx_of(logic [11:0] addr, logic [15:0] base,
+                                         int unsigned stride);
+    return (32'(addr) - 32'(base)) / stride;
   endfunction
 
   logic rd_req, wr_req;
   assign rd_req = cfg_req_valid_i && !cfg_req_write_i;
   assign wr_req = cfg_req_valid_i && cfg_req_write_i;
 
+  // ---- decode ----
+  localparam int unsigned DropRegs = (NPORTS < RT_DROP_COUNT) ? NPORTS : RT_DROP_COUNT;
+  localparam int unsigned EepRegs  = (NPORTS < RT_EEP_COUNT) ? NPORTS : RT_EEP_COUNT;
+
+  logic              is_bounds, is_ctrl, is_drop, is_eep;
+  logic [EntryW-1:0] bounds_idx, ctrl_idx;
+  logic [PortW-1:0]  drop_idx, eep_idx;
+  always_comb begin
+    is_bounds  = in_array(cfg_req_addr_i, RT_BOUNDS_OFFSET, RT_BOUNDS_STRIDE, NEntries);
+    is_ctrl    = in_array(cfg_req_addr_i, RT_CTRL_OFFSET, RT_CTRL_STRIDE, NEntries);
+    is_drop    = in_array(cfg_req_addr_i, RT_DROP_OFFSET, RT_DROP_STRIDE, DropRegs);
+    is_eep     = in_array(cfg_req_addr_i, RT_EEP_OFFSET, RT_EEP_STRIDE, EepRegs);
+    bounds_idx = EntryW'(idx_of(cfg_req_addr_i, RT_BOUNDS_OFFSET, RT_BOUNDS_STRIDE));
+    ctrl_idx   = EntryW'(idx_of(cfg_req_addr_i, RT_CTRL_OFFSET, RT_CTRL_STRIDE));
+    drop_idx   = PortW'(idx_of(cfg_req_addr_i, RT_DROP_OFFSET, RT_DROP_STRIDE));
+    eep_idx    = PortW'(idx_of(cfg_req_addr_i, RT_EEP_OFFSET, RT_EEP_STRIDE));
+  end
+
   // ---- routing tables ----
-  logic [NPORTS-1:0][ROUTE_ENTRIES-1:0]      valid_q, valid_d;
-  route_bounds_t [NPORTS-1:0][ROUTE_ENTRIES-1:0] bounds_q, bounds_d;
-  logic [NPORTS-1:0][ROUTE_ENTRIES-1:0][2:0] port_q, port_d;
+  // Flat [input * ROUTE_ENTRIES + entry], the register index order of the contract.
+  logic [NEntries-1:0]          valid_q;
+  route_bounds_t [NEntries-1:0] bounds_q;
+  logic [NEntries-1:0][2:0]     port_q;
 
   route_ctrl_t wr_ctrl;
   assign wr_ctrl = route_ctrl_t'(cfg_req_wdata_i);
   logic unused_ctrl_rsvd;
   assign unused_ctrl_rsvd = ^wr_ctrl.rsvd3;
 
-  always_comb begin
-    valid_d  = valid_q;
-    bounds_d = bounds_q;
-    port_d   = port_q;
-    for (int unsigned p = 0; p < NPORTS; p++) begin
-      for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) begin
-        if (wr_req && (cfg_req_addr_i ==
-                       reg_addr(RT_BOUNDS_OFFSET, RT_BOUNDS_STRIDE, p * ROUTE_ENTRIES + e))) begin
-          bounds_d[p][e] = route_bounds_t'(cfg_req_wdata_i);
-        end
-        if (wr_req && (cfg_req_addr_i ==
-                       reg_addr(RT_CTRL_OFFSET, RT_CTRL_STRIDE, p * ROUTE_ENTRIES + e))) begin
-          valid_d[p][e] = wr_ctrl.valid;
-          port_d[p][e]  = wr_ctrl.port;
-        end
-      end
-    end
-  end
-
   assign entry_valid_o  = valid_q;
   assign entry_bounds_o = bounds_q;
   assign entry_port_o   = port_q;
 
   // ---- counters ----
-  logic [NPORTS-1:0][31:0] drop_cnt_q, drop_cnt_d, eep_cnt_q, eep_cnt_d;
-  always_comb begin
-    for (int unsigned i = 0; i < NPORTS; i++) begin
-      drop_cnt_d[i] = drop_cnt_q[i] + 32'(drop_inc_i[i]);
-      eep_cnt_d[i]  = eep_cnt_q[i] + 32'(eep_inc_i[i]);
-    end
-  end
+  logic [NPORTS-1:0][31:0] drop_cnt_q, eep_cnt_q;
 
   // ---- read mux ----
   logic [31:0] rdata;
   always_comb begin
     rdata = 32'hFFFF_FFFF;
-    if (cfg_req_addr_i == reg_addr(RT_ID_OFFSET, 0, 0))    rdata = ID_MAGIC;
-    if (cfg_req_addr_i == reg_addr(RT_PORTS_OFFSET, 0, 0)) rdata = 32'(NPORTS);
-    for (int unsigned i = 0; i < NPORTS; i++) begin
-      if (i < RT_DROP_COUNT && cfg_req_addr_i == reg_addr(RT_DROP_OFFSET, RT_DROP_STRIDE, i)) begin
-        rdata = drop_cnt_q[i];
-      end
-      if (i < RT_EEP_COUNT && cfg_req_addr_i == reg_addr(RT_EEP_OFFSET, RT_EEP_STRIDE, i)) begin
-        rdata = eep_cnt_q[i];
-      end
-    end
-    for (int unsigned p = 0; p < NPORTS; p++) begin
-      for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) begin
-        if (cfg_req_addr_i ==
-            reg_addr(RT_BOUNDS_OFFSET, RT_BOUNDS_STRIDE, p * ROUTE_ENTRIES + e)) begin
-          rdata = bounds_q[p][e];
-        end
-        if (cfg_req_addr_i ==
-            reg_addr(RT_CTRL_OFFSET, RT_CTRL_STRIDE, p * ROUTE_ENTRIES + e)) begin
-          rdata = route_ctrl_t'{valid: valid_q[p][e], rsvd3: '0, port: port_q[p][e]};
-        end
-      end
-    end
+    if (cfg_req_addr_i == 12'(RT_ID_OFFSET))    rdata = ID_MAGIC;
+    if (cfg_req_addr_i == 12'(RT_PORTS_OFFSET)) rdata = 32'(NPORTS);
+    if (is_drop)   rdata = drop_cnt_q[drop_idx];
+    if (is_eep)    rdata = eep_cnt_q[eep_idx];
+    if (is_bounds) rdata = bounds_q[bounds_idx];
+    if (is_ctrl)   rdata = route_ctrl_t'{valid: valid_q[ctrl_idx], rsvd3: '0,
+                                         port: port_q[ctrl_idx]};
   end
 
   logic        rsp_valid_q;
@@ -123,11 +118,15 @@ module rcube_cfg #(
       rsp_valid_q <= 1'b0;
       rsp_rdata_q <= '0;
     end else begin
-      valid_q     <= valid_d;
-      bounds_q    <= bounds_d;
-      port_q      <= port_d;
-      drop_cnt_q  <= drop_cnt_d;
-      eep_cnt_q   <= eep_cnt_d;
+      if (wr_req && is_bounds) bounds_q[bounds_idx] <= route_bounds_t'(cfg_req_wdata_i);
+      if (wr_req && is_ctrl) begin
+        valid_q[ctrl_idx] <= wr_ctrl.valid;
+        port_q[ctrl_idx]  <= wr_ctrl.port;
+      end
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        if (drop_inc_i[i]) drop_cnt_q[i] <= drop_cnt_q[i] + 32'd1;
+        if (eep_inc_i[i])  eep_cnt_q[i]  <= eep_cnt_q[i] + 32'd1;
+      end
       rsp_valid_q <= rd_req;
       if (rd_req) rsp_rdata_q <= rdata;
     end

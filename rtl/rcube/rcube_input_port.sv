@@ -52,9 +52,13 @@ module rcube_input_port #(
   logic             lookup_hit;
   logic [PortW-1:0] lookup_port;
 
+  logic is_head;
+  assign is_head = in_flit_i.valid && !in_pkt_q;
+
   rcube_route_lookup #(
     .NPORTS(NPORTS)
   ) u_lookup (
+    .valid_i       (is_head),
     .dest_i        (in_flit_i.data[15:0]),
     .entry_valid_i (entry_valid_i),
     .entry_bounds_i(entry_bounds_i),
@@ -63,10 +67,8 @@ module rcube_input_port #(
     .port_o        (lookup_port)
   );
 
-  logic       is_head;
   buf_entry_t wr_entry;
   always_comb begin
-    is_head    = in_flit_i.valid && !in_pkt_q;
     in_pkt_d   = in_pkt_q;
     pkt_port_d = pkt_port_q;
     pkt_drop_d = pkt_drop_q;

@@ -6,10 +6,16 @@
 // holds the destination decides; an entry naming a port this router lacks is a
 // configuration error and drops the packet rather than falling through, so a
 // mistyped port never sends traffic somewhere the table did not say.
+//
+// valid_i says dest_i is a head flit's destination; without it the lookup reports no
+// hit. In hardware that is one AND on hit_o; for a cycle-based simulator it means
+// the table is only scanned in the rare cycles a packet head arrives, which is most
+// of what a router model would otherwise spend per cycle on its inputs.
 module rcube_route_lookup #(
   parameter int unsigned NPORTS = 8,
   localparam int unsigned PortW = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
+  input  logic                                                       valid_i,
   input  logic [15:0]                                                dest_i,
   input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0]                      entry_valid_i,
   input  fasthsl_pkg::route_bounds_t [fasthsl_pkg::ROUTE_ENTRIES-1:0] entry_bounds_i,
@@ -19,24 +25,19 @@ module rcube_route_lookup #(
 );
   import fasthsl_pkg::*;
 
-  logic [ROUTE_ENTRIES-1:0] match;
-  always_comb begin
-    for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) begin
-      match[e] = entry_valid_i[e] &&
-                 (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
-    end
-  end
-
   // Walk from the last entry down so the lowest matching index is written last.
   logic       any_match;
   logic [2:0] sel_port;
   always_comb begin
     any_match = 1'b0;
     sel_port  = '0;
-    for (int e = ROUTE_ENTRIES - 1; e >= 0; e--) begin
-      if (match[e]) begin
-        any_match = 1'b1;
-        sel_port  = entry_port_i[e];
+    if (valid_i) begin
+      for (int e = ROUTE_ENTRIES - 1; e >= 0; e--) begin
+        if (entry_valid_i[e] &&
+            (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi)) begin
+          any_match = 1'b1;
+          sel_port  = entry_port_i[e];
+        end
       end
     end
   end

@@ -85,21 +85,26 @@ module rcube_router #(
   end
 
   // ---- crossbar control ----
+  // in_req rows are one-hot or zero; rows without a request are skipped (no logic
+  // change: their column bits stay zero), so a simulator does not move every bit of
+  // the matrix each cycle.
   always_comb begin
-    for (int unsigned o = 0; o < NPORTS; o++) begin
-      for (int unsigned i = 0; i < NPORTS; i++) begin
-        out_req[o][i] = in_req[i][o];
+    out_req = '0;
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      if (in_req[i] != '0) begin
+        for (int unsigned o = 0; o < NPORTS; o++) begin
+          out_req[o][i] = in_req[i][o];
+        end
       end
     end
   end
 
-  // An input's head is wanted by one output only, so at most one output grants it.
+  // An input's head is wanted by one output only, so at most one output grants it:
+  // in_pop is the OR of the grant rows.
   always_comb begin
     in_pop = '0;
-    for (int unsigned i = 0; i < NPORTS; i++) begin
-      for (int unsigned o = 0; o < NPORTS; o++) begin
-        in_pop[i] = in_pop[i] | out_gnt[o][i];
-      end
+    for (int unsigned o = 0; o < NPORTS; o++) begin
+      in_pop = in_pop | out_gnt[o];
     end
   end
 

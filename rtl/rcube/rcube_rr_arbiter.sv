@@ -20,26 +20,31 @@ module rcube_rr_arbiter #(
 
   logic [IdxW-1:0] ptr_q, ptr_d;
 
-  logic [N-1:0] upper_req;
-  always_comb begin
-    for (int unsigned i = 0; i < N; i++) begin
-      upper_req[i] = req_i[i] && (i >= 32'(ptr_q));
-    end
-  end
-
-  // Scan downwards so the lowest index requesting is the one that sticks.
+  // Scan downwards so the lowest index requesting is the one that sticks. Without
+  // requests every result is zero anyway; skipping the scan then changes no logic and
+  // keeps a cycle-based simulator from scanning a router's many idle or locked
+  // arbiters every cycle.
+  logic            upper_any;
   logic [IdxW-1:0] upper_idx, any_idx;
   always_comb begin
+    upper_any = 1'b0;
     upper_idx = '0;
     any_idx   = '0;
-    for (int i = N - 1; i >= 0; i--) begin
-      if (upper_req[i]) upper_idx = IdxW'(i);
-      if (req_i[i])     any_idx   = IdxW'(i);
+    if (req_i != '0) begin
+      for (int i = N - 1; i >= 0; i--) begin
+        if (req_i[i]) begin
+          any_idx = IdxW'(i);
+          if (i >= int'(ptr_q)) begin
+            upper_any = 1'b1;
+            upper_idx = IdxW'(i);
+          end
+        end
+      end
     end
   end
 
   assign valid_o = |req_i;
-  assign idx_o   = (|upper_req) ? upper_idx : any_idx;
+  assign idx_o   = upper_any ? upper_idx : any_idx;
 
   always_comb begin
     gnt_o = '0;

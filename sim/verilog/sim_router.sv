@@ -54,20 +54,16 @@ module sim_router (
     end
   end
 
-  always_comb begin
-    for (int unsigned p = 0; p < NPorts; p++) begin
-      in_flit[p] = '{valid: in_valid_i[p], last: in_last_i[p], err: in_err_i[p],
-                     data: in_data_i[p]};
-    end
-  end
-
-  always_comb begin
-    for (int unsigned p = 0; p < NPorts; p++) begin
-      out_valid_o[p] = out_flit[p].valid;
-      out_last_o[p]  = out_flit[p].last;
-      out_err_o[p]   = out_flit[p].err;
-      out_data_o[p]  = out_flit[p].data;
-    end
+  // One continuous assignment per port and field: Verilator turns these into constant
+  // shifts of the packed link arrays, where a loop over a struct assignment makes it
+  // build each element in a temporary first.
+  for (genvar p = 0; p < NPorts; p++) begin : gen_port
+    assign in_flit[p]     = '{valid: in_valid_i[p], last: in_last_i[p], err: in_err_i[p],
+                              data: in_data_i[p]};
+    assign out_valid_o[p] = out_flit[p].valid;
+    assign out_last_o[p]  = out_flit[p].last;
+    assign out_err_o[p]   = out_flit[p].err;
+    assign out_data_o[p]  = out_flit[p].data;
   end
 
   rcube_router #(

@@ -1,9 +1,10 @@
 // Checks rcube_route_lookup: first valid matching entry wins, invalid entries and
-// misses give no hit, an entry naming a port >= NPORTS drops; directed cases then
-// random tables against a reference model, for NPORTS = 8 and 5.
+// misses give no hit, an entry naming a port >= NPORTS drops, no hit without valid_i;
+// directed cases then random tables against a reference model, for NPORTS = 8 and 5.
 module tb_rcube_route_lookup;
   import fasthsl_pkg::*;
 
+  logic                                  valid;
   logic [15:0]                           dest;
   logic [ROUTE_ENTRIES-1:0]              ev;
   route_bounds_t [ROUTE_ENTRIES-1:0]     eb;
@@ -12,11 +13,11 @@ module tb_rcube_route_lookup;
   logic [2:0]                            port8, port5;
 
   rcube_route_lookup #(.NPORTS(8)) dut8 (
-    .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
+    .valid_i(valid), .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
     .hit_o(hit8), .port_o(port8)
   );
   rcube_route_lookup #(.NPORTS(5)) dut5 (
-    .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
+    .valid_i(valid), .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
     .hit_o(hit5), .port_o(port5)
   );
 
@@ -24,6 +25,7 @@ module tb_rcube_route_lookup;
 
   // Reference: returns -1 for no hit, else the port.
   function automatic int ref_lookup(int nports);
+    if (!valid) return -1;
     for (int e = 0; e < ROUTE_ENTRIES; e++) begin
       if (ev[e] && dest >= eb[e].lo && dest <= eb[e].hi) begin
         return (int'(ep[e]) < nports) ? int'(ep[e]) : -1;
@@ -46,7 +48,7 @@ module tb_rcube_route_lookup;
 
   initial begin
     // Empty table: nothing matches.
-    ev = '0; eb = '0; ep = '0; dest = 16'h0000;
+    valid = 1'b1; ev = '0; eb = '0; ep = '0; dest = 16'h0000;
     check("empty");
     if (hit8) $fatal(1, "empty table hit");
 
@@ -55,6 +57,8 @@ module tb_rcube_route_lookup;
     eb[5] = '{hi: 16'd100, lo: 16'd0};  ep[5] = 3'd6; ev[5] = 1'b1;
     eb[1] = '{hi: 16'hFFFF, lo: 16'd0}; ep[1] = 3'd1; ev[1] = 1'b0;
     dest = 16'd15;  check("first match"); if (!hit8 || port8 != 3'd3) $fatal(1, "first match wrong");
+    valid = 1'b0;   check("no valid");    if (hit8 || hit5) $fatal(1, "hit without valid_i");
+    valid = 1'b1;
     dest = 16'd10;  check("lo bound");    if (port8 != 3'd3) $fatal(1, "lo bound inclusive");
     dest = 16'd20;  check("hi bound");    if (port8 != 3'd3) $fatal(1, "hi bound inclusive");
     dest = 16'd21;  check("second");      if (!hit8 || port8 != 3'd6) $fatal(1, "second entry");
@@ -77,6 +81,7 @@ module tb_rcube_route_lookup;
         ev[e] = ($urandom_range(0, 3) != 0);
       end
       dest = ($urandom_range(0, 9) == 0) ? 16'($urandom) : 16'($urandom_range(0, 310));
+      valid = ($urandom_range(0, 7) != 0);
       check("random");
     end
     $display("tb_rcube_route_lookup: %0d checks", checks);
