@@ -5,8 +5,7 @@
 //
 // The flit buffer holds RX_BUF_FLITS flits, two of the longest packets by default, so one
 // packet is written to host memory while the next arrives. Credits: one pulse per buffer
-// slot freed; a pending-credit counter preset to RX_BUF_FLITS makes the post-reset
-// announcement (one per cycle) and credits for already-freed slots share the wire.
+// slot freed (link_credit_return).
 module ddc_rx
   import fasthsl_pkg::*;
 #(
@@ -169,24 +168,14 @@ module ddc_rx
     .count_o    (unused_out_count)
   );
 
-  // ---- credit return ----
-  logic [CreditW-1:0] credit_pend_q, credit_pend_d;
-  logic               credit_q, credit_d;
-  always_comb begin
-    credit_d      = (credit_pend_q != '0) || buf_pop;
-    credit_pend_d = credit_pend_q + CreditW'(buf_pop) - CreditW'(credit_d);
-  end
-  assign rx_credit_o = credit_q;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      credit_pend_q <= CreditW'(RX_BUF_FLITS);
-      credit_q      <= 1'b0;
-    end else begin
-      credit_pend_q <= credit_pend_d;
-      credit_q      <= credit_d;
-    end
-  end
+  link_credit_return #(
+    .DEPTH(RX_BUF_FLITS)
+  ) u_credit_return (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .slot_freed_i(buf_pop),
+    .credit_o    (rx_credit_o)
+  );
 
   logic unused_ready;
   assign unused_ready = ^{buf_ready, vrd_ready};

@@ -5,10 +5,7 @@
 // cannot split it) and the lookup stays off the buffer-to-crossbar path. Unroutable
 // packets are buffered like any other and discarded at the buffer head at one flit per
 // cycle; that keeps credit return a single stream of pops.
-//
-// Credits: every slot freed returns one pulse. Pending credits are kept in a counter,
-// preset to BUF_DEPTH at reset, so the initial announcement and credits for flits that
-// already left (a sender may start after the first pulse) never collide on the wire.
+// Credits: every slot freed returns one pulse (link_credit_return).
 module rcube_input_port #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,
@@ -121,28 +118,24 @@ module rcube_input_port #(
     req_o[buf_head.port] = fwd_valid;
   end
 
-  // ---- credit return ----
-  logic [CreditW-1:0] credit_pend_q, credit_pend_d;
-  logic               credit_q, credit_d;
-  always_comb begin
-    credit_d      = (credit_pend_q != '0) || buf_pop;
-    credit_pend_d = credit_pend_q + CreditW'(buf_pop) - CreditW'(credit_d);
-  end
-  assign in_credit_o = credit_q;
+  link_credit_return #(
+    .DEPTH(BUF_DEPTH)
+  ) u_credit_return (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .slot_freed_i(buf_pop),
+    .credit_o    (in_credit_o)
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       in_pkt_q      <= 1'b0;
       pkt_port_q    <= '0;
       pkt_drop_q    <= 1'b0;
-      credit_pend_q <= CreditW'(BUF_DEPTH);
-      credit_q      <= 1'b0;
     end else begin
       in_pkt_q      <= in_pkt_d;
       pkt_port_q    <= pkt_port_d;
       pkt_drop_q    <= pkt_drop_d;
-      credit_pend_q <= credit_pend_d;
-      credit_q      <= credit_d;
     end
   end
 
