@@ -529,7 +529,14 @@ fn lmr_back_pressure_loses_nothing() {
         net.check(w, &e);
     }
     let mut done = Vec::new();
+    // Bounded in device time: a card that never completes fails the test, not hangs it.
+    let deadline = net.cards[0].device().now_ns() + timeout(4096);
     while done.len() < 5 {
+        assert!(
+            net.cards[0].device().now_ns() < deadline,
+            "only {} of 5 completions arrived",
+            done.len()
+        );
         done.extend(net.cards[0].poll_completions().unwrap());
         net.cards[0].device().relax(fasthsl_driver::Pace::Step);
     }
