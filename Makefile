@@ -6,9 +6,9 @@ CARGO    ?= cargo
 PYTHON   ?= python3
 FASTHSL  := target/release/fasthsl
 RTL_TBS  := $(sort $(wildcard rtl/*/test/tb_*.sv))
-RTL_LINT_TOPS := ddc_nic rcube_router
+RTL_LINT_TOPS := ddc_nic rcube_router fasthsl_card
 RTL_PKGS := rtl/pkg/fasthsl_pkg.sv rtl/common/fasthsl_link_pkg.sv
-RTL_DIRS := -y rtl/common -y rtl/ddc -y rtl/rcube
+RTL_DIRS := -y rtl/common -y rtl/ddc -y rtl/rcube -y rtl/card
 # On a 2-core CI machine, two testbench builds at a time keep both cores busy.
 JOBS     ?= 2
 
