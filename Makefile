@@ -12,7 +12,7 @@ RTL_DIRS := -y rtl/common -y rtl/ddc -y rtl/rcube -y rtl/card
 # On a 2-core CI machine, two testbench builds at a time keep both cores busy.
 JOBS     ?= 2
 
-.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust wave clean $(RTL_TBS)
+.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust wave synth synth-check clean $(RTL_TBS)
 
 help:
 	@echo "make run        install what is missing, build, run 'fasthsl demo' on the simulated cluster"
@@ -22,6 +22,8 @@ help:
 	@echo "make gen-check  fail if the generated files differ from what the contract generates"
 	@echo "make test-rtl   every self-checking Verilator testbench (rtl/*/test/tb_*.sv)"
 	@echo "make test-rust  cargo test (release: the Verilator model runs at full speed)"
+	@echo "make synth      Yosys + nextpnr (PyPI yowasp) size/Fmax report -> docs/synth-report.json (~16 min)"
+	@echo "make synth-check  fresh synthesis vs the committed report: fail if a block grew or slowed >10%"
 	@echo "make wave       a short 2-node demo that writes FST waveforms to target/wave/ (GTKWave, Surfer)"
 
 # --- set-up -------------------------------------------------------------------------------
@@ -80,6 +82,18 @@ $(RTL_TBS):
 
 test-rust:
 	$(CARGO) test --workspace --release
+
+# --- synthesis (not part of `make test`: ~16 minutes of single-threaded WebAssembly tools) ---
+.venv/.synth-deps: rtl/synth/requirements.txt
+	$(PYTHON) -m venv .venv
+	.venv/bin/pip install -q -r rtl/synth/requirements.txt
+	touch $@
+
+synth: .venv/.synth-deps
+	$(PYTHON) rtl/synth/synth.py $(SYNTH_ARGS)
+
+synth-check: .venv/.synth-deps
+	$(PYTHON) rtl/synth/synth.py --check $(SYNTH_ARGS)
 
 clean:
 	$(CARGO) clean
