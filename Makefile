@@ -12,7 +12,7 @@ RTL_DIRS := -y rtl/common -y rtl/ddc -y rtl/rcube -y rtl/card
 # On a 2-core CI machine, two testbench builds at a time keep both cores busy.
 JOBS     ?= 2
 
-.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust wave synth synth-check clean $(RTL_TBS)
+.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust test-vfio wave synth synth-check clean $(RTL_TBS)
 
 help:
 	@echo "make run        install what is missing, build, run 'fasthsl demo' on the simulated cluster"
@@ -25,6 +25,7 @@ help:
 	@echo "make synth      Yosys + nextpnr (PyPI yowasp) size/Fmax report -> docs/synth-report.json (~16 min)"
 	@echo "make synth-check  fresh synthesis vs the committed report: fail if a block grew or slowed >10%"
 	@echo "make wave       a short 2-node demo that writes FST waveforms to target/wave/ (GTKWave, Surfer)"
+	@echo "make test-vfio  the VFIO backend on a real kernel: QEMU + emulated IOMMU + edu device (~30-60 s; installs qemu, kernel)"
 
 # --- set-up -------------------------------------------------------------------------------
 # Everything the build needs comes from Debian's packages or crates.io; nothing is fetched
@@ -56,7 +57,7 @@ wave: deps
 	@echo "waveforms: target/wave/*.fst, one per NIC and router model (open with gtkwave or surfer)"
 
 # --- checks -------------------------------------------------------------------------------
-test: deps gen-check lint test-rtl test-rust
+test: deps gen-check lint test-rtl test-rust test-vfio
 	@echo "make test: all checks passed"
 
 gen:
@@ -82,6 +83,26 @@ $(RTL_TBS):
 
 test-rust:
 	$(CARGO) test --workspace --release
+
+# The VFIO backend against a real Linux kernel without an FPGA (host/vfio/tests/qemu_edu.rs):
+# QEMU boots Debian's kernel with an emulated Intel IOMMU and QEMU's `edu` PCI device, and
+# the guest drives edu through the backend. Part of `make test` (about a minute of TCG
+# emulation). Installs what is missing from Debian's packages: QEMU, a kernel for the
+# guest (linux-image-amd64: on a Debian host that is the usual kernel package), a static
+# busybox for the guest's init, cpio.
+test-vfio:
+	@need=""; \
+	command -v qemu-system-x86_64 >/dev/null 2>&1 || need="$$need qemu-system-x86"; \
+	command -v cpio >/dev/null 2>&1 || need="$$need cpio"; \
+	case "$$(LC_ALL=C ldd "$$(command -v busybox || echo /nonexistent)" 2>&1)" in \
+	  *"not a dynamic executable"*) ;; *) need="$$need busybox-static" ;; esac; \
+	ls /boot/vmlinuz-* /lib/modules/*/kernel/drivers/vfio/pci/vfio-pci.ko* >/dev/null 2>&1 || need="$$need linux-image-amd64"; \
+	if [ -n "$$need" ]; then \
+	  echo "test-vfio: installing$$need from Debian's packages"; \
+	  if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; command -v sudo >/dev/null || { echo "test-vfio: run as root: apt-get install --no-install-recommends$$need" >&2; exit 1; }; else SUDO=; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$need >/dev/null || exit 1; \
+	fi
+	$(CARGO) test -p fasthsl-vfio --release --test qemu_edu -- --ignored --nocapture
 
 # --- synthesis (not part of `make test`: ~16 minutes of single-threaded WebAssembly tools) ---
 .venv/.synth-deps: rtl/synth/requirements.txt

@@ -13,17 +13,59 @@ use fasthsl_contract::BAR0_SIZE;
 use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
 use vfio_bindings::bindings::vfio as vb;
 
+use crate::iova::IovaSpace;
 use crate::sys::{self, Mapping};
 use crate::{check_sysfs, group_members, Paths, PciAddress, VfioError};
-
-/// First bus address handed out: above 4 GiB, clear of the x86 MSI window
-/// (0xfee00000) and of anything a firmware reserves low.
-const IOVA_BASE: u64 = 1 << 32;
 
 /// PCI command register: memory space and bus master enable.
 const PCI_COMMAND: u64 = 0x04;
 const PCI_COMMAND_MEMORY: u16 = 1 << 1;
 const PCI_COMMAND_MASTER: u16 = 1 << 2;
+
+/// Huge page size tried for large DMA buffers (x86-64 and arm64 with 4 KiB base pages).
+const HUGE_PAGE: usize = 2 << 20;
+
+/// How [`VfioDevice::open_with_config`] sets a device up. [`Default`] is right for a
+/// FastHSL card; other values serve other devices (the QEMU `edu` test device) and
+/// the fallbacks' tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VfioConfig {
+    /// BAR0 must be at least this long (default: the contract's register file).
+    pub min_bar0_len: u64,
+    /// First bus address DMA buffers may get. Default 4 GiB: clear of the x86 MSI window
+    /// and of anything firmware reserves low.
+    pub iova_start: u64,
+    /// End (exclusive) of the bus addresses the device can reach; `u64::MAX`: no limit
+    /// beyond the IOMMU's own. A device with 32-bit DMA would say `1 << 32`.
+    pub iova_end: u64,
+    /// Back DMA buffers of 2 MiB and more with huge pages when the system has free ones
+    /// (fewer IOMMU and TLB entries); falls back to normal pages otherwise.
+    pub hugepages: bool,
+    /// mmap BAR0 when VFIO allows it (default); `false` forces the pread/pwrite path that
+    /// is otherwise only the fallback for a BAR VFIO will not map.
+    pub mmap_bar0: bool,
+}
+
+impl Default for VfioConfig {
+    fn default() -> Self {
+        VfioConfig {
+            min_bar0_len: BAR0_SIZE,
+            iova_start: 1 << 32,
+            iova_end: u64::MAX,
+            hugepages: true,
+            mmap_bar0: true,
+        }
+    }
+}
+
+/// Which interrupt mechanism was routed to the eventfd.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IrqKind {
+    /// PCI MSI, vector 0.
+    Msi,
+    /// PCI MSI-X, vector 0.
+    MsiX,
+}
 
 /// `struct vfio_irq_set` with room for exactly one eventfd.
 #[repr(C)]
@@ -40,28 +82,54 @@ struct IrqSetOne {
 struct DmaMapping {
     mem: Mapping,
     iova: u64,
+    huge: bool,
 }
 
 struct DmaState {
     next_id: u64,
-    next_iova: u64,
+    space: IovaSpace,
     maps: HashMap<u64, DmaMapping>,
 }
 
-/// A FastHSL card opened through VFIO.
+/// How BAR0 is reached.
+enum Bar {
+    /// mmapped: one volatile load or store per register access.
+    Mapped(Mapping),
+    /// Through the device fd at the region's offset (pread/pwrite), when VFIO does not
+    /// allow mmap (or the config asks for it). One system call per access.
+    Region { offset: u64, len: usize },
+}
+
+impl Bar {
+    fn len(&self) -> usize {
+        match self {
+            Bar::Mapped(m) => m.len,
+            Bar::Region { len, .. } => *len,
+        }
+    }
+}
+
+/// A FastHSL card (or any PCI function) opened through VFIO.
 ///
 /// Not `Send`: it holds raw pointers into mappings, and a driver holds one device.
 pub struct VfioDevice {
     addr: PciAddress,
-    bar: Mapping,
+    bar: Bar,
     dma: RefCell<DmaState>,
-    /// MSI eventfd, or why interrupts are unavailable.
-    irq: Result<File, String>,
+    /// Interrupt eventfd and its kind, or why interrupts are unavailable.
+    irq: Result<(File, IrqKind), String>,
+    can_reset: bool,
+    hugepages: bool,
+    /// What the IOMMU reported: page-size bitmap and usable IOVA ranges (inclusive).
+    iommu_pgsizes: u64,
+    iommu_ranges: Vec<(u64, u64)>,
     t0: Instant,
     page: usize,
+    /// Config space region offset in the device fd.
+    cfg_offset: u64,
     // Kept open for the device's lifetime: closing the device fd would tear down the
     // MSI routing and reset the function. Fields drop in order, so these go last.
-    _device: File,
+    device: File,
     _group: File,
     container: File,
 }
@@ -70,9 +138,10 @@ impl std::fmt::Debug for VfioDevice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("VfioDevice")
             .field("addr", &self.addr.to_string())
-            .field("bar0_len", &self.bar.len)
+            .field("bar0_len", &self.bar.len())
+            .field("bar0_mmapped", &matches!(self.bar, Bar::Mapped(_)))
             .field("dma_buffers", &self.dma.borrow().maps.len())
-            .field("msi", &self.irq.is_ok())
+            .field("irq", &self.irq.as_ref().map(|(_, k)| *k).ok())
             .finish()
     }
 }
@@ -105,12 +174,22 @@ fn open_node(path: &Path, on_missing: impl FnOnce() -> VfioError) -> Result<File
 impl VfioDevice {
     /// Opens the card at `addr` ("0000:01:00.0"): checks sysfs (device present, IOMMU on,
     /// bound to vfio-pci), sets up a type-1 IOMMU container, maps BAR0, enables bus
-    /// mastering and, if the card has an MSI vector, routes it to an eventfd.
+    /// mastering and, if the card has an MSI (or MSI-X) vector, routes it to an eventfd.
     pub fn open(addr: &str) -> Result<Self, VfioError> {
-        Self::open_with(&Paths::default(), addr.parse()?)
+        Self::open_with_config(addr, &VfioConfig::default())
     }
 
-    pub(crate) fn open_with(paths: &Paths, addr: PciAddress) -> Result<Self, VfioError> {
+    /// [`VfioDevice::open`] with explicit settings (BAR size check, IOVA window, huge
+    /// pages, BAR access path).
+    pub fn open_with_config(addr: &str, cfg: &VfioConfig) -> Result<Self, VfioError> {
+        Self::open_with(&Paths::default(), addr.parse()?, cfg)
+    }
+
+    pub(crate) fn open_with(
+        paths: &Paths,
+        addr: PciAddress,
+        cfg: &VfioConfig,
+    ) -> Result<Self, VfioError> {
         let group_no = check_sysfs(paths, &addr)?;
 
         let cpath = paths.dev_vfio.join("vfio");
@@ -130,7 +209,9 @@ impl VfioDevice {
                 sys::ioctl_int(&container, sys::VFIO_CHECK_EXTENSION, t.into()).unwrap_or(0) > 0
             })
             .ok_or_else(|| VfioError::Unsupported {
-                what: "no type-1 IOMMU backend (enable CONFIG_VFIO_IOMMU_TYPE1)".into(),
+                what: "no type-1 IOMMU backend: load it (`sudo modprobe vfio_iommu_type1`) \
+                       or build the kernel with CONFIG_VFIO_IOMMU_TYPE1"
+                    .into(),
             })?;
 
         let gpath = paths.dev_vfio.join(group_no.to_string());
@@ -151,6 +232,26 @@ impl VfioDevice {
         sys::group_set_container(&group, &container).map_err(io_err("VFIO_GROUP_SET_CONTAINER"))?;
         sys::ioctl_int(&container, sys::VFIO_SET_IOMMU, iommu_type.into())
             .map_err(io_err("VFIO_SET_IOMMU (type-1)"))?;
+        let (pgsizes, kernel_ranges) = iommu_info(&container)?;
+        let page = sys::page_size();
+        // The smallest IOMMU page decides the granule of DMA mappings.
+        let granule = match pgsizes {
+            0 => page,
+            p => (1usize << p.trailing_zeros()).max(page),
+        };
+        let space = IovaSpace::new(&kernel_ranges, cfg.iova_start, cfg.iova_end, granule as u64);
+        if space.ranges().is_empty() {
+            return Err(VfioError::Unsupported {
+                what: format!(
+                    "no usable bus addresses: the IOMMU accepts {} and the device reaches \
+                     [{:#x}, {:#x})",
+                    fmt_ranges(&kernel_ranges),
+                    cfg.iova_start,
+                    cfg.iova_end
+                ),
+            });
+        }
+
         let device = sys::group_get_device_fd(&group, &addr.to_string())
             .map_err(io_err(format!("VFIO_GROUP_GET_DEVICE_FD {addr}")))?;
 
@@ -168,46 +269,53 @@ impl VfioDevice {
         }
 
         let bar0 = region_info(&device, vb::VFIO_PCI_BAR0_REGION_INDEX)?;
-        if bar0.size < BAR0_SIZE {
+        if bar0.size < cfg.min_bar0_len {
             return Err(VfioError::BarTooSmall {
                 addr,
                 size: bar0.size,
+                need: cfg.min_bar0_len,
             });
         }
-        if bar0.flags & vb::VFIO_REGION_INFO_FLAG_MMAP == 0 {
-            return Err(VfioError::BarNotMappable {
+        let rw = vb::VFIO_REGION_INFO_FLAG_READ | vb::VFIO_REGION_INFO_FLAG_WRITE;
+        if bar0.flags & rw != rw {
+            return Err(VfioError::BarNotAccessible {
                 addr,
                 flags: bar0.flags,
             });
         }
-        let bar = Mapping::device(&device, bar0.size as usize, bar0.offset)
-            .map_err(io_err(format!("mmap of BAR0 of {addr}")))?;
+        let bar = if cfg.mmap_bar0 && bar0.flags & vb::VFIO_REGION_INFO_FLAG_MMAP != 0 {
+            Bar::Mapped(
+                Mapping::device(&device, bar0.size as usize, bar0.offset)
+                    .map_err(io_err(format!("mmap of BAR0 of {addr}")))?,
+            )
+        } else {
+            Bar::Region {
+                offset: bar0.offset,
+                len: bar0.size as usize,
+            }
+        };
 
-        // vfio-pci enables memory decoding but leaves bus mastering to the user: without
-        // it every DMA of the card is dropped.
-        let cfg = region_info(&device, vb::VFIO_PCI_CONFIG_REGION_INDEX)?;
-        let mut cmd = [0u8; 2];
-        device
-            .read_exact_at(&mut cmd, cfg.offset + PCI_COMMAND)
-            .map_err(io_err("reading the PCI command register"))?;
-        let cmd = u16::from_le_bytes(cmd) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
-        device
-            .write_all_at(&cmd.to_le_bytes(), cfg.offset + PCI_COMMAND)
-            .map_err(io_err("enabling bus mastering in the PCI command register"))?;
+        let cfg_region = region_info(&device, vb::VFIO_PCI_CONFIG_REGION_INDEX)?;
+        enable_bus_master(&device, cfg_region.offset)?;
 
-        let irq = setup_msi(&device);
+        let irq = setup_irq(&device);
         Ok(VfioDevice {
             addr,
             bar,
             dma: RefCell::new(DmaState {
                 next_id: 1,
-                next_iova: IOVA_BASE,
+                space,
                 maps: HashMap::new(),
             }),
             irq,
+            can_reset: info.flags & vb::VFIO_DEVICE_FLAGS_RESET != 0,
+            hugepages: cfg.hugepages,
+            iommu_pgsizes: pgsizes,
+            iommu_ranges: kernel_ranges,
             t0: Instant::now(),
-            page: sys::page_size(),
-            _device: device,
+            page: granule,
+            cfg_offset: cfg_region.offset,
+            device,
             _group: group,
             container,
         })
@@ -218,20 +326,80 @@ impl VfioDevice {
         self.addr
     }
 
-    /// Whether MSI is routed to an eventfd (else [`Device::wait_irq`] reports why not).
+    /// Whether an interrupt is routed to an eventfd (else [`Device::wait_irq`] says why not).
     pub fn has_interrupts(&self) -> bool {
         self.irq.is_ok()
     }
 
-    fn bar_ptr(&self, offset: u32) -> Result<*mut u32, DeviceError> {
-        if !offset.is_multiple_of(4) || offset as usize + 4 > self.bar.len {
-            return Err(DeviceError::BarOffset {
-                offset,
-                size: self.bar.len as u32,
+    /// The interrupt mechanism in use, if any.
+    pub fn irq_kind(&self) -> Option<IrqKind> {
+        self.irq.as_ref().ok().map(|(_, k)| *k)
+    }
+
+    /// BAR0 length in bytes.
+    pub fn bar0_len(&self) -> usize {
+        self.bar.len()
+    }
+
+    /// Whether BAR0 is mmapped (else reached by pread/pwrite on the device fd).
+    pub fn bar0_mmapped(&self) -> bool {
+        matches!(self.bar, Bar::Mapped(_))
+    }
+
+    /// The bus-address ranges DMA buffers are placed in (IOMMU ranges within the
+    /// configured window), inclusive ends.
+    pub fn iova_ranges(&self) -> Vec<(u64, u64)> {
+        self.dma.borrow().space.ranges().to_vec()
+    }
+
+    /// What the IOMMU reported (`VFIO_IOMMU_GET_INFO`): the bitmap of page sizes it maps
+    /// and the IOVA ranges it accepts, inclusive ends (`[(0, u64::MAX)]` from kernels that
+    /// do not report ranges).
+    pub fn iommu_info(&self) -> (u64, &[(u64, u64)]) {
+        (self.iommu_pgsizes, &self.iommu_ranges)
+    }
+
+    /// Whether `buf` is backed by huge pages; `None` for a buffer not of this device.
+    pub fn dma_is_huge(&self, buf: &DmaBuffer) -> Option<bool> {
+        let st = self.dma.borrow();
+        st.maps
+            .get(&buf.id())
+            .filter(|m| m.iova == buf.iova())
+            .map(|m| m.huge)
+    }
+
+    /// Whether VFIO can reset the function (FLR, power-management or bus reset).
+    pub fn can_reset(&self) -> bool {
+        self.can_reset
+    }
+
+    /// Resets the function (`VFIO_DEVICE_RESET`). The kernel saves and restores config
+    /// space around it; DMA mappings and the interrupt routing stay. Device state (the
+    /// card's registers) is back to its reset values.
+    pub fn reset(&self) -> Result<(), VfioError> {
+        if !self.can_reset {
+            return Err(VfioError::Unsupported {
+                what: format!(
+                    "{} cannot be reset through VFIO: it has no function-level reset, no \
+                     power-management reset and shares its bus (no secondary-bus reset)",
+                    self.addr
+                ),
             });
         }
-        // The offset is inside the mapping (checked above), so `add` stays in bounds.
-        Ok(self.bar.ptr.as_ptr().wrapping_add(offset as usize).cast())
+        sys::ioctl_int(&self.device, sys::VFIO_DEVICE_RESET, 0)
+            .map_err(io_err(format!("VFIO_DEVICE_RESET of {}", self.addr)))?;
+        // The restored command register should have bus mastering again; make sure.
+        enable_bus_master(&self.device, self.cfg_offset)
+    }
+
+    fn check_bar(&self, offset: u32) -> Result<(), DeviceError> {
+        if !offset.is_multiple_of(4) || offset as usize + 4 > self.bar.len() {
+            return Err(DeviceError::BarOffset {
+                offset,
+                size: self.bar.len().min(u32::MAX as usize) as u32,
+            });
+        }
+        Ok(())
     }
 
     /// Pointer to `[offset, offset+len)` of `buf`, after checking bounds and ownership.
@@ -258,6 +426,116 @@ impl VfioDevice {
         // dirty-bitmap flag the kernel touches no trailing data.
         unsafe { sys::ioctl_ptr(&self.container, sys::VFIO_IOMMU_UNMAP_DMA, &mut unmap) }.map(drop)
     }
+
+    /// Anonymous memory for a DMA buffer of at least `len` bytes: huge pages when asked
+    /// for, large enough and available, else normal pages.
+    fn dma_memory(&self, len: usize) -> Result<(Mapping, bool), DeviceError> {
+        if self.hugepages && len >= HUGE_PAGE {
+            let huge_len = len.div_ceil(HUGE_PAGE) * HUGE_PAGE;
+            // ENOMEM here only means no free huge page: fall through to normal pages.
+            if let Ok(m) = Mapping::anonymous(huge_len, true) {
+                return Ok((m, true));
+            }
+        }
+        let mapped = len.max(1).div_ceil(self.page) * self.page;
+        let m = Mapping::anonymous(mapped, false).map_err(|e| DeviceError::OutOfMemory {
+            len,
+            reason: format!("mmap: {e}"),
+        })?;
+        Ok((m, false))
+    }
+}
+
+fn fmt_ranges(r: &[(u64, u64)]) -> String {
+    let v: Vec<String> = r.iter().map(|(a, b)| format!("[{a:#x}, {b:#x}]")).collect();
+    v.join(" ")
+}
+
+/// The IOMMU's supported page sizes (bitmap) and usable IOVA ranges (inclusive ends).
+/// Kernels before 5.4 report no ranges: then the whole space is assumed usable.
+fn iommu_info(container: &File) -> Result<(u64, Vec<(u64, u64)>), VfioError> {
+    let mut words = std::mem::size_of::<vb::vfio_iommu_type1_info>() / 8;
+    // The first call reports how big the capability chain is; the second one gets it.
+    for _ in 0..4 {
+        let mut buf = vec![0u64; words];
+        // argsz is the low half of word 0 (the struct's first u32 on a little-endian host).
+        buf[0] = (words * 8) as u64;
+        sys::ioctl_buf(container, sys::VFIO_IOMMU_GET_INFO, &mut buf)
+            .map_err(io_err("VFIO_IOMMU_GET_INFO"))?;
+        let bytes: Vec<u8> = buf.iter().flat_map(|w| w.to_le_bytes()).collect();
+        match parse_iommu_info(&bytes) {
+            IommuInfo::Done { pgsizes, ranges } => return Ok((pgsizes, ranges)),
+            IommuInfo::NeedBytes(n) => words = n.div_ceil(8),
+        }
+    }
+    Err(VfioError::Unsupported {
+        what: "VFIO_IOMMU_GET_INFO keeps asking for a larger buffer".into(),
+    })
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum IommuInfo {
+    /// Page-size bitmap and usable ranges (inclusive ends).
+    Done {
+        pgsizes: u64,
+        ranges: Vec<(u64, u64)>,
+    },
+    /// The capability chain did not fit: call again with this many bytes.
+    NeedBytes(usize),
+}
+
+/// Decodes a `vfio_iommu_type1_info` with its capability chain, as the kernel filled it.
+pub(crate) fn parse_iommu_info(bytes: &[u8]) -> IommuInfo {
+    let u32_at = |o: usize| {
+        bytes
+            .get(o..o.checked_add(4)?)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    };
+    let u64_at = |o: usize| {
+        bytes
+            .get(o..o.checked_add(8)?)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    };
+    let argsz = u32_at(0).unwrap_or(0) as usize;
+    let flags = u32_at(4).unwrap_or(0);
+    let pgsizes = if flags & vb::VFIO_IOMMU_INFO_PGSIZES != 0 {
+        u64_at(8).unwrap_or(0)
+    } else {
+        0
+    };
+    let whole = IommuInfo::Done {
+        pgsizes,
+        ranges: vec![(0, u64::MAX)],
+    };
+    if flags & vb::VFIO_IOMMU_INFO_CAPS == 0 {
+        return whole;
+    }
+    if argsz > bytes.len() {
+        return IommuInfo::NeedBytes(argsz);
+    }
+    // Walk the chain (offsets from the start of the struct; 0 ends it), bounded in case
+    // of a loop.
+    let mut off = u32_at(16).unwrap_or(0) as usize;
+    for _ in 0..64 {
+        if off == 0 {
+            break;
+        }
+        let (Some(head), Some(next)) = (u32_at(off), u32_at(off + 4)) else {
+            break;
+        };
+        if head & 0xffff == vb::VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE {
+            let n = u32_at(off + 8).unwrap_or(0) as usize;
+            let ranges = (0..n)
+                .map_while(|i| {
+                    let r = off + 16 + 16 * i;
+                    Some((u64_at(r)?, u64_at(r + 8)?))
+                })
+                .collect();
+            return IommuInfo::Done { pgsizes, ranges };
+        }
+        off = next as usize;
+    }
+    whole
 }
 
 fn region_info(device: &File, index: u32) -> Result<vb::vfio_region_info, VfioError> {
@@ -273,24 +551,52 @@ fn region_info(device: &File, index: u32) -> Result<vb::vfio_region_info, VfioEr
     Ok(r)
 }
 
-/// Routes MSI vector 0 to a new eventfd; `Err` says why interrupts are unavailable.
-fn setup_msi(device: &File) -> Result<File, String> {
+/// vfio-pci enables memory decoding but leaves bus mastering to the user: without it
+/// every DMA of the card is dropped.
+fn enable_bus_master(device: &File, cfg_offset: u64) -> Result<(), VfioError> {
+    let mut cmd = [0u8; 2];
+    device
+        .read_exact_at(&mut cmd, cfg_offset + PCI_COMMAND)
+        .map_err(io_err("reading the PCI command register"))?;
+    let cmd = u16::from_le_bytes(cmd) | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+    device
+        .write_all_at(&cmd.to_le_bytes(), cfg_offset + PCI_COMMAND)
+        .map_err(io_err("enabling bus mastering in the PCI command register"))
+}
+
+/// Routes MSI vector 0 (or, without MSI, MSI-X vector 0) to a new eventfd; `Err` says
+/// why interrupts are unavailable.
+fn setup_irq(device: &File) -> Result<(File, IrqKind), String> {
+    let mut why = Vec::new();
+    for (index, kind) in [
+        (vb::VFIO_PCI_MSI_IRQ_INDEX, IrqKind::Msi),
+        (vb::VFIO_PCI_MSIX_IRQ_INDEX, IrqKind::MsiX),
+    ] {
+        match route_vector0(device, index) {
+            Ok(efd) => return Ok((efd, kind)),
+            Err(e) => why.push(format!("{kind:?}: {e}")),
+        }
+    }
+    Err(format!("{}; poll instead", why.join("; ")))
+}
+
+fn route_vector0(device: &File, index: u32) -> Result<File, String> {
     let mut info = vb::vfio_irq_info {
         argsz: std::mem::size_of::<vb::vfio_irq_info>() as u32,
-        index: vb::VFIO_PCI_MSI_IRQ_INDEX,
+        index,
         ..Default::default()
     };
     // SAFETY: VFIO_DEVICE_GET_IRQ_INFO takes a vfio_irq_info.
     unsafe { sys::ioctl_ptr(device, sys::VFIO_DEVICE_GET_IRQ_INFO, &mut info) }
-        .map_err(|e| format!("VFIO_DEVICE_GET_IRQ_INFO (MSI): {e}"))?;
+        .map_err(|e| format!("VFIO_DEVICE_GET_IRQ_INFO: {e}"))?;
     if info.count == 0 || info.flags & vb::VFIO_IRQ_INFO_EVENTFD == 0 {
-        return Err("the card exposes no MSI vector; poll instead".into());
+        return Err("no vector".into());
     }
     let efd = sys::eventfd().map_err(|e| format!("eventfd: {e}"))?;
     let mut set = IrqSetOne {
         argsz: std::mem::size_of::<IrqSetOne>() as u32,
         flags: vb::VFIO_IRQ_SET_DATA_EVENTFD | vb::VFIO_IRQ_SET_ACTION_TRIGGER,
-        index: vb::VFIO_PCI_MSI_IRQ_INDEX,
+        index,
         start: 0,
         count: 1,
         fd: std::os::fd::AsRawFd::as_raw_fd(&efd),
@@ -298,7 +604,7 @@ fn setup_msi(device: &File) -> Result<File, String> {
     // SAFETY: VFIO_DEVICE_SET_IRQS reads a vfio_irq_set followed by `count` (1) i32 fds,
     // which is exactly IrqSetOne's layout; argsz covers it.
     unsafe { sys::ioctl_ptr(device, sys::VFIO_DEVICE_SET_IRQS, &mut set) }
-        .map_err(|e| format!("VFIO_DEVICE_SET_IRQS (MSI -> eventfd): {e}"))?;
+        .map_err(|e| format!("VFIO_DEVICE_SET_IRQS (-> eventfd): {e}"))?;
     Ok(efd)
 }
 
@@ -308,59 +614,94 @@ impl Device for VfioDevice {
     }
 
     fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
-        let p = self.bar_ptr(offset)?;
-        // SAFETY: `p` is 4-aligned (BAR mappings are page-aligned, offset checked) and
-        // inside the live BAR0 mapping; MMIO must be a single volatile access.
-        let v = unsafe { p.read_volatile() };
+        self.check_bar(offset)?;
+        let v = match &self.bar {
+            Bar::Mapped(m) => {
+                let p = m.ptr.as_ptr().wrapping_add(offset as usize).cast::<u32>();
+                // SAFETY: `p` is 4-aligned (BAR mappings are page-aligned, offset checked)
+                // and inside the live BAR0 mapping (check_bar); MMIO must be a single
+                // volatile access.
+                unsafe { p.read_volatile() }
+            }
+            Bar::Region { offset: base, .. } => {
+                let mut b = [0u8; 4];
+                // vfio-pci turns a 4-byte aligned pread into one 32-bit MMIO read.
+                self.device
+                    .read_exact_at(&mut b, base + u64::from(offset))
+                    .map_err(|source| DeviceError::Os {
+                        what: format!("pread of BAR0 offset {offset:#x}"),
+                        source,
+                    })?;
+                u32::from_le_bytes(b)
+            }
+        };
         // Later reads of host memory must not be satisfied before this register read.
         fence(Ordering::Acquire);
         Ok(v)
     }
 
     fn bar_write32(&self, offset: u32, value: u32) -> Result<(), DeviceError> {
-        let p = self.bar_ptr(offset)?;
+        self.check_bar(offset)?;
         // Doorbell ordering: descriptors written to host memory before this call must
         // be visible to the card before the register write reaches it.
         fence(Ordering::SeqCst);
-        // SAFETY: as in bar_read32.
-        unsafe { p.write_volatile(value) };
+        match &self.bar {
+            Bar::Mapped(m) => {
+                let p = m.ptr.as_ptr().wrapping_add(offset as usize).cast::<u32>();
+                // SAFETY: as in bar_read32.
+                unsafe { p.write_volatile(value) };
+            }
+            Bar::Region { offset: base, .. } => self
+                .device
+                .write_all_at(&value.to_le_bytes(), base + u64::from(offset))
+                .map_err(|source| DeviceError::Os {
+                    what: format!("pwrite of BAR0 offset {offset:#x}"),
+                    source,
+                })?,
+        }
         Ok(())
     }
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
-        let mapped = len.max(1).div_ceil(self.page) * self.page;
-        let mem = Mapping::anonymous(mapped).map_err(|e| DeviceError::OutOfMemory {
-            len,
-            reason: format!("mmap: {e}"),
-        })?;
+        let (mem, huge) = self.dma_memory(len)?;
         let mut st = self.dma.borrow_mut();
-        let iova = st.next_iova;
+        // Huge buffers get IOVAs aligned like their pages, so the IOMMU can use its
+        // own large pages for them.
+        let align = if huge { HUGE_PAGE } else { self.page } as u64;
+        let iova =
+            st.space
+                .alloc(mem.len as u64, align)
+                .ok_or_else(|| DeviceError::OutOfMemory {
+                    len,
+                    reason: format!(
+                        "no free bus-address range of {:#x} bytes in {}",
+                        mem.len,
+                        fmt_ranges(st.space.ranges())
+                    ),
+                })?;
         let mut map = vb::vfio_iommu_type1_dma_map {
             argsz: std::mem::size_of::<vb::vfio_iommu_type1_dma_map>() as u32,
             flags: vb::VFIO_DMA_MAP_FLAG_READ | vb::VFIO_DMA_MAP_FLAG_WRITE,
             vaddr: mem.ptr.as_ptr() as u64,
             iova,
-            size: mapped as u64,
+            size: mem.len as u64,
         };
         // SAFETY: VFIO_IOMMU_MAP_DMA takes a vfio_iommu_type1_dma_map; the range is our
         // own mapping, which stays alive until it is unmapped from the IOMMU (dma_free
         // or drop).
-        unsafe { sys::ioctl_ptr(&self.container, sys::VFIO_IOMMU_MAP_DMA, &mut map) }.map_err(
-            |source| {
-                DeviceError::from(VfioError::DmaMap {
-                    iova,
-                    len: mapped,
-                    source,
-                    memlock: sys::memlock_limit(),
-                })
-            },
-        )?;
-        // One unmapped guard page between buffers: a card overrun faults in the IOMMU
-        // instead of corrupting the neighbour.
-        st.next_iova += (mapped + self.page) as u64;
+        let mapped = unsafe { sys::ioctl_ptr(&self.container, sys::VFIO_IOMMU_MAP_DMA, &mut map) };
+        if let Err(source) = mapped {
+            st.space.free(iova);
+            return Err(DeviceError::from(VfioError::DmaMap {
+                iova,
+                len: mem.len,
+                source,
+                memlock: sys::memlock_limit(),
+            }));
+        }
         let id = st.next_id;
         st.next_id += 1;
-        st.maps.insert(id, DmaMapping { mem, iova });
+        st.maps.insert(id, DmaMapping { mem, iova, huge });
         Ok(DmaBuffer::new(id, iova, len))
     }
 
@@ -372,11 +713,16 @@ impl Device for VfioDevice {
                 _ => return Err(DeviceError::UnknownBuffer { iova: buf.iova() }),
             }
         };
-        self.unmap_dma(m.iova, m.mem.len)
-            .map_err(|source| DeviceError::Os {
-                what: format!("VFIO_IOMMU_UNMAP_DMA at {:#x}", m.iova),
+        if let Err(source) = self.unmap_dma(m.iova, m.mem.len) {
+            // The card may still reach the pages: leak them rather than hand them back
+            // to the allocator.
+            std::mem::forget(m);
+            return Err(DeviceError::Os {
+                what: format!("VFIO_IOMMU_UNMAP_DMA at {:#x}", buf.iova()),
                 source,
-            })?;
+            });
+        }
+        self.dma.borrow_mut().space.free(m.iova);
         drop(m); // munmap only once the card can no longer reach the pages
         Ok(())
     }
@@ -431,7 +777,7 @@ impl Device for VfioDevice {
     }
 
     fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
-        let efd = self
+        let (efd, _) = self
             .irq
             .as_ref()
             .map_err(|why| DeviceError::NoInterrupts(why.clone()))?;

@@ -1,15 +1,20 @@
 //! A real FastHSL card from user space, through Linux VFIO and the type-1 IOMMU.
 //!
 //! [`VfioDevice`] implements [`fasthsl_device::Device`]: BAR0 is mmapped and accessed
-//! with volatile 32-bit loads and stores; DMA buffers are anonymous, page-aligned
-//! mappings pinned and mapped at driver-chosen bus addresses (IOVAs) with
-//! `VFIO_IOMMU_MAP_DMA`, so the card can only reach memory the driver handed it; the
-//! card's MSI is delivered to an eventfd for [`fasthsl_device::Device::wait_irq`].
+//! with volatile 32-bit loads and stores (pread/pwrite on the device fd when VFIO will
+//! not map it); DMA buffers are anonymous, page-aligned mappings (2 MiB huge pages for
+//! large ones when the system has them) pinned and mapped at bus addresses (IOVAs) the
+//! backend picks inside the ranges the IOMMU reports, so the card can only reach memory
+//! the driver handed it; the card's MSI (or MSI-X) vector is delivered to an eventfd for
+//! [`fasthsl_device::Device::wait_irq`]; [`VfioDevice::reset`] resets the function.
 //!
 //! Bringing a card up takes root once (bind to vfio-pci, IOMMU on); every failure on
 //! that path is reported with the command that fixes it. [`list`] finds the cards.
+//! docs/HARDWARE.md has the set-up; `make test-vfio` proves the backend on a real kernel
+//! (QEMU, emulated IOMMU, QEMU's `edu` device).
 
 mod device;
+mod iova;
 mod sys;
 
 use std::fmt;
@@ -18,8 +23,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-pub use device::VfioDevice;
-use fasthsl_contract::{BAR0_SIZE, PCI_DEVICE_ID, PCI_VENDOR_ID};
+pub use device::{IrqKind, VfioConfig, VfioDevice};
+use fasthsl_contract::{PCI_DEVICE_ID, PCI_VENDOR_ID};
 
 /// A PCI function address, `DDDD:BB:DD.F`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -158,23 +163,25 @@ pub enum VfioError {
         /// What is missing.
         what: String,
     },
-    /// BAR0 is smaller than the contract's register file.
+    /// BAR0 is smaller than the register file the caller needs.
     #[error(
-        "{addr}: BAR0 is {size:#x} bytes, the FastHSL register file needs {need:#x}: \
-         wrong device or wrong bitstream",
-        need = BAR0_SIZE
+        "{addr}: BAR0 is {size:#x} bytes, the register file needs {need:#x}: wrong device \
+         or wrong bitstream (check `lspci -vv -s {addr}`)"
     )]
     BarTooSmall {
         /// Address.
         addr: PciAddress,
         /// BAR0 size reported by VFIO.
         size: u64,
+        /// Size needed (the contract's BAR0_SIZE for a FastHSL card).
+        need: u64,
     },
-    /// BAR0 cannot be mmapped.
+    /// VFIO gives no read/write access to BAR0 (an unimplemented or I/O-port BAR).
     #[error(
-        "{addr}: VFIO does not allow mmap of BAR0 (flags {flags:#x}); the driver needs it mapped"
+        "{addr}: VFIO gives no read/write access to BAR0 (region flags {flags:#x}): the \
+         function has no memory BAR0, so it is not the expected device"
     )]
-    BarNotMappable {
+    BarNotAccessible {
         /// Address.
         addr: PciAddress,
         /// Region flags reported by VFIO.

@@ -23,6 +23,8 @@ pub(crate) const VFIO_DEVICE_GET_INFO: u32 = vfio_io(7);
 pub(crate) const VFIO_DEVICE_GET_REGION_INFO: u32 = vfio_io(8);
 pub(crate) const VFIO_DEVICE_GET_IRQ_INFO: u32 = vfio_io(9);
 pub(crate) const VFIO_DEVICE_SET_IRQS: u32 = vfio_io(10);
+pub(crate) const VFIO_DEVICE_RESET: u32 = vfio_io(11);
+pub(crate) const VFIO_IOMMU_GET_INFO: u32 = vfio_io(12);
 pub(crate) const VFIO_IOMMU_MAP_DMA: u32 = vfio_io(13);
 pub(crate) const VFIO_IOMMU_UNMAP_DMA: u32 = vfio_io(14);
 
@@ -37,7 +39,8 @@ fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
 /// An ioctl whose argument is a plain integer.
 pub(crate) fn ioctl_int(fd: &File, req: u32, arg: libc::c_ulong) -> io::Result<libc::c_int> {
     // SAFETY: the VFIO requests used with this helper (GET_API_VERSION, CHECK_EXTENSION,
-    // SET_IOMMU) take an integer by value, so the kernel dereferences no memory of ours.
+    // SET_IOMMU, DEVICE_RESET) take an integer by value or nothing, so the kernel
+    // dereferences no memory of ours.
     check(unsafe { libc::ioctl(fd.as_raw_fd(), req as libc::Ioctl, arg) })
 }
 
@@ -51,6 +54,20 @@ pub(crate) unsafe fn ioctl_ptr<T>(fd: &File, req: u32, arg: &mut T) -> io::Resul
     // SAFETY: `arg` is a live, exclusive reference to a `T`; the caller guarantees that
     // the request accesses no more than a `T` through it.
     check(unsafe { libc::ioctl(fd.as_raw_fd(), req as libc::Ioctl, arg as *mut T) })
+}
+
+/// An ioctl whose argument is a variable-length VFIO struct (fixed part, then capability
+/// chain) in `buf`; the caller has written `argsz` = `buf.len() * 8` into its first bytes.
+pub(crate) fn ioctl_buf(fd: &File, req: u32, buf: &mut [u64]) -> io::Result<libc::c_int> {
+    debug_assert_eq!(
+        buf[0] as u32 as usize,
+        buf.len() * 8,
+        "argsz must be the buffer size"
+    );
+    // SAFETY: VFIO "info" requests (GET_INFO with capabilities) read argsz from the start
+    // of the struct and write at most argsz bytes; argsz is the buffer's length, and the
+    // buffer is 8-aligned like the structs.
+    check(unsafe { libc::ioctl(fd.as_raw_fd(), req as libc::Ioctl, buf.as_mut_ptr()) })
 }
 
 /// `VFIO_GROUP_SET_CONTAINER`: the argument is a pointer to the container's fd.
@@ -101,15 +118,21 @@ impl Mapping {
         Self::from_mmap(p, len)
     }
 
-    /// Zeroed anonymous memory of `len` bytes (a multiple of the page size).
-    pub(crate) fn anonymous(len: usize) -> io::Result<Mapping> {
+    /// Zeroed anonymous memory of `len` bytes (a multiple of the page size), backed by
+    /// 2 MiB huge pages when `huge` (then `len` must be a multiple of 2 MiB; fails with
+    /// ENOMEM when no huge page is free: see /proc/sys/vm/nr_hugepages).
+    pub(crate) fn anonymous(len: usize, huge: bool) -> io::Result<Mapping> {
+        let mut flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        if huge {
+            flags |= libc::MAP_HUGETLB | libc::MAP_HUGE_2MB;
+        }
         // SAFETY: as above; anonymous memory is zero-filled by the kernel.
         let p = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
                 len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                flags,
                 -1,
                 0,
             )

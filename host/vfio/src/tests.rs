@@ -176,7 +176,8 @@ fn sysfs_checks_explain_what_to_do() {
 fn missing_vfio_nodes_are_explained() {
     let s = FakeSys::new();
     s.add("0000:06:00.0", V, D, Some("vfio-pci"), Some(6));
-    let e = VfioDevice::open_with(&s.paths(), addr("0000:06:00.0")).unwrap_err();
+    let e = VfioDevice::open_with(&s.paths(), addr("0000:06:00.0"), &VfioConfig::default())
+        .unwrap_err();
     assert!(matches!(e, VfioError::NoVfio { .. }), "{e}");
     assert!(e.to_string().contains("modprobe vfio-pci"), "{e}");
 }
@@ -230,6 +231,7 @@ fn bar_too_small_names_both_sizes() {
     let e = VfioError::BarTooSmall {
         addr: addr("0000:01:00.0"),
         size: 0x1000,
+        need: fasthsl_contract::BAR0_SIZE,
     }
     .to_string();
     assert!(e.contains("0x1000") && e.contains("0x2000"), "{e}");
@@ -243,4 +245,77 @@ fn ioctl_numbers_match_the_kernel_headers() {
     assert_eq!(sys::VFIO_DEVICE_SET_IRQS, 0x3b6e);
     assert_eq!(sys::VFIO_IOMMU_MAP_DMA, 0x3b71);
     assert_eq!(sys::VFIO_IOMMU_UNMAP_DMA, 0x3b72);
+    assert_eq!(sys::VFIO_DEVICE_RESET, 0x3b6f);
+    assert_eq!(sys::VFIO_IOMMU_GET_INFO, 0x3b70);
+}
+
+/// A `vfio_iommu_type1_info` as the kernel fills it: header, then a migration capability,
+/// then the IOVA-range capability.
+fn iommu_info_bytes(argsz: u32, ranges: &[(u64, u64)]) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend(argsz.to_le_bytes());
+    b.extend(3u32.to_le_bytes()); // PGSIZES | CAPS
+    b.extend(0x4020_1000u64.to_le_bytes());
+    b.extend(24u32.to_le_bytes()); // cap_offset
+    b.extend(0u32.to_le_bytes());
+    // Migration capability (id 2), 32 bytes, next at 56.
+    b.extend(2u16.to_le_bytes());
+    b.extend(1u16.to_le_bytes());
+    b.extend(56u32.to_le_bytes());
+    b.extend([0u8; 24]);
+    // IOVA ranges (id 1), last in the chain.
+    b.extend(1u16.to_le_bytes());
+    b.extend(1u16.to_le_bytes());
+    b.extend(0u32.to_le_bytes());
+    b.extend((ranges.len() as u32).to_le_bytes());
+    b.extend(0u32.to_le_bytes());
+    for (lo, hi) in ranges {
+        b.extend(lo.to_le_bytes());
+        b.extend(hi.to_le_bytes());
+    }
+    b
+}
+
+#[test]
+fn iommu_info_capability_chain_is_decoded() {
+    use crate::device::{parse_iommu_info, IommuInfo};
+    let ranges = [(0, 0xfedf_ffff), (0xfef0_0000, (1 << 39) - 1)];
+    let full = iommu_info_bytes(0, &ranges);
+    let mut ok = full.clone();
+    ok[..4].copy_from_slice(&(full.len() as u32).to_le_bytes());
+    assert_eq!(
+        parse_iommu_info(&ok),
+        IommuInfo::Done {
+            pgsizes: 0x4020_1000,
+            ranges: ranges.to_vec()
+        }
+    );
+    // First call: only the fixed part fits, the kernel asks for the whole chain.
+    let mut short = ok[..24].to_vec();
+    short[16..20].copy_from_slice(&0u32.to_le_bytes());
+    assert_eq!(parse_iommu_info(&short), IommuInfo::NeedBytes(full.len()));
+    // No capabilities (kernels before 5.4): everything usable.
+    let mut old = ok[..24].to_vec();
+    old[4..8].copy_from_slice(&1u32.to_le_bytes());
+    assert_eq!(
+        parse_iommu_info(&old),
+        IommuInfo::Done {
+            pgsizes: 0x4020_1000,
+            ranges: vec![(0, u64::MAX)]
+        }
+    );
+    // A chain that points outside the buffer or at itself ends without a panic.
+    let mut bad = ok.clone();
+    bad[28..32].copy_from_slice(&24u32.to_le_bytes()); // migration cap's next -> itself
+    assert!(matches!(parse_iommu_info(&bad), IommuInfo::Done { .. }));
+    let mut truncated = ok[..ok.len() - 8].to_vec();
+    let tlen = truncated.len() as u32;
+    truncated[..4].copy_from_slice(&tlen.to_le_bytes());
+    assert_eq!(
+        parse_iommu_info(&truncated),
+        IommuInfo::Done {
+            pgsizes: 0x4020_1000,
+            ranges: ranges[..1].to_vec()
+        }
+    );
 }
