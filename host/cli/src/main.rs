@@ -55,8 +55,11 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct ClusterArgs {
-    /// Network: star:N (N nodes on one router) or full:N (a router per node, all
-    /// cabled to each other), N up to 8 [default: full:2]
+    /// Network [default: full:2]: star:N (N <= 8 nodes on one router), full:N (a router
+    /// per node, all cabled to each other, N <= 8), ring:N (2..64), mesh:XxY, torus:XxY
+    /// (X*Y <= 64, torus sides >= 2), hypercube:D (D <= 6, 2^D nodes). One router per
+    /// node except star; deadlock-free routing without virtual channels (rings and tori
+    /// route around a dateline at node/coordinate 0)
     #[arg(long, value_name = "SPEC", value_parser = parse_topology)]
     topology: Option<Topology>,
     /// Shorthand for --topology full:N

@@ -1,0 +1,731 @@
+//! An independent checker for routing tables: it reads only the cabling and the tables
+//! (never the routing function that built them) and verifies that
+//!
+//! - (a) every (source, destination) pair, a node to itself included, is delivered to
+//!   the destination's NIC by walking the tables from the source's NIC input, with no
+//!   loop, and reports each path's length;
+//! - (b) the channel dependency graph is acyclic: its vertices are the directed
+//!   channels (NIC injection, router-to-router link directions, NIC ejection), with an
+//!   edge from one channel to the next wherever some route takes them in sequence. A
+//!   cycle there is a possible wormhole deadlock without virtual channels; it is
+//!   reported;
+//! - (c) every input's table fits the hardware's [`ROUTE_ENTRIES`], names existing
+//!   ports, and has `lo <= hi`.
+//!
+//! It also measures the load each channel carries under uniform all-to-all traffic,
+//! and from the busiest channel the saturation throughput, set against the bisection
+//! bound.
+
+use std::fmt;
+
+use crate::routing::{port_map, Peer};
+use crate::{RouterTables, Topology, ROUTER_PORTS, ROUTE_ENTRIES};
+
+/// A directed channel of the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Channel {
+    /// Node's NIC into its router.
+    Inject(usize),
+    /// Router out to node's NIC.
+    Eject(usize),
+    /// Out of `router` through `port`, into the router cabled there.
+    Link {
+        /// Sending router.
+        router: usize,
+        /// Its output port.
+        port: usize,
+    },
+}
+
+impl fmt::Display for Channel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Channel::Inject(n) => write!(f, "node {n} -> its router"),
+            Channel::Eject(n) => write!(f, "router -> node {n}"),
+            Channel::Link { router, port } => write!(f, "router {router} port {port} out"),
+        }
+    }
+}
+
+/// What the checker found wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CheckError {
+    /// The tables do not match the topology's routers.
+    #[error("expected tables for routers 0..{routers} in order with at most {ROUTER_PORTS} inputs each: {what}")]
+    Shape {
+        /// Routers in the topology.
+        routers: usize,
+        /// What is off.
+        what: String,
+    },
+    /// (c) an input has more entries than the hardware.
+    #[error(
+        "router {router} input {input} has {entries} entries; the hardware has {ROUTE_ENTRIES}"
+    )]
+    TableTooLarge {
+        /// Router.
+        router: usize,
+        /// Input port.
+        input: usize,
+        /// Entries in its table.
+        entries: usize,
+    },
+    /// (c) an entry with an empty interval or a port the router lacks.
+    #[error("router {router} input {input} entry {entry}: {what}")]
+    BadEntry {
+        /// Router.
+        router: usize,
+        /// Input port.
+        input: usize,
+        /// Entry index.
+        entry: usize,
+        /// What is wrong.
+        what: String,
+    },
+    /// (a) no entry matches: the router drops the packet.
+    #[error("{src} -> {dst}: no entry for it at router {router} input {input}")]
+    Unroutable {
+        /// Source node.
+        src: usize,
+        /// Destination node.
+        dst: usize,
+        /// Router where it is dropped.
+        router: usize,
+        /// Input it arrived on.
+        input: usize,
+    },
+    /// (a) the route leaves through a port with nothing cabled to it.
+    #[error("{src} -> {dst}: router {router} sends it to unconnected port {port}")]
+    DeadEnd {
+        /// Source node.
+        src: usize,
+        /// Destination node.
+        dst: usize,
+        /// Router.
+        router: usize,
+        /// Output port.
+        port: usize,
+    },
+    /// (a) delivered to the wrong NIC.
+    #[error("{src} -> {dst}: delivered to node {got}")]
+    Misdelivered {
+        /// Source node.
+        src: usize,
+        /// Destination node.
+        dst: usize,
+        /// Node it reached.
+        got: usize,
+    },
+    /// (a) the route comes back to a channel it already used.
+    #[error("{src} -> {dst}: the route loops (channel {again} twice)")]
+    Loop {
+        /// Source node.
+        src: usize,
+        /// Destination node.
+        dst: usize,
+        /// The channel used twice.
+        again: Channel,
+    },
+    /// (b) the channel dependency graph has a cycle: deadlock-prone without VCs.
+    #[error("channel dependency cycle (deadlock-prone without virtual channels): {}", cycle_text(.cycle))]
+    Deadlock {
+        /// The channels of the cycle, each depending on the next, the last on the first.
+        cycle: Vec<Channel>,
+    },
+}
+
+fn cycle_text(c: &[Channel]) -> String {
+    let mut s: Vec<String> = c.iter().map(|ch| ch.to_string()).collect();
+    if let Some(first) = s.first().cloned() {
+        s.push(first);
+    }
+    s.join(" => ")
+}
+
+/// Saturation throughput under uniform traffic (every node sends to every other at
+/// the same rate), in flits per cycle per node; a channel carries one flit per cycle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Throughput {
+    /// The busiest router-to-router channel and the routes (ordered pairs of distinct
+    /// nodes) through it; `None` without links (star, one node).
+    pub busiest_link: Option<(Channel, usize)>,
+    /// Injection rate at which the busiest link is full: (N - 1) / its routes
+    /// (infinite without links).
+    pub link_saturation: f64,
+    /// What the nodes can actually inject: `link_saturation`, at most 1 (the NIC's own
+    /// channel).
+    pub saturation: f64,
+    /// The most any routing could put across the bisection cut (see
+    /// [`Topology::bisection_cut`]): links * (N - 1) / (|A| |B|), not capped by the
+    /// injection rate. `None` without links.
+    pub bisection_bound: Option<f64>,
+    /// `link_saturation / bisection_bound`: what this routing leaves of the bisection
+    /// bound (1 when the busiest link is a bisection link and all of them are equally
+    /// loaded).
+    pub bisection_fraction: Option<f64>,
+}
+
+/// What the checker measured on tables it accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckReport {
+    /// Nodes.
+    pub nodes: usize,
+    /// Router-to-router hops of every route, `hops[src * nodes + dst]`.
+    pub hops: Vec<usize>,
+    /// Longest route, hops.
+    pub max_hops: usize,
+    /// Mean hops over ordered pairs of distinct nodes.
+    pub mean_hops: f64,
+    /// Mean shortest-path hops over the same pairs: the difference to `mean_hops` is
+    /// what deadlock avoidance costs in path length.
+    pub mean_shortest_hops: f64,
+    /// Largest table of any input.
+    pub max_entries: usize,
+    /// Edges of the channel dependency graph.
+    pub dependencies: usize,
+    /// Routes through each channel (all ordered pairs of distinct nodes), busiest first.
+    pub loads: Vec<(Channel, usize)>,
+    /// Saturation throughput (`None` with fewer than 2 nodes).
+    pub throughput: Option<Throughput>,
+}
+
+/// Checks `tables` against `t` as the module documentation describes: (a), (b), (c).
+pub fn check(t: &Topology, tables: &[RouterTables]) -> Result<CheckReport, CheckError> {
+    let (report, deps) = measure(t, tables)?;
+    if let Some(cycle) = find_cycle(&deps) {
+        let chans = Chans { n: t.nodes() };
+        return Err(CheckError::Deadlock {
+            cycle: cycle.into_iter().map(|i| chans.channel(i)).collect(),
+        });
+    }
+    for rt in tables {
+        for (input, table) in rt.inputs.iter().enumerate() {
+            if table.len() > ROUTE_ENTRIES {
+                return Err(CheckError::TableTooLarge {
+                    router: rt.router,
+                    input,
+                    entries: table.len(),
+                });
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// (a) and the measurements, without (b) and without the hardware's entry limit: for
+/// comparing tables that are not deadlock-free or do not fit (shortest paths on a
+/// ring or torus) with ones that are and do.
+pub fn analyze(t: &Topology, tables: &[RouterTables]) -> Result<CheckReport, CheckError> {
+    measure(t, tables).map(|(report, _)| report)
+}
+
+/// The report and the channel dependency graph (adjacency lists by channel index).
+fn measure(
+    t: &Topology,
+    tables: &[RouterTables],
+) -> Result<(CheckReport, Vec<Vec<usize>>), CheckError> {
+    let n = t.nodes();
+    check_tables(t, tables)?;
+    let peers = port_map(t);
+    let chans = Chans { n };
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); chans.count(t.routers())];
+    let mut load = vec![0usize; deps.len()];
+    let mut hops = vec![0usize; n * n];
+    let mut used = vec![usize::MAX; deps.len()];
+    for src in 0..n {
+        for dst in 0..n {
+            let pair = src * n + dst;
+            let route = walk(t, tables, &peers, src, dst, |c| {
+                let i = chans.index(c);
+                let again = used[i] == pair;
+                used[i] = pair;
+                again
+            })?;
+            for w in route.windows(2) {
+                let (a, b) = (chans.index(w[0]), chans.index(w[1]));
+                if !deps[a].contains(&b) {
+                    deps[a].push(b);
+                }
+            }
+            hops[pair] = route.len() - 2;
+            if src != dst {
+                for c in &route {
+                    load[chans.index(*c)] += 1;
+                }
+            }
+        }
+    }
+    let pairs = n * n.saturating_sub(1);
+    let sum = |f: &dyn Fn(usize, usize) -> usize| -> f64 {
+        let total: usize = (0..n)
+            .flat_map(|s| (0..n).map(move |d| (s, d)))
+            .filter(|(s, d)| s != d)
+            .map(|(s, d)| f(s, d))
+            .sum();
+        total as f64 / pairs.max(1) as f64
+    };
+    let dist: Vec<Vec<usize>> = (0..t.routers()).map(|r| t.distances_from(r)).collect();
+    let mut loads: Vec<(Channel, usize)> = load
+        .iter()
+        .enumerate()
+        .filter(|&(_, &l)| l > 0)
+        .map(|(i, &l)| (chans.channel(i), l))
+        .collect();
+    loads.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let throughput = (n >= 2).then(|| {
+        let busiest_link = loads
+            .iter()
+            .find(|(c, _)| matches!(c, Channel::Link { .. }))
+            .copied();
+        let link_saturation =
+            busiest_link.map_or(f64::INFINITY, |(_, l)| (n - 1) as f64 / l as f64);
+        let bisection_bound = t.bisection_cut().map(|(links, side)| {
+            let a = side.iter().filter(|&&s| s).count();
+            (links * (n - 1)) as f64 / (a * (n - a)) as f64
+        });
+        Throughput {
+            busiest_link,
+            link_saturation,
+            saturation: link_saturation.min(1.0),
+            bisection_bound,
+            bisection_fraction: bisection_bound.map(|b| link_saturation / b),
+        }
+    });
+    let report = CheckReport {
+        nodes: n,
+        max_hops: hops.iter().copied().max().unwrap_or(0),
+        mean_hops: sum(&|s, d| hops[s * n + d]),
+        mean_shortest_hops: sum(&|s, d| dist[t.attachment(s).router][t.attachment(d).router]),
+        hops,
+        max_entries: tables
+            .iter()
+            .flat_map(|rt| rt.inputs.iter().map(Vec::len))
+            .max()
+            .unwrap_or(0),
+        dependencies: deps.iter().map(Vec::len).sum(),
+        loads,
+        throughput,
+    };
+    Ok((report, deps))
+}
+
+/// The channels `src -> dst` uses, injection first, ejection last, as the tables route
+/// it. `seen` is told each channel and answers whether this route used it before.
+fn walk(
+    t: &Topology,
+    tables: &[RouterTables],
+    peers: &[[Option<Peer>; ROUTER_PORTS]],
+    src: usize,
+    dst: usize,
+    mut seen: impl FnMut(Channel) -> bool,
+) -> Result<Vec<Channel>, CheckError> {
+    let a = t.attachment(src);
+    let (mut router, mut input) = (a.router, a.port);
+    let mut route = vec![Channel::Inject(src)];
+    seen(Channel::Inject(src));
+    loop {
+        let table = tables[router].inputs.get(input).map_or(&[][..], |v| &v[..]);
+        let d = dst as u64;
+        let port = table
+            .iter()
+            .find(|iv| (u64::from(iv.lo)..=u64::from(iv.hi)).contains(&d))
+            .map(|iv| usize::from(iv.port))
+            .ok_or(CheckError::Unroutable {
+                src,
+                dst,
+                router,
+                input,
+            })?;
+        match peers[router][port] {
+            None => {
+                return Err(CheckError::DeadEnd {
+                    src,
+                    dst,
+                    router,
+                    port,
+                })
+            }
+            Some(Peer::Nic(got)) if got != dst => {
+                return Err(CheckError::Misdelivered { src, dst, got })
+            }
+            Some(Peer::Nic(_)) => {
+                route.push(Channel::Eject(dst));
+                return Ok(route);
+            }
+            Some(Peer::Router(r2, p2)) => {
+                let c = Channel::Link { router, port };
+                if seen(c) {
+                    return Err(CheckError::Loop { src, dst, again: c });
+                }
+                route.push(c);
+                (router, input) = (r2, p2);
+            }
+        }
+    }
+}
+
+/// Table count and order, entry contents (the part of (c) every walk needs).
+fn check_tables(t: &Topology, tables: &[RouterTables]) -> Result<(), CheckError> {
+    let shape = |what: String| CheckError::Shape {
+        routers: t.routers(),
+        what,
+    };
+    if tables.len() != t.routers() {
+        return Err(shape(format!("got {} tables", tables.len())));
+    }
+    for (r, rt) in tables.iter().enumerate() {
+        if rt.router != r {
+            return Err(shape(format!("table {r} is for router {}", rt.router)));
+        }
+        if rt.inputs.len() > ROUTER_PORTS {
+            return Err(shape(format!("router {r} has {} inputs", rt.inputs.len())));
+        }
+        for (input, table) in rt.inputs.iter().enumerate() {
+            for (entry, iv) in table.iter().enumerate() {
+                let bad = |what: String| CheckError::BadEntry {
+                    router: r,
+                    input,
+                    entry,
+                    what,
+                };
+                if iv.lo > iv.hi {
+                    return Err(bad(format!("empty interval {}..={}", iv.lo, iv.hi)));
+                }
+                if usize::from(iv.port) >= ROUTER_PORTS {
+                    return Err(bad(format!("port {} does not exist", iv.port)));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Dense numbering of the channels: injections, ejections, then 8 ports per router.
+struct Chans {
+    n: usize,
+}
+
+impl Chans {
+    fn count(&self, routers: usize) -> usize {
+        2 * self.n + routers * ROUTER_PORTS
+    }
+    fn index(&self, c: Channel) -> usize {
+        match c {
+            Channel::Inject(n) => n,
+            Channel::Eject(n) => self.n + n,
+            Channel::Link { router, port } => 2 * self.n + router * ROUTER_PORTS + port,
+        }
+    }
+    fn channel(&self, i: usize) -> Channel {
+        if i < self.n {
+            Channel::Inject(i)
+        } else if i < 2 * self.n {
+            Channel::Eject(i - self.n)
+        } else {
+            let j = i - 2 * self.n;
+            Channel::Link {
+                router: j / ROUTER_PORTS,
+                port: j % ROUTER_PORTS,
+            }
+        }
+    }
+}
+
+/// A cycle of the directed graph `adj`, if it has one (iterative depth-first search).
+fn find_cycle(adj: &[Vec<usize>]) -> Option<Vec<usize>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        OnPath,
+        Done,
+    }
+    let mut mark = vec![Mark::New; adj.len()];
+    for root in 0..adj.len() {
+        if mark[root] != Mark::New {
+            continue;
+        }
+        // (vertex, index of its next edge to follow); the stack is the current path.
+        let mut stack = vec![(root, 0usize)];
+        mark[root] = Mark::OnPath;
+        while let Some(&mut (v, ref mut next)) = stack.last_mut() {
+            if let Some(&w) = adj[v].get(*next) {
+                *next += 1;
+                match mark[w] {
+                    Mark::OnPath => {
+                        let from = stack.iter().position(|&(x, _)| x == w).expect("on path");
+                        return Some(stack[from..].iter().map(|&(x, _)| x).collect());
+                    }
+                    Mark::New => {
+                        mark[w] = Mark::OnPath;
+                        stack.push((w, 0));
+                    }
+                    Mark::Done => {}
+                }
+            } else {
+                mark[v] = Mark::Done;
+                stack.pop();
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routing::shortest_path_tables;
+    use crate::Interval;
+
+    fn specs() -> Vec<String> {
+        let mut v = Vec::new();
+        v.extend((2..=16).map(|n| format!("ring:{n}")));
+        v.extend(["ring:31", "ring:64"].map(String::from));
+        for x in 2..=8 {
+            for y in 2..=8 {
+                v.push(format!("mesh:{x}x{y}"));
+            }
+        }
+        v.extend(
+            [
+                "mesh:1x1",
+                "mesh:1x8",
+                "mesh:16x4",
+                "mesh:4x16",
+                "mesh:64x1",
+            ]
+            .map(String::from),
+        );
+        for x in 3..=8 {
+            for y in 3..=8 {
+                v.push(format!("torus:{x}x{y}"));
+            }
+        }
+        v.extend(
+            [
+                "torus:2x2",
+                "torus:2x5",
+                "torus:16x4",
+                "torus:4x16",
+                "torus:2x32",
+            ]
+            .map(String::from),
+        );
+        v.extend((1..=6).map(|d| format!("hypercube:{d}")));
+        v.extend((1..=8).map(|n| format!("full:{n}")));
+        v.extend((1..=8).map(|n| format!("star:{n}")));
+        v
+    }
+
+    #[test]
+    fn every_kind_and_size_is_delivered_deadlock_free_and_fits() {
+        for spec in specs() {
+            let t: Topology = spec.parse().unwrap();
+            let tables = t.routing_tables().unwrap_or_else(|e| panic!("{spec}: {e}"));
+            let rep = check(&t, &tables).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert!(rep.max_entries <= ROUTE_ENTRIES, "{spec}");
+            // The checker's walk agrees with the routing function's own hop count.
+            for s in 0..t.nodes() {
+                for d in 0..t.nodes() {
+                    assert_eq!(rep.hops[s * t.nodes() + d], t.hops(s, d), "{spec} {s}->{d}");
+                }
+            }
+            assert!((rep.mean_hops - t.mean_hops()).abs() < 1e-12, "{spec}");
+            assert!(rep.mean_hops >= rep.mean_shortest_hops - 1e-12, "{spec}");
+            if let Some(tp) = &rep.throughput {
+                assert!(tp.saturation > 0.0 && tp.saturation <= 1.0, "{spec}");
+                if let Some(f) = tp.bisection_fraction {
+                    assert!(f > 0.0 && f <= 1.0 + 1e-12, "{spec} {tp:?}");
+                }
+            }
+        }
+    }
+
+    /// Kinds without datelines route on shortest paths.
+    #[test]
+    fn mesh_hypercube_full_routes_are_shortest() {
+        for spec in ["mesh:5x3", "mesh:8x8", "hypercube:6", "full:8", "star:5"] {
+            let t: Topology = spec.parse().unwrap();
+            let rep = check(&t, &t.routing_tables().unwrap()).unwrap();
+            assert_eq!(rep.mean_hops, rep.mean_shortest_hops, "{spec}");
+        }
+    }
+
+    #[test]
+    fn shortest_path_ring_and_torus_are_reported_deadlock_prone() {
+        for spec in ["ring:5", "ring:8", "torus:4x4"] {
+            let t: Topology = spec.parse().unwrap();
+            let bad = shortest_path_tables(&t);
+            let Err(CheckError::Deadlock { cycle }) = check(&t, &bad) else {
+                panic!("{spec}: the wrap-around cycle was not found");
+            };
+            // A real cycle: every channel is a link, and each one's far end is where
+            // the next one leaves.
+            assert!(cycle.len() >= 3, "{spec}: {cycle:?}");
+            for (i, c) in cycle.iter().enumerate() {
+                let next = cycle[(i + 1) % cycle.len()];
+                let (Channel::Link { router, port }, Channel::Link { router: r2, .. }) = (*c, next)
+                else {
+                    panic!("{spec}: NIC channel in a cycle: {cycle:?}");
+                };
+                assert_eq!(t.peer(router, port).map(|p| p.0), Some(r2), "{spec}");
+            }
+            let msg = CheckError::Deadlock { cycle }.to_string();
+            assert!(msg.contains("deadlock"), "{msg}");
+        }
+        // One hop per route: no dependency between links, shortest paths are fine.
+        let t = Topology::full(8).unwrap();
+        assert!(check(&t, &shortest_path_tables(&t)).is_ok());
+    }
+
+    #[test]
+    fn broken_tables_are_reported() {
+        let t = Topology::ring(6).unwrap();
+        let good = t.routing_tables().unwrap();
+
+        // A missing entry: 2 -> 4 passes node 3, whose west input has nothing for 4.
+        let mut bad = good.clone();
+        bad[3].inputs[crate::PORT_WEST].retain(|iv| !(iv.lo..=iv.hi).contains(&4));
+        assert!(matches!(
+            check(&t, &bad),
+            Err(CheckError::Unroutable { router: 3, .. })
+        ));
+
+        // Delivered to the wrong NIC.
+        let mut bad = good.clone();
+        bad[2].inputs[0].insert(
+            0,
+            Interval {
+                lo: 5,
+                hi: 5,
+                port: 0,
+            },
+        );
+        assert_eq!(
+            check(&t, &bad),
+            Err(CheckError::Misdelivered {
+                src: 2,
+                dst: 5,
+                got: 2
+            })
+        );
+
+        // An unconnected port.
+        let mut bad = good.clone();
+        bad[1].inputs[0].insert(
+            0,
+            Interval {
+                lo: 4,
+                hi: 4,
+                port: 6,
+            },
+        );
+        assert!(matches!(
+            check(&t, &bad),
+            Err(CheckError::DeadEnd {
+                router: 1,
+                port: 6,
+                ..
+            })
+        ));
+
+        // Two routers bouncing a packet back and forth.
+        let mut bad = good.clone();
+        for r in [1, 2] {
+            for table in &mut bad[r].inputs {
+                table.insert(
+                    0,
+                    Interval {
+                        lo: 3,
+                        hi: 3,
+                        port: if r == 1 { 1 } else { 2 },
+                    },
+                );
+            }
+        }
+        assert!(matches!(
+            check(&t, &bad),
+            Err(CheckError::Loop { dst: 3, .. })
+        ));
+
+        // Too many entries, an empty interval, a port that does not exist.
+        let mut bad = good.clone();
+        bad[0].inputs[5] = vec![
+            Interval {
+                lo: 9,
+                hi: 9,
+                port: 1
+            };
+            ROUTE_ENTRIES + 1
+        ];
+        assert!(matches!(
+            check(&t, &bad),
+            Err(CheckError::TableTooLarge {
+                router: 0,
+                input: 5,
+                entries: 9
+            })
+        ));
+        let mut bad = good.clone();
+        bad[0].inputs[5] = vec![Interval {
+            lo: 9,
+            hi: 8,
+            port: 1,
+        }];
+        assert!(matches!(check(&t, &bad), Err(CheckError::BadEntry { .. })));
+        let mut bad = good.clone();
+        bad[0].inputs[5] = vec![Interval {
+            lo: 9,
+            hi: 9,
+            port: 8,
+        }];
+        assert!(matches!(check(&t, &bad), Err(CheckError::BadEntry { .. })));
+        assert!(matches!(
+            check(&t, &good[1..]),
+            Err(CheckError::Shape { .. })
+        ));
+    }
+
+    #[test]
+    fn cycle_finder() {
+        assert_eq!(find_cycle(&[vec![1], vec![2], vec![]]), None);
+        assert_eq!(find_cycle(&[vec![1, 2], vec![2], vec![]]), None);
+        let c = find_cycle(&[vec![1], vec![2], vec![3], vec![1]]).unwrap();
+        assert_eq!(c, vec![1, 2, 3]);
+        assert_eq!(find_cycle(&[vec![0]]), Some(vec![0]));
+    }
+
+    /// The numbers behind the throughput table in docs/ARCHITECTURE.md.
+    #[test]
+    fn dateline_cost_against_the_bisection_bound() {
+        let fraction = |spec: &str, shortest: bool| {
+            let t: Topology = spec.parse().unwrap();
+            let tables = if shortest {
+                shortest_path_tables(&t)
+            } else {
+                t.routing_tables().unwrap()
+            };
+            let rep = analyze(&t, &tables).unwrap();
+            let f = rep.throughput.unwrap().bisection_fraction.unwrap();
+            (f * 1000.0).round() / 1000.0
+        };
+        // Dimension order on a mesh and e-cube reach the bisection bound (even sizes).
+        for spec in ["mesh:4x4", "mesh:8x8", "mesh:16x4", "hypercube:6", "full:8"] {
+            assert_eq!(fraction(spec, false), 1.0, "{spec}");
+        }
+        // Datelines: a little over half of the bisection bound on larger rings and tori,
+        // where shortest paths (deadlock-prone without VCs) would reach 0.8-0.97.
+        for (spec, dateline, shortest) in [
+            ("ring:8", 0.615, 0.8),
+            ("ring:16", 0.561, 0.889),
+            ("ring:64", 0.516, 0.97),
+            ("torus:4x4", 0.667, 0.667),
+            ("torus:8x8", 0.615, 0.8),
+        ] {
+            assert_eq!(
+                (fraction(spec, false), fraction(spec, true)),
+                (dateline, shortest),
+                "{spec}"
+            );
+        }
+    }
+}
