@@ -15,6 +15,10 @@
 // cleared with the write, the one held by TX (LME_CONS) / RX (LMR_PROD) on the
 // registered lme_reset_o / lmr_reset_o pulse, which is high in the first cycle the new
 // size is visible.
+//
+// The push window (PUSH_DESC, PUSH_DATA) is write-only and lives in ddc_push, which snoops
+// the same bus; here its writes are accepted, and the trigger (PUSH_DESC[7]) is applied
+// as an LME_PROD write: the doorbell holds whether or not the push is taken.
 module ddc_csr
   import fasthsl_pkg::*;
 (
@@ -57,6 +61,9 @@ module ddc_csr
   input  logic        rx_drop_dest_i,
   input  logic        rx_drop_malformed_i,
   input  logic        rx_drop_window_i,
+  input  logic        push_free_i,
+  input  logic        push_accept_i,
+  input  logic        push_reject_i,
   // interrupt (level)
   output logic        irq_o
 );
@@ -71,6 +78,7 @@ module ddc_csr
   localparam int unsigned ErrLmrConsRange = 3;
   localparam int unsigned ErrDescError   = 4;
   localparam int unsigned ErrRxDrop      = 5;
+  localparam int unsigned ErrPushReject  = 6;
 
   // Counter indices, in register order
   localparam int unsigned CntTxDesc        = 0;
@@ -83,7 +91,9 @@ module ddc_csr
   localparam int unsigned CntRxDropDest    = 7;
   localparam int unsigned CntRxDropMalform = 8;
   localparam int unsigned CntRxDropWindow  = 9;
-  localparam int unsigned NumCnt           = 10;
+  localparam int unsigned CntPush          = 10;
+  localparam int unsigned CntPushReject    = 11;
+  localparam int unsigned NumCnt           = 12;
 
   logic        enable_q, enable_d;
   logic [15:0] node_id_q, node_id_d;
@@ -102,7 +112,7 @@ module ddc_csr
   logic [63:0] rxwin_size_q, rxwin_size_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
   logic [2:0]  int_mask_q, int_mask_d;
-  logic [5:0]  err_status_q, err_status_d;
+  logic [6:0]  err_status_q, err_status_d;
   logic [NumCnt-1:0][31:0] cnt_q, cnt_d;
   logic        rsp_valid_q;
   logic [31:0] rsp_rdata_q, rsp_rdata_d;
@@ -114,6 +124,16 @@ module ddc_csr
   assign wdata     = csr_req_wdata_i;
   assign req_write = csr_req_valid_i && csr_req_write_i;
   assign req_read  = csr_req_valid_i && !csr_req_write_i;
+
+  // Push window offsets (word aligned); index 7 of PUSH_DESC is the trigger.
+  logic push_win, push_trigger;
+  assign push_win = (addr[1:0] == 2'b00) &&
+                    (((addr >= PUSH_DESC_OFFSET) &&
+                      (addr < PUSH_DESC_OFFSET + 16'(PUSH_DESC_COUNT * PUSH_DESC_STRIDE))) ||
+                     ((addr >= PUSH_DATA_OFFSET) &&
+                      (addr < PUSH_DATA_OFFSET + 16'(PUSH_DATA_COUNT * PUSH_DATA_STRIDE))));
+  assign push_trigger = (addr == PUSH_DESC_OFFSET + 16'((PUSH_DESC_COUNT - 1) *
+                                                        PUSH_DESC_STRIDE));
 
   logic [2:0] int_status_rd;
   always_comb begin
@@ -143,6 +163,7 @@ module ddc_csr
       LME_SIZE_OFFSET:              rsp_rdata_d = 32'(lme_size_q);
       LME_PROD_OFFSET:              rsp_rdata_d = 32'(lme_prod_q);
       LME_CONS_OFFSET:              rsp_rdata_d = 32'(lme_cons_i);
+      PUSH_STATUS_OFFSET:           rsp_rdata_d = 32'(push_free_i);
       LMR_BASE_LO_OFFSET:           rsp_rdata_d = lmr_base_q[31:0];
       LMR_BASE_HI_OFFSET:           rsp_rdata_d = lmr_base_q[63:32];
       LMR_SIZE_OFFSET:              rsp_rdata_d = 32'(lmr_size_q);
@@ -165,6 +186,8 @@ module ddc_csr
       CNT_RX_DROP_DEST_OFFSET:      rsp_rdata_d = cnt_q[CntRxDropDest];
       CNT_RX_DROP_MALFORMED_OFFSET: rsp_rdata_d = cnt_q[CntRxDropMalform];
       CNT_RX_DROP_WINDOW_OFFSET:    rsp_rdata_d = cnt_q[CntRxDropWindow];
+      CNT_PUSH_OFFSET:              rsp_rdata_d = cnt_q[CntPush];
+      CNT_PUSH_REJECT_OFFSET:       rsp_rdata_d = cnt_q[CntPushReject];
       default: begin
         rd_known    = 1'b0;
         rsp_rdata_d = 32'hFFFF_FFFF;
@@ -176,7 +199,7 @@ module ddc_csr
   // Each rejected access sets exactly one of the CSR error bits below.
   logic [3:0] csr_err;
   logic [1:0] int_clr;
-  logic [5:0] err_clr;
+  logic [6:0] err_clr;
   always_comb begin
     enable_d     = enable_q;
     node_id_d    = node_id_q;
@@ -200,7 +223,12 @@ module ddc_csr
 
     if (req_read && !rd_known) csr_err[ErrCsrBadAddr] = 1'b1;
 
-    if (req_write) begin
+    if (req_write && push_win) begin
+      if (push_trigger) begin
+        if (wdata < 32'(lme_size_q)) lme_prod_d = wdata[15:0];
+        else                         csr_err[ErrLmeProdRange] = 1'b1;
+      end
+    end else if (req_write) begin
       unique case (addr)
         NODE_ID_OFFSET:       node_id_d = wdata[15:0];
         CTRL_OFFSET:          enable_d = wdata[0];
@@ -248,7 +276,7 @@ module ddc_csr
         RXWIN_SIZE_HI_OFFSET: rxwin_size_d[63:32] = wdata;
         INT_STATUS_OFFSET:    int_clr = wdata[1:0];
         INT_MASK_OFFSET:      int_mask_d = wdata[2:0];
-        ERR_STATUS_OFFSET:    err_clr = wdata[5:0];
+        ERR_STATUS_OFFSET:    err_clr = wdata[6:0];
         // read-only registers and undefined offsets
         default:              csr_err[ErrCsrBadAddr] = 1'b1;
       endcase
@@ -256,13 +284,14 @@ module ddc_csr
   end
 
   // ---- status, interrupts, counters ----
-  logic [5:0] err_set;
+  logic [6:0] err_set;
   always_comb begin
     err_set                  = '0;
     err_set[3:0]             = csr_err;
     err_set[ErrDescError]    = tx_desc_err_i;
     err_set[ErrRxDrop]       = rx_drop_crc_i || rx_drop_dest_i || rx_drop_malformed_i ||
                                rx_drop_window_i;
+    err_set[ErrPushReject]   = push_reject_i;
     err_status_d             = (err_status_q & ~err_clr) | err_set;
 
     int_status_d             = int_status_q & ~int_clr;
@@ -281,6 +310,8 @@ module ddc_csr
     cnt_d[CntRxDropDest]    = cnt_q[CntRxDropDest] + 32'(rx_drop_dest_i);
     cnt_d[CntRxDropMalform] = cnt_q[CntRxDropMalform] + 32'(rx_drop_malformed_i);
     cnt_d[CntRxDropWindow]  = cnt_q[CntRxDropWindow] + 32'(rx_drop_window_i);
+    cnt_d[CntPush]          = cnt_q[CntPush] + 32'(push_accept_i);
+    cnt_d[CntPushReject]    = cnt_q[CntPushReject] + 32'(push_reject_i);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

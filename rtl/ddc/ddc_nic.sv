@@ -1,6 +1,7 @@
 // PCI-DDC network interface: DDSLRP remote write over the FastHSL link.
 //
 //   ddc_csr         register file, interrupt, counters
+//   ddc_push        push window: a descriptor (and inline payload) written through MMIO
 //   ddc_tx          LME ring -> DMA reads -> packets -> descriptor status write-back
 //   ddc_rx          packets -> checks -> payload writes + LMR entries
 //   ddc_dma_wr_mux  TX status and RX writes onto the one DMA write port
@@ -53,6 +54,13 @@ module ddc_nic (
   logic [15:0] lme_size, lme_prod, lme_cons;
   logic [15:0] lmr_size, lmr_cons, lmr_prod;
   logic        lme_reset, lmr_reset;
+  // push window
+  logic             push_valid, push_take, push_release, push_free;
+  logic             push_accept, push_reject;
+  logic [15:0]      push_slot;
+  logic [63:0]      push_local, push_remote, push_w2;
+  logic [31:0]      push_msg_id;
+  logic [6:0][63:0] push_data;
   // events
   logic        tx_desc_done, tx_desc_err, tx_desc_irq, tx_pkt_sent;
   logic        rx_pkt, rx_msg, rx_msg_irq;
@@ -95,7 +103,34 @@ module ddc_nic (
     .rx_drop_dest_i     (rx_drop_dest),
     .rx_drop_malformed_i(rx_drop_malformed),
     .rx_drop_window_i   (rx_drop_window),
+    .push_free_i        (push_free),
+    .push_accept_i      (push_accept),
+    .push_reject_i      (push_reject),
     .irq_o              (irq_o)
+  );
+
+  ddc_push u_push (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .csr_req_valid_i(csr_req_valid_i),
+    .csr_req_write_i(csr_req_write_i),
+    .csr_req_addr_i (csr_req_addr_i),
+    .csr_req_wdata_i(csr_req_wdata_i),
+    .lme_size_i     (lme_size),
+    .lme_prod_i     (lme_prod),
+    .flush_i        (lme_reset),
+    .push_valid_o   (push_valid),
+    .push_slot_o    (push_slot),
+    .push_local_o   (push_local),
+    .push_remote_o  (push_remote),
+    .push_w2_o      (push_w2),
+    .push_msg_id_o  (push_msg_id),
+    .push_take_i    (push_take),
+    .push_data_o    (push_data),
+    .push_release_i (push_release),
+    .free_o         (push_free),
+    .accept_o       (push_accept),
+    .reject_o       (push_reject)
   );
 
   // ---- transmit ----
@@ -116,6 +151,15 @@ module ddc_nic (
     .lme_prod_i        (lme_prod),
     .lme_reset_i       (lme_reset),
     .lme_cons_o        (lme_cons),
+    .push_valid_i      (push_valid),
+    .push_slot_i       (push_slot),
+    .push_local_i      (push_local),
+    .push_remote_i     (push_remote),
+    .push_w2_i         (push_w2),
+    .push_msg_id_i     (push_msg_id),
+    .push_take_o       (push_take),
+    .push_data_i       (push_data),
+    .push_release_o    (push_release),
     .desc_done_o       (tx_desc_done),
     .desc_err_o        (tx_desc_err),
     .desc_irq_o        (tx_desc_irq),

@@ -1,6 +1,7 @@
 // NIC transmit path: LME ring -> DMA reads -> packets on the link -> status write-back.
 //
-//   ddc_tx_desc_fetch   ring fetch (prefetching) --desc--> ddc_tx_read_engine
+//   ddc_tx_desc_fetch   ring fetch (prefetching), or the push window's descriptor for its
+//                       slot --desc--> ddc_tx_read_engine
 //   ddc_tx_read_engine  check, cut into packets, payload reads --job--> ddc_tx_packetizer
 //                       --completion record--> ddc_tx_complete
 //   ddc_tx_packetizer   header/payload(realigned)/CRC trailer, credits --msg_done--> complete
@@ -8,7 +9,7 @@
 //
 // Here: the shared DMA read request register (descriptor reads win, they are short and
 // bounded by the prefetch depth), response steering by tag into the descriptor fetcher or
-// the payload buffer, and ring reset.
+// the payload buffer (which also takes the read engine's inline words), and ring reset.
 //
 // Ring reset (lme_reset_i) may come mid-message. A packet already partly on the link is
 // ended with an EEP flit (err=1); everything queued is discarded; read responses still
@@ -32,6 +33,16 @@ module ddc_tx
   input  logic [15:0] lme_prod_i,
   input  logic        lme_reset_i,
   output logic [15:0] lme_cons_o,
+  // push window (ddc_push)
+  input  logic             push_valid_i,
+  input  logic [15:0]      push_slot_i,
+  input  logic [63:0]      push_local_i,
+  input  logic [63:0]      push_remote_i,
+  input  logic [63:0]      push_w2_i,
+  input  logic [31:0]      push_msg_id_i,
+  output logic             push_take_o,
+  input  logic [6:0][63:0] push_data_i,
+  output logic             push_release_o,
   // events for counters/interrupts (one-cycle pulses)
   output logic        desc_done_o,
   output logic        desc_err_o,
@@ -186,6 +197,7 @@ module ddc_tx
   logic [31:0] desc_len, desc_msg_id;
   logic [15:0] desc_dest;
   logic [7:0]  desc_flags;
+  logic        desc_inline, desc_pushed;
 
   ddc_tx_desc_fetch #(
     .DescDepth(DescDepth)
@@ -198,6 +210,13 @@ module ddc_tx
     .lme_base_i   (lme_base_i),
     .lme_size_i   (lme_size_i),
     .lme_prod_i   (lme_prod_i),
+    .push_valid_i (push_valid_i),
+    .push_slot_i  (push_slot_i),
+    .push_local_i (push_local_i),
+    .push_remote_i(push_remote_i),
+    .push_w2_i    (push_w2_i),
+    .push_msg_id_i(push_msg_id_i),
+    .push_take_o  (push_take_o),
     .req_valid_o  (df_req_valid),
     .req_ready_i  (df_req_ready),
     .req_addr_o   (df_req_addr),
@@ -211,6 +230,8 @@ module ddc_tx
     .desc_dest_o  (desc_dest),
     .desc_flags_o (desc_flags),
     .desc_msg_id_o(desc_msg_id),
+    .desc_inline_o(desc_inline),
+    .desc_pushed_o(desc_pushed),
     .idle_o       (df_idle)
   );
 
@@ -228,6 +249,8 @@ module ddc_tx
   logic [63:0]     job_remote;
   logic [31:0]     job_msg_id, job_offset;
   logic [2:0]      job_src_off;
+  logic            inl_push;
+  logic [63:0]     inl_data;
 
   ddc_tx_read_engine #(
     .PbufDepth(PbufDepth)
@@ -248,6 +271,10 @@ module ddc_tx
     .desc_dest_i  (desc_dest),
     .desc_flags_i (desc_flags),
     .desc_msg_id_i(desc_msg_id),
+    .desc_inline_i(desc_inline),
+    .desc_pushed_i(desc_pushed),
+    .push_data_i  (push_data_i),
+    .push_release_o(push_release_o),
     .cpl_valid_o  (cpl_valid),
     .cpl_ready_i  (cpl_ready),
     .cpl_err_o    (cpl_err),
@@ -268,6 +295,8 @@ module ddc_tx
     .req_ready_i  (re_req_ready),
     .req_addr_o   (re_req_addr),
     .req_beats_o  (re_req_beats),
+    .inl_push_o   (inl_push),
+    .inl_data_o   (inl_data),
     .pbuf_count_i (pbuf_count),
     .pbuf_push_i  (pbuf_push)
   );
@@ -276,7 +305,12 @@ module ddc_tx
   // Payload buffer
   // ---------------------------------------------------------------------------------
   logic        pbuf_in_ready, pbuf_valid, pbuf_ready, pk_pbuf_ready;
-  logic [63:0] pbuf_data;
+  logic [63:0] pbuf_data, pbuf_in_data;
+  logic        pbuf_in_valid;
+
+  // The read engine writes inline words only while no payload beat is owed.
+  assign pbuf_in_valid = pbuf_push || inl_push;
+  assign pbuf_in_data  = inl_push ? inl_data : dma_rd_rsp_data_i;
 
   fifo_sync #(
     .WIDTH(64),
@@ -284,9 +318,9 @@ module ddc_tx
   ) u_pbuf (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
-    .in_valid_i (pbuf_push),
+    .in_valid_i (pbuf_in_valid),
     .in_ready_o (pbuf_in_ready),
-    .in_data_i  (dma_rd_rsp_data_i),
+    .in_data_i  (pbuf_in_data),
     .out_valid_o(pbuf_valid),
     .out_ready_i(pbuf_ready),
     .out_data_o (pbuf_data),
@@ -363,7 +397,7 @@ module ddc_tx
 `ifndef SYNTHESIS
   // Room for every response beat was reserved before its read was issued.
   a_pbuf_no_overflow: assert property (@(posedge clk_i)
-                                       pbuf_push |-> pbuf_in_ready);
+                                       pbuf_in_valid |-> pbuf_in_ready);
 `endif
 
 endmodule

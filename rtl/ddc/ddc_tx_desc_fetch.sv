@@ -6,6 +6,10 @@
 // in flight), so several descriptors overlap one read latency and back-to-back messages
 // don't pay it serially. The fetch index runs ahead of the consumer index, which the
 // completion unit owns.
+//
+// A pushed descriptor (ddc_push) stands for the ring slot it names: when the fetch index
+// reaches that slot, the descriptor enters the queue from the push window instead of a
+// ring read, once every earlier read has answered, so the queue stays in ring order.
 module ddc_tx_desc_fetch
   import fasthsl_pkg::*;
 #(
@@ -20,6 +24,15 @@ module ddc_tx_desc_fetch
   input  logic [63:0] lme_base_i,
   input  logic [15:0] lme_size_i,
   input  logic [15:0] lme_prod_i,
+
+  // Push window: the descriptor of slot push_slot_i, if push_valid_i.
+  input  logic        push_valid_i,
+  input  logic [15:0] push_slot_i,
+  input  logic [63:0] push_local_i,
+  input  logic [63:0] push_remote_i,
+  input  logic [63:0] push_w2_i,
+  input  logic [31:0] push_msg_id_i,
+  output logic        push_take_o,
 
   // Descriptor reads (4 beats each).
   output logic        req_valid_o,
@@ -39,6 +52,8 @@ module ddc_tx_desc_fetch
   output logic [15:0] desc_dest_o,
   output logic [7:0]  desc_flags_o,  // only the low 8 flag bits travel (packet header)
   output logic [31:0] desc_msg_id_o,
+  output logic        desc_inline_o,  // DESC_FLAG_INLINE (a local-only flag bit)
+  output logic        desc_pushed_o,  // came from the push window
 
   output logic        idle_o         // queue empty
 );
@@ -51,6 +66,8 @@ module ddc_tx_desc_fetch
     logic [15:0] dest;
     logic [7:0]  flags;
     logic [31:0] msg_id;
+    logic        inl;
+    logic        pushed;
   } desc_t;
 
   logic [15:0]   idx_q, idx_d;
@@ -60,29 +77,52 @@ module ddc_tx_desc_fetch
   logic [31:0]   len_q;
   logic [15:0]   dest_q;
   logic [7:0]    flags_q;
+  logic          inl_q;
 
-  lme_desc_w2_t    rsp_w2;
+  lme_desc_w2_t    rsp_w2, push_w2;
   desc_t           q_in, q_out;
-  logic            q_push, q_valid, q_pop, q_in_ready;
+  logic            q_push, rsp_push, q_valid, q_pop, q_in_ready;
   logic [CntW-1:0] q_count;
-  logic            req_fire;
+  logic            req_fire, fetch_ok, push_here;
 
-  assign req_valid_o = enable_i && !drain_i && (lme_size_i != '0) && (idx_q != lme_prod_i) &&
+  assign fetch_ok    = enable_i && !drain_i && (lme_size_i != '0) && (idx_q != lme_prod_i) &&
                        (CntW'(inflight_q + q_count) < CntW'(DescDepth));
+  assign push_here   = push_valid_i && (push_slot_i == idx_q);
+  assign req_valid_o = fetch_ok && !push_here;
   assign req_addr_o  = lme_base_i + {43'h0, idx_q, 5'h00};
   assign req_fire    = req_valid_o && req_ready_i;
+  assign push_take_o = fetch_ok && push_here && (inflight_q == '0);
 
   // The fourth beat completes a descriptor; the slot was reserved when its read went out.
-  assign rsp_w2 = rsp_data_i;
-  assign q_push = rsp_valid_i && (beat_q == 2'd3);
-  assign q_in   = '{
-    local_addr:  w0_q,
-    remote_addr: w1_q,
-    len:         len_q,
-    dest:        dest_q,
-    flags:       flags_q,
-    msg_id:      rsp_data_i[31:0]  // lme_desc_w3_t.msg_id; the status field is ours to write
-  };
+  assign rsp_w2   = rsp_data_i;
+  assign push_w2  = push_w2_i;
+  assign rsp_push = rsp_valid_i && (beat_q == 2'd3);
+  assign q_push   = rsp_push || push_take_o;
+  always_comb begin
+    if (push_take_o) begin
+      q_in = '{
+        local_addr:  push_local_i,
+        remote_addr: push_remote_i,
+        len:         push_w2.len,
+        dest:        push_w2.dest,
+        flags:       push_w2.flags[7:0],
+        msg_id:      push_msg_id_i,
+        inl:         push_w2.flags[DESC_FLAG_INLINE_BIT],
+        pushed:      1'b1
+      };
+    end else begin
+      q_in = '{
+        local_addr:  w0_q,
+        remote_addr: w1_q,
+        len:         len_q,
+        dest:        dest_q,
+        flags:       flags_q,
+        msg_id:      rsp_data_i[31:0],  // lme_desc_w3_t.msg_id; the status field is ours
+        inl:         inl_q,
+        pushed:      1'b0
+      };
+    end
+  end
 
   fifo_sync #(
     .WIDTH($bits(desc_t)),
@@ -107,17 +147,19 @@ module ddc_tx_desc_fetch
   assign desc_dest_o   = q_out.dest;
   assign desc_flags_o  = q_out.flags;
   assign desc_msg_id_o = q_out.msg_id;
+  assign desc_inline_o = q_out.inl;
+  assign desc_pushed_o = q_out.pushed;
   assign idle_o        = !q_valid;
 
   always_comb begin
     idx_d      = idx_q;
     inflight_d = inflight_q;
     beat_d     = beat_q;
-    if (req_fire) begin
+    if (req_fire || push_take_o) begin
       idx_d = (idx_q + 16'd1 == lme_size_i) ? '0 : idx_q + 16'd1;
     end
     if (rsp_valid_i) beat_d = beat_q + 2'd1;
-    unique case ({req_fire, q_push})
+    unique case ({req_fire, rsp_push})
       2'b10:   inflight_d = inflight_q + 1'b1;
       2'b01:   inflight_d = inflight_q - 1'b1;
       default: inflight_d = inflight_q;
@@ -140,6 +182,7 @@ module ddc_tx_desc_fetch
       len_q      <= '0;
       dest_q     <= '0;
       flags_q    <= '0;
+      inl_q      <= 1'b0;
     end else begin
       idx_q      <= idx_d;
       inflight_q <= inflight_d;
@@ -152,6 +195,7 @@ module ddc_tx_desc_fetch
             len_q   <= rsp_w2.len;
             dest_q  <= rsp_w2.dest;
             flags_q <= rsp_w2.flags[7:0];
+            inl_q   <= rsp_w2.flags[DESC_FLAG_INLINE_BIT];
           end
           default: ;
         endcase
@@ -162,6 +206,8 @@ module ddc_tx_desc_fetch
 `ifndef SYNTHESIS
   a_desc_no_overflow: assert property (@(posedge clk_i)
                                        q_push |-> q_in_ready);
+  // A pushed descriptor enters only when no ring read can still answer ahead of it.
+  a_push_alone: assert property (@(posedge clk_i) !(rsp_push && push_take_o));
 `endif
 
 endmodule

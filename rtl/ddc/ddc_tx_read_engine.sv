@@ -11,6 +11,14 @@
 // beats requested and not yet arrived), so responses never wait for room. The buffer
 // holds more than one read latency's worth of data, so reads for the next packets are
 // in flight while the current one is sent.
+//
+// Inline descriptors (DESC_FLAG_INLINE) carry their payload: word 0 is the local_addr
+// field, words 1..7 (pushed descriptors only) the push window's PUSH_DATA. Their words
+// are written into the payload buffer by this block, one per cycle, in the slots their
+// reads would have had: they address the payload as if it sat at local address 0, and
+// they wait until every payload read issued before them has landed (rsv_q == 0), so the
+// buffer keeps job order. The push window is released once the descriptor no longer
+// needs it: when it is taken, or for an inline one when its last word is written.
 module ddc_tx_read_engine
   import fasthsl_pkg::*;
 #(
@@ -38,6 +46,12 @@ module ddc_tx_read_engine
   input  logic [15:0]         desc_dest_i,
   input  logic [7:0]          desc_flags_i,
   input  logic [31:0]         desc_msg_id_i,
+  input  logic                desc_inline_i,
+  input  logic                desc_pushed_i,
+
+  // Push window inline words 1..7, valid while the pushed descriptor is held.
+  input  logic [6:0][63:0]    push_data_i,
+  output logic                push_release_o,
 
   // Completion records, ring order.
   output logic                cpl_valid_o,
@@ -65,7 +79,11 @@ module ddc_tx_read_engine
   output logic [63:0]         req_addr_o,
   output logic [5:0]          req_beats_o,
 
-  // Payload buffer occupancy, and a pulse per beat written into it.
+  // Inline payload words into the payload buffer.
+  output logic                inl_push_o,
+  output logic [63:0]         inl_data_o,
+
+  // Payload buffer occupancy, and a pulse per DMA beat written into it.
   input  logic [PbufCntW-1:0] pbuf_count_i,
   input  logic                pbuf_push_i
 );
@@ -85,14 +103,20 @@ module ddc_tx_read_engine
       desc_err = DESC_ERR_LEN_TOO_BIG;
     end else if (desc_dest_i < dest_lo_i || desc_dest_i > dest_hi_i) begin
       desc_err = DESC_ERR_BAD_DEST;
+    end else if (desc_inline_i && desc_len_i > (desc_pushed_i ? 32'(INLINE_MAX) :
+                                                               32'(INLINE_RING_MAX))) begin
+      desc_err = DESC_ERR_INLINE_LEN;
     end
   end
 
   logic msg_active_q, msg_active_d;
   logic desc_take, desc_fire;
+  logic rd_active_q, rd_inl_q;
 
   // A disabled NIC leaves fetched descriptors waiting; the message in progress finishes.
-  assign desc_take    = !msg_active_q && enable_i && !drain_i;
+  // Inline words of the last packet still being written hold the next descriptor back:
+  // they come from the message registers the next descriptor would overwrite.
+  assign desc_take    = !msg_active_q && !(rd_active_q && rd_inl_q) && enable_i && !drain_i;
   assign desc_ready_o = desc_take && cpl_ready_i;
   assign cpl_valid_o  = desc_take && desc_valid_i;
   assign desc_fire    = desc_valid_i && desc_ready_o;
@@ -111,6 +135,9 @@ module ddc_tx_read_engine
   logic [15:0]        msg_dest_q, msg_dest_d;
   logic [7:0]         msg_flags_q, msg_flags_d;
   logic [31:0]        msg_id_q, msg_id_d;
+  logic               msg_inl_q, msg_inl_d;     // payload inline
+  logic               msg_owns_q, msg_owns_d;   // ... partly in the push window
+  logic [63:0]        msg_w0_q, msg_w0_d;       // inline word 0 (the local_addr field)
 
   // A good descriptor cuts its first packet (and issues its first read) in the cycle it
   // is taken, so the payload read leaves right behind the descriptor: the message source
@@ -121,10 +148,11 @@ module ddc_tx_read_engine
   logic [15:0]        src_dest;
   logic [7:0]         src_flags;
   logic [31:0]        src_id;
+  logic               src_inl, src_owns;
 
   assign take_good  = desc_fire && (desc_err == DESC_ERR_OK);
   assign src_active = msg_active_q || take_good;
-  assign src_local  = msg_active_q ? msg_local_q  : desc_local_i;
+  assign src_local  = msg_active_q ? msg_local_q  : (desc_inline_i ? '0 : desc_local_i);
   assign src_remote = msg_active_q ? msg_remote_q : desc_remote_i;
   assign src_rem    = msg_active_q ? msg_rem_q    : MsgLenW'(desc_len_i);
   assign src_off    = msg_active_q ? msg_off_q    : '0;
@@ -132,6 +160,8 @@ module ddc_tx_read_engine
   assign src_dest   = msg_active_q ? msg_dest_q   : desc_dest_i;
   assign src_flags  = msg_active_q ? msg_flags_q  : desc_flags_i;
   assign src_id     = msg_active_q ? msg_id_q     : desc_msg_id_i;
+  assign src_inl    = msg_active_q ? msg_inl_q    : desc_inline_i;
+  assign src_owns   = msg_active_q ? msg_owns_q   : (desc_inline_i && desc_pushed_i);
 
   // The CSR block only accepts multiples of 8 in 8..MTU_MAX; clamping keeps a bad value
   // from ever producing an empty or oversized packet.
@@ -159,7 +189,9 @@ module ddc_tx_read_engine
   // ---------------------------------------------------------------------------------
   // Reads of a packet go out one per cycle from rd_*_q; a packet cut while no read is
   // pending issues its first read straight away ("new" below).
-  logic                rd_active_q, rd_active_d;
+  logic                rd_active_d, rd_inl_d;
+  logic                rd_last_q, rd_last_d;     // the packet ends its message
+  logic                rd_owns_q, rd_owns_d;     // its words are partly in the push window
   logic [60:0]         rd_word_q, rd_word_d;     // next word address (byte address / 8)
   logic [BeatW-1:0]    rd_left_q, rd_left_d;     // words of the packet still to request
   logic [PbufCntW-1:0] rsv_q, rsv_d;
@@ -167,6 +199,7 @@ module ddc_tx_read_engine
   logic [PbufCntW:0]   pbuf_free;
   logic [5:0]          old_chunk, new_chunk, chunk;
   logic                old_ok, old_done, new_ok, rd_idle, job_fire, req_fire;
+  logic                issue, issue_ready, cur_inl, cur_last, cur_owns, inl_ok;
   logic [60:0]         cur_word;
   logic [BeatW-1:0]    cur_left;
 
@@ -180,24 +213,47 @@ module ddc_tx_read_engine
   assign pbuf_free = (PbufCntW + 1)'(PbufDepth) - (PbufCntW + 1)'(pbuf_count_i) -
                      (PbufCntW + 1)'(rsv_q);
 
-  assign old_chunk = chunk_of(rd_word_q[4:0], rd_left_q);
-  assign new_chunk = chunk_of(src_local[7:3], pkt_beats);
-  assign old_ok    = rd_active_q && !drain_i && (pbuf_free >= (PbufCntW + 1)'(old_chunk));
-  assign old_done  = old_ok && req_ready_i && (rd_left_q == BeatW'(old_chunk));
+  // An inline word goes in once every earlier read has landed (one word per cycle).
+  assign inl_ok    = (rsv_q == '0) && (pbuf_free != '0);
+  assign old_chunk = rd_inl_q ? 6'd1 : chunk_of(rd_word_q[4:0], rd_left_q);
+  assign new_chunk = src_inl ? 6'd1 : chunk_of(src_local[7:3], pkt_beats);
+  assign old_ok    = rd_active_q && !drain_i &&
+                     (rd_inl_q ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(old_chunk)));
+  assign old_done  = old_ok && (rd_inl_q || req_ready_i) && (rd_left_q == BeatW'(old_chunk));
   assign rd_idle   = !rd_active_q || old_done;
 
   // The next packet is cut once the previous one's reads are all issued.
   assign job_valid_o = src_active && rd_idle && !drain_i;
   assign job_fire    = job_valid_o && job_ready_i;
-  assign new_ok      = !rd_active_q && job_fire && (pbuf_free >= (PbufCntW + 1)'(new_chunk));
+  assign new_ok      = !rd_active_q && job_fire &&
+                       (src_inl ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(new_chunk)));
 
   assign cur_word    = rd_active_q ? rd_word_q : src_local[63:3];
   assign cur_left    = rd_active_q ? rd_left_q : pkt_beats;
+  assign cur_inl     = rd_active_q ? rd_inl_q  : src_inl;
+  assign cur_last    = rd_active_q ? rd_last_q : pkt_last;
+  assign cur_owns    = rd_active_q ? rd_owns_q : src_owns;
   assign chunk       = rd_active_q ? old_chunk : new_chunk;
-  assign req_valid_o = old_ok || new_ok;
+  assign issue       = old_ok || new_ok;
+  assign issue_ready = cur_inl || req_ready_i;
+  assign req_valid_o = issue && !cur_inl;
   assign req_addr_o  = {cur_word, 3'b000};
   assign req_beats_o = chunk;
-  assign req_fire    = req_valid_o && req_ready_i;
+  assign req_fire    = issue && issue_ready;
+
+  // Inline words: word 0 is the local_addr field, the rest the push window.
+  logic [63:0] w0;
+  assign w0 = (rd_active_q || msg_active_q) ? msg_w0_q : desc_local_i;
+  assign inl_push_o = issue && cur_inl;
+  always_comb begin
+    inl_data_o = w0;
+    if (cur_word[2:0] != 3'd0) inl_data_o = push_data_i[3'(cur_word[2:0] - 3'd1)];
+  end
+
+  // Release the push window: a pushed descriptor that is not a good inline one needs it
+  // no longer once taken; a good inline one after its last word.
+  assign push_release_o = (desc_fire && desc_pushed_i && !(take_good && desc_inline_i)) ||
+                          (inl_push_o && cur_owns && cur_last && (cur_left == BeatW'(1)));
 
   assign job_dest_o    = src_dest;
   assign job_flags_o   = src_flags;
@@ -222,12 +278,21 @@ module ddc_tx_read_engine
     rd_active_d  = rd_active_q;
     rd_word_d    = rd_word_q;
     rd_left_d    = rd_left_q;
+    rd_inl_d     = rd_inl_q;
+    rd_last_d    = rd_last_q;
+    rd_owns_d    = rd_owns_q;
+    msg_inl_d    = msg_inl_q;
+    msg_owns_d   = msg_owns_q;
+    msg_w0_d     = msg_w0_q;
 
     // Reads: continue the pending packet, or start the one cut this cycle.
     if (!rd_active_q && job_fire) begin
       rd_active_d = 1'b1;
       rd_word_d   = cur_word;
       rd_left_d   = cur_left;
+      rd_inl_d    = src_inl;
+      rd_last_d   = pkt_last;
+      rd_owns_d   = src_owns;
     end
     if (req_fire) begin
       rd_word_d = cur_word + 61'(chunk);
@@ -239,12 +304,16 @@ module ddc_tx_read_engine
       rd_active_d = 1'b1;
       rd_word_d   = src_local[63:3];
       rd_left_d   = pkt_beats;
+      rd_inl_d    = src_inl;
+      rd_last_d   = pkt_last;
+      rd_owns_d   = src_owns;
     end
-    rsv_d = rsv_q + (req_fire ? PbufCntW'(chunk) : '0) - (pbuf_push_i ? PbufCntW'(1) : '0);
+    rsv_d = rsv_q + ((req_fire && !cur_inl) ? PbufCntW'(chunk) : '0) -
+            (pbuf_push_i ? PbufCntW'(1) : '0);
 
     if (take_good) begin
       msg_active_d = 1'b1;
-      msg_local_d  = desc_local_i;
+      msg_local_d  = desc_inline_i ? '0 : desc_local_i;
       msg_remote_d = desc_remote_i;
       msg_rem_d    = MsgLenW'(desc_len_i);
       msg_off_d    = '0;
@@ -252,6 +321,9 @@ module ddc_tx_read_engine
       msg_dest_d   = desc_dest_i;
       msg_flags_d  = desc_flags_i;
       msg_id_d     = desc_msg_id_i;
+      msg_inl_d    = desc_inline_i;
+      msg_owns_d   = desc_inline_i && desc_pushed_i;
+      msg_w0_d     = desc_local_i;
     end
     if (job_fire) begin
       msg_local_d  = src_local + 64'(pkt_len);
@@ -281,6 +353,12 @@ module ddc_tx_read_engine
       msg_dest_q   <= '0;
       msg_flags_q  <= '0;
       msg_id_q     <= '0;
+      msg_inl_q    <= 1'b0;
+      msg_owns_q   <= 1'b0;
+      msg_w0_q     <= '0;
+      rd_inl_q     <= 1'b0;
+      rd_last_q    <= 1'b0;
+      rd_owns_q    <= 1'b0;
       rd_active_q  <= 1'b0;
       rd_word_q    <= '0;
       rd_left_q    <= '0;
@@ -295,6 +373,12 @@ module ddc_tx_read_engine
       msg_dest_q   <= msg_dest_d;
       msg_flags_q  <= msg_flags_d;
       msg_id_q     <= msg_id_d;
+      msg_inl_q    <= msg_inl_d;
+      msg_owns_q   <= msg_owns_d;
+      msg_w0_q     <= msg_w0_d;
+      rd_inl_q     <= rd_inl_d;
+      rd_last_q    <= rd_last_d;
+      rd_owns_q    <= rd_owns_d;
       rd_active_q  <= rd_active_d;
       rd_word_q    <= rd_word_d;
       rd_left_q    <= rd_left_d;
@@ -305,6 +389,8 @@ module ddc_tx_read_engine
 `ifndef SYNTHESIS
   a_push_reserved: assert property (@(posedge clk_i)
                                     pbuf_push_i |-> (rsv_q != '0));
+  // Inline words never share a cycle with DMA beats (they wait for rsv_q == 0).
+  a_inline_alone: assert property (@(posedge clk_i) !(inl_push_o && pbuf_push_i));
 `endif
 
 endmodule

@@ -2,7 +2,7 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010000;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010001;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
@@ -13,6 +13,10 @@ package fasthsl_pkg;
   localparam int unsigned MSG_LEN_MAX = 16777216;
   // Largest LME/LMR ring, entries.
   localparam int unsigned RING_SIZE_MAX = 4096;
+  // Largest inline payload of a pushed descriptor, bytes: 8 in the local_addr field, the rest in PUSH_DATA.
+  localparam int unsigned INLINE_MAX = 64;
+  // Largest inline payload of a descriptor read from the LME ring (it fits the local_addr field).
+  localparam int unsigned INLINE_RING_MAX = 8;
   // Largest DMA read request, 8-byte beats (256 bytes).
   localparam int unsigned DMA_RD_BEATS_MAX = 32;
   // Interval routing entries per router input.
@@ -33,7 +37,8 @@ package fasthsl_pkg;
     DESC_ERR_OK = 8'd0,
     DESC_ERR_ZERO_LEN = 8'd1,
     DESC_ERR_LEN_TOO_BIG = 8'd2,
-    DESC_ERR_BAD_DEST = 8'd3
+    DESC_ERR_BAD_DEST = 8'd3,
+    DESC_ERR_INLINE_LEN = 8'd4
   } desc_err_e;
 
   // Packet type (header word 0).
@@ -44,6 +49,7 @@ package fasthsl_pkg;
   // Descriptor flags (lme_desc.flags, copied into packets and LMR entries).
   localparam int unsigned DESC_FLAG_IRQ_LOCAL_BIT = 0;
   localparam int unsigned DESC_FLAG_IRQ_REMOTE_BIT = 1;
+  localparam int unsigned DESC_FLAG_INLINE_BIT = 8;
 
   // Status word bits (lme_desc.status, lmr_entry.status); low 8 bits are a desc_err code.
   localparam int unsigned STATUS_DONE_BIT = 15;
@@ -63,6 +69,10 @@ package fasthsl_pkg;
   localparam int unsigned ERR_LMR_CONS_RANGE_BIT = 3;
   localparam int unsigned ERR_DESC_ERROR_BIT = 4;
   localparam int unsigned ERR_RX_DROP_BIT = 5;
+  localparam int unsigned ERR_PUSH_REJECT_BIT = 6;
+
+  // PUSH_STATUS register bits.
+  localparam int unsigned PUSH_FREE_BIT = 0;
 
   // lme_desc: LME ring entry (send descriptor), written by the driver, read by the NIC. Status written back by the NIC.
   localparam int unsigned LME_DESC_WORDS = 4;
@@ -156,6 +166,7 @@ package fasthsl_pkg;
   localparam logic [15:0] LME_SIZE_OFFSET = 16'h0028;
   localparam logic [15:0] LME_PROD_OFFSET = 16'h002C;
   localparam logic [15:0] LME_CONS_OFFSET = 16'h0030;
+  localparam logic [15:0] PUSH_STATUS_OFFSET = 16'h0034;
   localparam logic [15:0] LMR_BASE_LO_OFFSET = 16'h0040;
   localparam logic [15:0] LMR_BASE_HI_OFFSET = 16'h0044;
   localparam logic [15:0] LMR_SIZE_OFFSET = 16'h0048;
@@ -168,6 +179,12 @@ package fasthsl_pkg;
   localparam logic [15:0] INT_STATUS_OFFSET = 16'h0080;
   localparam logic [15:0] INT_MASK_OFFSET = 16'h0084;
   localparam logic [15:0] ERR_STATUS_OFFSET = 16'h0088;
+  localparam logic [15:0] PUSH_DESC_OFFSET = 16'h0200;
+  localparam int unsigned PUSH_DESC_COUNT = 8;
+  localparam int unsigned PUSH_DESC_STRIDE = 4;
+  localparam logic [15:0] PUSH_DATA_OFFSET = 16'h0220;
+  localparam int unsigned PUSH_DATA_COUNT = 14;
+  localparam int unsigned PUSH_DATA_STRIDE = 4;
   localparam logic [15:0] CNT_TX_DESC_OFFSET = 16'h0100;
   localparam logic [15:0] CNT_TX_PKTS_OFFSET = 16'h0104;
   localparam logic [15:0] CNT_RX_PKTS_OFFSET = 16'h0108;
@@ -178,6 +195,8 @@ package fasthsl_pkg;
   localparam logic [15:0] CNT_RX_DROP_DEST_OFFSET = 16'h011C;
   localparam logic [15:0] CNT_RX_DROP_MALFORMED_OFFSET = 16'h0120;
   localparam logic [15:0] CNT_RX_DROP_WINDOW_OFFSET = 16'h0124;
+  localparam logic [15:0] CNT_PUSH_OFFSET = 16'h0128;
+  localparam logic [15:0] CNT_PUSH_REJECT_OFFSET = 16'h012C;
 
   // router registers (byte offsets)
   localparam logic [15:0] RT_ID_OFFSET = 16'h0000;

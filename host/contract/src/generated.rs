@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010000;
+pub const CONTRACT_VERSION: u32 = 0x00010001;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -15,6 +15,10 @@ pub const MTU_MAX: u64 = 0x400;
 pub const MSG_LEN_MAX: u64 = 0x1000000;
 /// Largest LME/LMR ring, entries.
 pub const RING_SIZE_MAX: u64 = 0x1000;
+/// Largest inline payload of a pushed descriptor, bytes: 8 in the local_addr field, the rest in PUSH_DATA.
+pub const INLINE_MAX: u64 = 0x40;
+/// Largest inline payload of a descriptor read from the LME ring (it fits the local_addr field).
+pub const INLINE_RING_MAX: u64 = 0x8;
 /// Largest DMA read request, 8-byte beats (256 bytes).
 pub const DMA_RD_BEATS_MAX: u64 = 0x20;
 /// Interval routing entries per router input.
@@ -42,11 +46,13 @@ pub enum DescErr {
     LenTooBig = 2,
     /// Destination outside DEST_RANGE (the routing tables); no DMA issued.
     BadDest = 3,
+    /// DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.
+    InlineLen = 4,
 }
 
 impl DescErr {
     /// Every value, in code order.
-    pub const ALL: [DescErr; 4] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest];
+    pub const ALL: [DescErr; 5] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
@@ -55,6 +61,7 @@ impl DescErr {
             1 => Some(DescErr::ZeroLen),
             2 => Some(DescErr::LenTooBig),
             3 => Some(DescErr::BadDest),
+            4 => Some(DescErr::InlineLen),
             _ => None,
         }
     }
@@ -66,6 +73,7 @@ impl DescErr {
             DescErr::ZeroLen => "Descriptor length is 0; no DMA issued.",
             DescErr::LenTooBig => "Descriptor length above MSG_LEN_MAX; no DMA issued.",
             DescErr::BadDest => "Destination outside DEST_RANGE (the routing tables); no DMA issued.",
+            DescErr::InlineLen => "DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.",
         }
     }
 }
@@ -104,12 +112,14 @@ pub mod desc_flag {
     pub const IRQ_LOCAL: u16 = 1 << 0;
     /// Interrupt the receiver (INT_STATUS.LMR_NEW) when the LMR entry is written.
     pub const IRQ_REMOTE: u16 = 1 << 1;
+    /// The payload is in the descriptor, not at local_addr: bytes 0..7 in the local_addr field (little-endian), bytes 8..63 of a pushed descriptor in PUSH_DATA. No payload DMA read. Bits 8..15 are local to the sender: they do not travel (packets carry the low 8 flag bits).
+    pub const INLINE: u16 = 1 << 8;
     /// Every defined bit.
-    pub const ALL: u16 = IRQ_LOCAL | IRQ_REMOTE;
+    pub const ALL: u16 = IRQ_LOCAL | IRQ_REMOTE | INLINE;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u16) -> Vec<&'static str> {
-        const NAMES: [(u16, &str); 2] = [(IRQ_LOCAL, "IRQ_LOCAL"), (IRQ_REMOTE, "IRQ_REMOTE")];
+        const NAMES: [(u16, &str); 3] = [(IRQ_LOCAL, "IRQ_LOCAL"), (IRQ_REMOTE, "IRQ_REMOTE"), (INLINE, "INLINE")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -174,12 +184,28 @@ pub mod err {
     pub const DESC_ERROR: u32 = 1 << 4;
     /// An incoming packet was dropped.
     pub const RX_DROP: u32 = 1 << 5;
+    /// A push doorbell (PUSH_DESC[7]) was applied as a plain LME_PROD doorbell: push path busy, push window incomplete, or not exactly one new descriptor. The ring copy is fetched instead.
+    pub const PUSH_REJECT: u32 = 1 << 6;
     /// Every defined bit.
-    pub const ALL: u32 = CSR_BAD_ADDR | CSR_BAD_VALUE | LME_PROD_RANGE | LMR_CONS_RANGE | DESC_ERROR | RX_DROP;
+    pub const ALL: u32 = CSR_BAD_ADDR | CSR_BAD_VALUE | LME_PROD_RANGE | LMR_CONS_RANGE | DESC_ERROR | RX_DROP | PUSH_REJECT;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u32) -> Vec<&'static str> {
-        const NAMES: [(u32, &str); 6] = [(CSR_BAD_ADDR, "CSR_BAD_ADDR"), (CSR_BAD_VALUE, "CSR_BAD_VALUE"), (LME_PROD_RANGE, "LME_PROD_RANGE"), (LMR_CONS_RANGE, "LMR_CONS_RANGE"), (DESC_ERROR, "DESC_ERROR"), (RX_DROP, "RX_DROP")];
+        const NAMES: [(u32, &str); 7] = [(CSR_BAD_ADDR, "CSR_BAD_ADDR"), (CSR_BAD_VALUE, "CSR_BAD_VALUE"), (LME_PROD_RANGE, "LME_PROD_RANGE"), (LMR_CONS_RANGE, "LMR_CONS_RANGE"), (DESC_ERROR, "DESC_ERROR"), (RX_DROP, "RX_DROP"), (PUSH_REJECT, "PUSH_REJECT")];
+        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
+    }
+}
+
+/// PUSH_STATUS register bits.
+pub mod push {
+    /// The push path holds no descriptor: the next push doorbell will be taken (if the window is complete and it adds exactly one descriptor).
+    pub const FREE: u32 = 1 << 0;
+    /// Every defined bit.
+    pub const ALL: u32 = FREE;
+
+    /// Names of the defined bits set in `value`, lowest first.
+    pub fn names(value: u32) -> Vec<&'static str> {
+        const NAMES: [(u32, &str); 1] = [(FREE, "FREE")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -584,6 +610,8 @@ pub mod nic_regs {
     pub const LME_PROD: u32 = 0x02c;
     /// Index of the next descriptor the NIC will complete. (ro)
     pub const LME_CONS: u32 = 0x030;
+    /// bit 0 FREE: the push path is free (see PUSH_DESC). A driver that pushes only while it has no descriptor outstanding never needs to read it. (ro)
+    pub const PUSH_STATUS: u32 = 0x034;
     /// LMR ring bus address, low 32 bits (32-byte aligned). (rw)
     pub const LMR_BASE_LO: u32 = 0x040;
     /// LMR ring bus address, high 32 bits. (rw)
@@ -606,8 +634,20 @@ pub mod nic_regs {
     pub const INT_STATUS: u32 = 0x080;
     /// Interrupt enables, same bits as INT_STATUS. (rw)
     pub const INT_MASK: u32 = 0x084;
-    /// Sticky errors: bit 0 CSR_BAD_ADDR, 1 CSR_BAD_VALUE, 2 LME_PROD_RANGE, 3 LMR_CONS_RANGE, 4 DESC_ERROR, 5 RX_DROP. Any set bit sets INT_STATUS.ERROR. (rw1c)
+    /// Sticky errors: bit 0 CSR_BAD_ADDR, 1 CSR_BAD_VALUE, 2 LME_PROD_RANGE, 3 LMR_CONS_RANGE, 4 DESC_ERROR, 5 RX_DROP, 6 PUSH_REJECT. Any set bit sets INT_STATUS.ERROR. (rw1c)
     pub const ERR_STATUS: u32 = 0x088;
+    /// Push window (write-combined doorbell): the next LME descriptor as eight 32-bit halves, lme_desc word i bits 31:0 at index 2i, bits 63:32 at 2i+1. The driver also writes the descriptor into its ring slot (LME_PROD). Index 7 (word 3 high half: the status field) is the trigger: its value is the new LME_PROD and is applied exactly like an LME_PROD write. The pushed copy is used instead of a ring read when the push path is free (PUSH_STATUS.FREE), indices 0..6 and the PUSH_DATA registers an inline length needs were written since the last trigger, and the value adds exactly one descriptor (LME_PROD + 1 mod LME_SIZE); otherwise the push is rejected (ERR_STATUS.PUSH_REJECT, CNT_PUSH_REJECT) and the NIC reads the ring copy as for a plain doorbell. Ordering: the pushed descriptor is its ring slot's descriptor, so it is processed and completed in ring order with the others (one completion stream: status word and LME_CONS). Writes while the push path is busy are ignored. (wo)
+    pub const PUSH_DESC: u32 = 0x200;
+    /// Instances of PUSH_DESC.
+    pub const PUSH_DESC_COUNT: u32 = 8;
+    /// Bytes between instances of PUSH_DESC.
+    pub const PUSH_DESC_STRIDE: u32 = 4;
+    /// Inline payload bytes 8..63 of a pushed DESC_FLAG_INLINE descriptor, 4 bytes per register, little-endian (index i holds bytes 8+4i..11+4i). Write before the trigger; only the registers covering the length are needed. (wo)
+    pub const PUSH_DATA: u32 = 0x220;
+    /// Instances of PUSH_DATA.
+    pub const PUSH_DATA_COUNT: u32 = 14;
+    /// Bytes between instances of PUSH_DATA.
+    pub const PUSH_DATA_STRIDE: u32 = 4;
     /// Descriptors completed (success or error). (ro)
     pub const CNT_TX_DESC: u32 = 0x100;
     /// Packets sent. (ro)
@@ -628,6 +668,10 @@ pub mod nic_regs {
     pub const CNT_RX_DROP_MALFORMED: u32 = 0x120;
     /// Packets dropped: target range outside the receive window. (ro)
     pub const CNT_RX_DROP_WINDOW: u32 = 0x124;
+    /// Push doorbells taken: descriptors that went through the push path (no descriptor DMA read). (ro)
+    pub const CNT_PUSH: u32 = 0x128;
+    /// Push doorbells rejected (ERR_STATUS.PUSH_REJECT): applied as plain doorbells. (ro)
+    pub const CNT_PUSH_REJECT: u32 = 0x12c;
 }
 
 /// ROUTER register byte offsets.

@@ -4,8 +4,15 @@
 //! the RCUBE routers its BAR exposes, posts remote writes ([`Card::put`]) into the LME ring
 //! and collects what happened by polling host memory: descriptor status words for sends,
 //! the LMR ring for messages received. The fast path does not read card registers: the
-//! only MMIO per message is the LME_PROD doorbell (and LMR_CONS when entries are
-//! consumed), as in the original PUT layer.
+//! only MMIO per message is the doorbell (and LMR_CONS when entries are consumed), as in
+//! the original PUT layer.
+//!
+//! [`Card::put`] picks the fastest way in ([`PutPath`]): a lone message is pushed through
+//! the NIC's push window (the descriptor written by MMIO, so the card reads no descriptor;
+//! up to [`contract::INLINE_MAX`] bytes of payload ride along, so it reads nothing at all);
+//! messages behind others go through the LME ring, with payloads of up to 8 bytes inline in
+//! the descriptor. Every descriptor also occupies its ring slot, so pushed and ring
+//! descriptors complete in one order and one completion stream.
 //!
 //! The driver is written once against [`Device`], so the simulated card exercises exactly
 //! the code that runs against a real board through VFIO.
@@ -44,9 +51,9 @@ use std::ops::RangeInclusive;
 
 pub use fasthsl_contract as contract;
 use fasthsl_contract::{
-    ctrl, err, int, nic_regs as nic, router_regs as rt, status_decode, DescErr, LmeDesc, LmrEntry,
-    RouteBounds, RouteCtrl, CONTRACT_VERSION, ID_MAGIC, MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX,
-    ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
+    ctrl, desc_flag, err, int, nic_regs as nic, router_regs as rt, status_decode, DescErr, LmeDesc,
+    LmrEntry, RouteBounds, RouteCtrl, CONTRACT_VERSION, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX,
+    MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
 pub use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
 use fasthsl_topology::{Topology, TopologyError};
@@ -230,6 +237,27 @@ pub enum DriverError {
         /// Sequence number of the ticket.
         seq: u64,
     },
+    /// put_via: an inline path was asked for a message longer than it can carry.
+    #[error("put: {len} bytes do not fit the {path:?} path (at most {max} bytes inline)")]
+    InlineTooLong {
+        /// Requested length.
+        len: usize,
+        /// The path asked for.
+        path: PutPath,
+        /// Its inline limit.
+        max: usize,
+    },
+    /// put_via: the card's contract predates the push window and inline payloads (1.1).
+    #[error(
+        "put: the card implements contract {}.{}, the {path:?} path needs 1.1 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    PathUnsupported {
+        /// The path asked for.
+        path: PutPath,
+        /// VERSION register value.
+        version: u32,
+    },
     /// The ticket belongs to an earlier configuration (or another card).
     #[error("ticket #{seq} does not belong to this card's current configuration")]
     StaleTicket {
@@ -305,6 +333,29 @@ impl CardConfig {
     }
 }
 
+/// How a descriptor reaches the card.
+///
+/// Whatever the path, the descriptor is also written into its LME ring slot, and the push
+/// window's trigger is the LME_PROD doorbell: pushed and ring descriptors are processed and
+/// completed in ring order, in the same completion stream. A push the card cannot take
+/// (push path busy, see PUSH_STATUS) is counted (CNT_PUSH_REJECT) and served from the
+/// ring copy, so it is only slower, never lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PutPath {
+    /// Let [`Card::put`] choose: [`PutPath::InlinePush`] for a lone message of up to
+    /// INLINE_MAX bytes, [`PutPath::Push`] for a longer lone message, [`PutPath::Ring`]
+    /// when descriptors are outstanding (the push path is then possibly busy).
+    Auto,
+    /// Descriptor in the ring, LME_PROD doorbell; payloads of up to INLINE_RING_MAX bytes
+    /// travel inline in the descriptor's local_addr field (no payload read).
+    Ring,
+    /// Descriptor written through the push window: no descriptor read.
+    Push,
+    /// Descriptor and payload (up to INLINE_MAX bytes) through the push window: no DMA
+    /// read at all.
+    InlinePush,
+}
+
 /// Handle on a posted descriptor, for [`Card::wait_completion`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PutTicket {
@@ -314,6 +365,8 @@ pub struct PutTicket {
     pub msg_id: u32,
     /// LME slot the descriptor occupies until it completes.
     pub slot: u32,
+    /// The path it took (never [`PutPath::Auto`]).
+    pub path: PutPath,
     epoch: u32,
 }
 
@@ -366,10 +419,14 @@ pub struct Counters {
     pub rx_drop_window: u32,
     /// ERR_STATUS (sticky error bits, see [`contract::err`]).
     pub err_status: u32,
+    /// CNT_PUSH: descriptors taken through the push window.
+    pub push: u32,
+    /// CNT_PUSH_REJECT: pushes the card served from the ring copy instead.
+    pub push_reject: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 11] = [
+    const REGS: [(&'static str, u32); 13] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -381,10 +438,12 @@ impl Counters {
         ("rx_drop_malformed", nic::CNT_RX_DROP_MALFORMED),
         ("rx_drop_window", nic::CNT_RX_DROP_WINDOW),
         ("err_status", nic::ERR_STATUS),
+        ("push", nic::CNT_PUSH),
+        ("push_reject", nic::CNT_PUSH_REJECT),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 11] {
+    pub fn fields(&self) -> [(&'static str, u32); 13] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -397,8 +456,10 @@ impl Counters {
             self.rx_drop_malformed,
             self.rx_drop_window,
             self.err_status,
+            self.push,
+            self.push_reject,
         ];
-        let mut out = [("", 0); 11];
+        let mut out = [("", 0); 13];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -527,6 +588,9 @@ fn lo32(v: u64) -> u32 {
 fn hi32(v: u64) -> u32 {
     (v >> 32) as u32
 }
+
+/// First contract version (major.minor) with the push window and inline payloads.
+const FAST_PATHS_VERSION: u32 = 0x0001_0001;
 
 /// Byte offset of a descriptor's word 3 (msg_id, status) within its slot.
 const DESC_W3: usize = 24;
@@ -839,6 +903,8 @@ impl<D: Device> Card<D> {
     /// node `dest`. Checks everything the driver can (length, destination, local range,
     /// ring space) before touching the ring; the card's own checks show up in the
     /// [`Completion`]. Returns at once; the message is on its way when the doorbell is rung.
+    /// Takes the fastest path ([`PutPath::Auto`]); the buffer must stay untouched until
+    /// the completion whatever the path (a rejected push is served from the ring copy).
     pub fn put(
         &mut self,
         dest: u16,
@@ -848,6 +914,35 @@ impl<D: Device> Card<D> {
         len: usize,
         flags: u16,
     ) -> Result<PutTicket, DriverError> {
+        self.put_via(
+            PutPath::Auto,
+            dest,
+            buf,
+            local_offset,
+            remote_addr,
+            len,
+            flags,
+        )
+    }
+
+    /// [`Card::put`] along a chosen path. A push while descriptors are outstanding may
+    /// find the push path busy: the card then serves it from the ring (counted in
+    /// CNT_PUSH_REJECT). `flags` bits above the low 8 are the driver's (INLINE is set here).
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_via(
+        &mut self,
+        path: PutPath,
+        dest: u16,
+        buf: &DmaBuffer,
+        local_offset: usize,
+        remote_addr: u64,
+        len: usize,
+        flags: u16,
+    ) -> Result<PutTicket, DriverError> {
+        if self.active()?.ring.outstanding() > 0 {
+            // Completions free ring slots, and an empty ring means a free push path.
+            self.reap()?;
+        }
         let a = self.active()?;
         check_put(
             &a.cfg.dest_range,
@@ -857,7 +952,29 @@ impl<D: Device> Card<D> {
             remote_addr,
             len,
         )?;
+        // Contract 1.0 cards have no push window and no inline payloads.
+        let fast = self.version >= FAST_PATHS_VERSION;
+        let path = match path {
+            PutPath::Push | PutPath::InlinePush if !fast => {
+                return Err(DriverError::PathUnsupported {
+                    path,
+                    version: self.version,
+                })
+            }
+            PutPath::Auto if !fast || a.ring.outstanding() > 0 => PutPath::Ring,
+            PutPath::Auto if len <= INLINE_MAX as usize => PutPath::InlinePush,
+            PutPath::Auto => PutPath::Push,
+            PutPath::InlinePush if len > INLINE_MAX as usize => {
+                return Err(DriverError::InlineTooLong {
+                    len,
+                    path,
+                    max: INLINE_MAX as usize,
+                })
+            }
+            p => p,
+        };
         let msg_id = a.next_msg_id;
+        let flags = flags & !desc_flag::INLINE;
         let desc = LmeDesc {
             local_addr: buf.iova() + local_offset as u64,
             remote_addr,
@@ -867,7 +984,35 @@ impl<D: Device> Card<D> {
             msg_id,
             status: 0,
         };
-        let t = self.post_unchecked(desc)?;
+        // Payload bytes 0..7 ride in local_addr (ring or push), the rest in PUSH_DATA.
+        let inline = if (fast && len <= INLINE_RING_MAX as usize) || path == PutPath::InlinePush {
+            let mut b = vec![0u8; len];
+            self.dev.mem_read(buf, local_offset, &mut b)?;
+            Some(b)
+        } else {
+            None
+        };
+        let with_word0 = |d: LmeDesc, b: &[u8]| {
+            let mut w0 = [0u8; 8];
+            let n = b.len().min(8);
+            w0[..n].copy_from_slice(&b[..n]);
+            LmeDesc {
+                local_addr: u64::from_le_bytes(w0),
+                flags: d.flags | desc_flag::INLINE,
+                ..d
+            }
+        };
+        // The ring copy: inline when it fits the descriptor, else the buffer address.
+        let ring_desc = match &inline {
+            Some(b) if len <= INLINE_RING_MAX as usize => with_word0(desc, b),
+            _ => desc,
+        };
+        let pushed = match (path, &inline) {
+            (PutPath::InlinePush, Some(b)) => Some((with_word0(desc, b), &b[b.len().min(8)..])),
+            (PutPath::Push, _) => Some((ring_desc, &[][..])),
+            _ => None,
+        };
+        let t = self.post_desc(ring_desc, pushed, path)?;
         let a = self.active_mut()?;
         a.next_msg_id = a.next_msg_id.wrapping_add(1);
         Ok(t)
@@ -878,6 +1023,34 @@ impl<D: Device> Card<D> {
     /// Only the ring is protected: a full ring is still refused, and the status word is
     /// forced to 0 (a non-zero status would look already completed to the driver).
     pub fn post_unchecked(&mut self, desc: LmeDesc) -> Result<PutTicket, DriverError> {
+        self.post_desc(desc, None, PutPath::Ring)
+    }
+
+    /// Like [`Card::post_unchecked`], but through the push window: `desc` goes to the
+    /// ring slot and `pushed` (with `inline` as PUSH_DATA, bytes 8.. of an inline payload)
+    /// through the window. Lets tests feed the card's push checks bad descriptors.
+    pub fn push_unchecked(
+        &mut self,
+        desc: LmeDesc,
+        pushed: LmeDesc,
+        inline: &[u8],
+    ) -> Result<PutTicket, DriverError> {
+        let path = if pushed.flags & desc_flag::INLINE != 0 {
+            PutPath::InlinePush
+        } else {
+            PutPath::Push
+        };
+        self.post_desc(desc, Some((pushed, inline)), path)
+    }
+
+    /// Writes `desc` into the next ring slot and rings the doorbell: LME_PROD, or the push
+    /// window's trigger after the window (PUSH_DATA first, then PUSH_DESC[0..6]).
+    fn post_desc(
+        &mut self,
+        desc: LmeDesc,
+        pushed: Option<(LmeDesc, &[u8])>,
+        path: PutPath,
+    ) -> Result<PutTicket, DriverError> {
         if self.active()?.ring.free() == 0 {
             self.reap()?;
         }
@@ -893,11 +1066,33 @@ impl<D: Device> Card<D> {
         self.dev
             .mem_write(&a.lme, slot as usize * LmeDesc::BYTES, &desc.to_bytes())?;
         // The backend orders the descriptor write before the doorbell.
-        self.dev.bar_write32(nic::LME_PROD, doorbell)?;
+        match pushed {
+            None => self.dev.bar_write32(nic::LME_PROD, doorbell)?,
+            Some((p, data)) => {
+                for (i, chunk) in data.chunks(4).enumerate() {
+                    let mut v = [0u8; 4];
+                    v[..chunk.len()].copy_from_slice(chunk);
+                    self.dev.bar_write32(
+                        nic::PUSH_DATA + i as u32 * nic::PUSH_DATA_STRIDE,
+                        u32::from_le_bytes(v),
+                    )?;
+                }
+                let w = LmeDesc { status: 0, ..p }.to_words();
+                for h in 0..7u32 {
+                    let word = w[(h / 2) as usize];
+                    let half = if h % 2 == 0 { lo32(word) } else { hi32(word) };
+                    self.dev
+                        .bar_write32(nic::PUSH_DESC + h * nic::PUSH_DESC_STRIDE, half)?;
+                }
+                self.dev
+                    .bar_write32(nic::PUSH_DESC + 7 * nic::PUSH_DESC_STRIDE, doorbell)?;
+            }
+        }
         Ok(PutTicket {
             seq,
             msg_id: desc.msg_id,
             slot,
+            path,
             epoch,
         })
     }
@@ -1051,7 +1246,7 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 11];
+        let mut v = [0u32; 13];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             v[i] = self.dev.bar_read32(*reg)?;
         }
@@ -1067,6 +1262,8 @@ impl<D: Device> Card<D> {
             rx_drop_malformed: v[8],
             rx_drop_window: v[9],
             err_status: v[10],
+            push: v[11],
+            push_reject: v[12],
         })
     }
 

@@ -191,7 +191,11 @@ fn open_checks_identity_and_major_version() {
     f.read_as(nic::VERSION, CONTRACT_VERSION + 0x1_0000);
     let e = Card::open(f.clone()).unwrap_err();
     assert!(matches!(e, DriverError::VersionMismatch { .. }), "{e}");
-    let want = format!("contract {}.0", (CONTRACT_VERSION >> 16) + 1);
+    let want = format!(
+        "contract {}.{}",
+        (CONTRACT_VERSION >> 16) + 1,
+        CONTRACT_VERSION & 0xFFFF
+    );
     assert!(e.to_string().contains(&want), "{e}");
 
     // A newer minor version is compatible.
@@ -436,4 +440,48 @@ fn star_routes_are_programmed_by_node_zero_only() {
     // Entry 0 of input 1: destination 0 leaves on port 0.
     assert_eq!(read(entry), (0, 1 << 31));
     assert_eq!(c0.router_state().unwrap().tables, want_tables(&t, 0));
+}
+
+#[test]
+fn a_contract_1_0_card_gets_neither_pushes_nor_inline_payloads() {
+    let t = topo("full:2");
+    let cl = cluster("full:2");
+    let dev = Faulty::new(cl.device(0));
+    dev.read_as(nic::VERSION, 0x0001_0000);
+    let mut a = Card::open(dev.clone()).unwrap();
+    let mut b = Card::open(cl.device(1)).unwrap();
+    a.configure(small(&t, 0)).unwrap();
+    b.configure(small(&t, 1)).unwrap();
+    a.program_routes(&t).unwrap();
+    b.program_routes(&t).unwrap();
+    let buf = a.device().dma_alloc(4096).unwrap();
+    a.device().mem_write(&buf, 0, b"8 bytes!").unwrap();
+    let rx = b.rx_iova().unwrap();
+    let e = a
+        .put_via(fasthsl_driver::PutPath::Push, 1, &buf, 0, rx, 8, 0)
+        .unwrap_err();
+    assert!(matches!(e, DriverError::PathUnsupported { .. }), "{e}");
+    let tk = a.put(1, &buf, 0, rx, 8, 0).unwrap();
+    assert_eq!(tk.path, fasthsl_driver::PutPath::Ring);
+    assert_eq!(a.wait_completion(&tk, 2_000_000).unwrap().result, Ok(()));
+    let got = b.wait_lmr(2_000_000).unwrap();
+    assert_eq!(got.len, 8);
+    let mut data = [0u8; 8];
+    b.read_rx(0, &mut data).unwrap();
+    assert_eq!(&data, b"8 bytes!");
+    // The ring descriptor carries the buffer address, not the payload (no INLINE flag:
+    // a 1.0 card would take the payload bytes for an address).
+    let lme = {
+        let f = dev.f.borrow();
+        DmaBuffer::new(f.live[0].id(), f.live[0].iova(), f.live[0].len())
+    };
+    let w0 = a.device().mem_read_u64(&lme, 0).unwrap();
+    let w2 = a.device().mem_read_u64(&lme, 16).unwrap();
+    assert_eq!(w0, buf.iova());
+    assert_eq!(
+        (w2 >> 48) as u16 & fasthsl_driver::contract::desc_flag::INLINE,
+        0
+    );
+    let k = a.counters().unwrap();
+    assert_eq!((k.push, k.push_reject, k.csr_err), (0, 0, 0));
 }

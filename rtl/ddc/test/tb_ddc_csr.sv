@@ -2,7 +2,9 @@
 // (undefined or unaligned offset, write to a read-only register, bad MTU or ring size,
 // ring index out of range) bumping CNT_CSR_ERR and its ERR_STATUS bit while leaving every
 // other register unchanged, ring reset pulses, interrupt logic, event counters, and the
-// one-cycle read response (checked on every cycle by a monitor).
+// one-cycle read response (checked on every cycle by a monitor). Push window: writes are
+// accepted and change nothing but LME_PROD on the trigger (checked like an LME_PROD
+// write), reads are rejected; PUSH_STATUS, the push counters and ERR_STATUS.PUSH_REJECT.
 module tb_ddc_csr;
   import fasthsl_pkg::*;
 
@@ -22,8 +24,9 @@ module tb_ddc_csr;
   logic        lme_reset, lmr_reset, irq;
   logic [15:0] lme_cons = 16'h0123, lmr_prod = 16'h0456;
   // event inputs: desc_done, desc_err, desc_irq, pkt_sent, rx_pkt, rx_msg, rx_msg_irq,
-  // drop_crc, drop_dest, drop_malformed, drop_window
-  logic [10:0] ev = '0;
+  // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject
+  logic [12:0] ev = '0;
+  logic        push_free = 1'b1;
 
   ddc_csr dut (
     .clk_i              (clk),
@@ -62,6 +65,9 @@ module tb_ddc_csr;
     .rx_drop_dest_i     (ev[8]),
     .rx_drop_malformed_i(ev[9]),
     .rx_drop_window_i   (ev[10]),
+    .push_free_i        (push_free),
+    .push_accept_i      (ev[11]),
+    .push_reject_i      (ev[12]),
     .irq_o              (irq)
   );
 
@@ -156,7 +162,7 @@ module tb_ddc_csr;
     logic [31:0] rdv;
     int i_cnt = find(CNT_CSR_ERR_OFFSET), i_err = find(ERR_STATUS_OFFSET);
     int i_int = find(INT_STATUS_OFFSET);
-    wr(ERR_STATUS_OFFSET, 32'h3F);
+    wr(ERR_STATUS_OFFSET, 32'h7F);
     take(s0);
     `CHECK(s0[i_err] == 0, "ERR_STATUS did not clear")
     if (is_write) wr(a, d);
@@ -196,9 +202,9 @@ module tb_ddc_csr;
   logic [31:0] bad_mtu[9] = '{32'd0, 32'd4, 32'd7, 32'd12, 32'd1020, 32'd1032,
                              32'(MTU_MAX + 8), 32'h0001_0008, 32'hFFFF_FFF8};
   // gaps in the map, the end of the page, and unaligned offsets of defined registers
-  logic [15:0] und[16] = '{16'h018, 16'h01C, 16'h034, 16'h03C, 16'h054, 16'h070, 16'h07C,
-                           16'h08C, 16'h0FC, 16'h128, 16'h200, 16'hFFC, 16'h001, 16'h006,
-                           16'h00B, 16'h103};
+  logic [15:0] und[18] = '{16'h018, 16'h01C, 16'h038, 16'h03C, 16'h054, 16'h070, 16'h07C,
+                           16'h08C, 16'h0FC, 16'h130, 16'h1FC, 16'h258, 16'hFFC, 16'h001,
+                           16'h006, 16'h00B, 16'h103, 16'h202};
 
   // reset values
   task automatic t_reset_values();
@@ -353,10 +359,49 @@ module tb_ddc_csr;
     end
   endtask
 
+  // push window: reads rejected; writes accepted, only the trigger moves LME_PROD
+  task automatic t_push_window();
+    logic [31:0] s0[int], s1[int];
+    logic [15:0] win[4] = '{PUSH_DESC_OFFSET, PUSH_DESC_OFFSET + 16'h18, PUSH_DATA_OFFSET,
+                            PUSH_DATA_OFFSET + 16'(4 * (PUSH_DATA_COUNT - 1))};
+    int i_prod = find(LME_PROD_OFFSET);
+    for (int k = 0; k < 4; k++) begin : g_rd
+      expect_reject($sformatf("read push window %03h", win[k]), 0, win[k], 0, 0);
+    end
+    wr(LME_SIZE_OFFSET, 8);
+    take(s0);
+    for (int k = 0; k < 7; k++) begin : g_wd
+      wr(PUSH_DESC_OFFSET + 16'(4 * k), $urandom());
+    end
+    for (int k = 0; k < int'(PUSH_DATA_COUNT); k++) begin : g_wdata
+      wr(PUSH_DATA_OFFSET + 16'(4 * k), $urandom());
+    end
+    take(s1);
+    for (int i = 0; i < regs.size(); i++) begin : g_cmp
+      `CHECK(s1[i] == s0[i], $sformatf("push window write changed %s", regs[i].name))
+    end
+    wr(PUSH_DESC_OFFSET + 16'h1C, 32'd3);
+    take(s1);
+    for (int i = 0; i < regs.size(); i++) begin : g_cmp2
+      if (i == i_prod) begin
+        `CHECK(s1[i] == 3, $sformatf("trigger: LME_PROD %0d, want 3", s1[i]))
+      end else begin
+        `CHECK(s1[i] == s0[i], $sformatf("trigger changed %s", regs[i].name))
+      end
+    end
+    `CHECK(lme_prod == 3, "trigger: lme_prod output")
+    expect_reject("trigger out of range", 1, PUSH_DESC_OFFSET + 16'h1C, 8, 2);
+    expect_rd(LME_PROD_OFFSET, 3, "LME_PROD after rejected trigger");
+    push_free = 1'b0;
+    expect_rd(PUSH_STATUS_OFFSET, 0, "PUSH_STATUS busy");
+    push_free = 1'b1;
+    expect_rd(PUSH_STATUS_OFFSET, 1, "PUSH_STATUS free");
+  endtask
+
   // interrupts
   task automatic t_interrupts();
     logic [31:0] d;
-    wr(ERR_STATUS_OFFSET, 32'h3F);
+    wr(ERR_STATUS_OFFSET, 32'h7F);
     wr(INT_STATUS_OFFSET, 32'h7);
     wr(INT_MASK_OFFSET, 32'h0);
     expect_rd(INT_STATUS_OFFSET, 0, "INT_STATUS clear");
@@ -406,7 +451,7 @@ module tb_ddc_csr;
     req_valid <= 1'b0;
     ev = '0;
     expect_rd(INT_STATUS_OFFSET, 32'h7, "events beat a simultaneous clear");
-    wr(ERR_STATUS_OFFSET, 32'h3F);
+    wr(ERR_STATUS_OFFSET, 32'h7F);
     wr(INT_STATUS_OFFSET, 32'h7);
   endtask
 
@@ -414,14 +459,16 @@ module tb_ddc_csr;
   task automatic t_counters();
     logic [31:0] d;
     begin
-      int n[11];
+      int n[13];
       logic [31:0] c0[int];
-      logic [15:0] offs[10] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
+      logic [15:0] offs[12] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
                                 CNT_RX_MSGS_OFFSET, CNT_DESC_ERR_OFFSET, CNT_CSR_ERR_OFFSET,
                                 CNT_RX_CRC_ERR_OFFSET, CNT_RX_DROP_DEST_OFFSET,
-                                CNT_RX_DROP_MALFORMED_OFFSET, CNT_RX_DROP_WINDOW_OFFSET};
-      for (int k = 0; k < 10; k++) rd(offs[k], c0[k]);
-      for (int k = 0; k < 11; k++) begin
+                                CNT_RX_DROP_MALFORMED_OFFSET, CNT_RX_DROP_WINDOW_OFFSET,
+                                CNT_PUSH_OFFSET, CNT_PUSH_REJECT_OFFSET};
+      for (int k = 0; k < 12; k++) rd(offs[k], c0[k]);
+      wr(ERR_STATUS_OFFSET, 32'h7F);
+      for (int k = 0; k < 13; k++) begin
         n[k] = $urandom_range(0, 9);
         pulse(k, n[k]);
       end
@@ -437,6 +484,11 @@ module tb_ddc_csr;
       expect_rd(CNT_RX_DROP_DEST_OFFSET, c0[7] + n[8], "CNT_RX_DROP_DEST");
       expect_rd(CNT_RX_DROP_MALFORMED_OFFSET, c0[8] + n[9], "CNT_RX_DROP_MALFORMED");
       expect_rd(CNT_RX_DROP_WINDOW_OFFSET, c0[9] + n[10], "CNT_RX_DROP_WINDOW");
+      expect_rd(CNT_PUSH_OFFSET, c0[10] + n[11], "CNT_PUSH");
+      expect_rd(CNT_PUSH_REJECT_OFFSET, c0[11] + n[12], "CNT_PUSH_REJECT");
+      rd(ERR_STATUS_OFFSET, d);
+      `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
+      `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10]) != 0, n[1] != 0, 4'b0}, "ERR_STATUS after counters")
       // done and err in the same cycle are one descriptor
       rd(CNT_TX_DESC_OFFSET, c0[0]);
       @(negedge clk);
@@ -461,6 +513,7 @@ module tb_ddc_csr;
     add("LME_SIZE",      LME_SIZE_OFFSET,      RW,   0,                 32'hFFFF);
     add("LME_PROD",      LME_PROD_OFFSET,      RW,   0,                 32'hFFFF);
     add("LME_CONS",      LME_CONS_OFFSET,      RO,   32'h0123,          32'hFFFF);
+    add("PUSH_STATUS",   PUSH_STATUS_OFFSET,   RO,   1,                 32'h1);
     add("LMR_BASE_LO",   LMR_BASE_LO_OFFSET,   RW,   0,                 '1);
     add("LMR_BASE_HI",   LMR_BASE_HI_OFFSET,   RW,   0,                 '1);
     add("LMR_SIZE",      LMR_SIZE_OFFSET,      RW,   0,                 32'hFFFF);
@@ -472,7 +525,7 @@ module tb_ddc_csr;
     add("RXWIN_SIZE_HI", RXWIN_SIZE_HI_OFFSET, RW,   0,                 '1);
     add("INT_STATUS",    INT_STATUS_OFFSET,    RW1C, 0,                 32'h7);
     add("INT_MASK",      INT_MASK_OFFSET,      RW,   0,                 32'h7);
-    add("ERR_STATUS",    ERR_STATUS_OFFSET,    RW1C, 0,                 32'h3F);
+    add("ERR_STATUS",    ERR_STATUS_OFFSET,    RW1C, 0,                 32'h7F);
     add("CNT_TX_DESC",   CNT_TX_DESC_OFFSET,   RO,   0,                 '1);
     add("CNT_TX_PKTS",   CNT_TX_PKTS_OFFSET,   RO,   0,                 '1);
     add("CNT_RX_PKTS",   CNT_RX_PKTS_OFFSET,   RO,   0,                 '1);
@@ -483,6 +536,8 @@ module tb_ddc_csr;
     add("CNT_RX_DROP_DEST", CNT_RX_DROP_DEST_OFFSET, RO, 0,             '1);
     add("CNT_RX_DROP_MALFORMED", CNT_RX_DROP_MALFORMED_OFFSET, RO, 0,   '1);
     add("CNT_RX_DROP_WINDOW", CNT_RX_DROP_WINDOW_OFFSET, RO, 0,         '1);
+    add("CNT_PUSH",      CNT_PUSH_OFFSET,      RO,   0,                 '1);
+    add("CNT_PUSH_REJECT", CNT_PUSH_REJECT_OFFSET, RO, 0,               '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;
@@ -496,6 +551,7 @@ module tb_ddc_csr;
     t_ring_sizes_and_indices();
     t_read_only_registers();
     t_undefined_offsets_read_and_write();
+    t_push_window();
     t_interrupts();
     t_counters();
 

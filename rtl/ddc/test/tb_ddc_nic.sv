@@ -8,6 +8,11 @@
 // LME_CONS, the counters, INT_STATUS and irq_o must follow. Then: a descriptor error
 // (ZERO_LEN), a packet for another node and one outside the receive window (dropped and
 // counted by RX, nothing written), and the time of a 64 KiB message.
+//
+// Push window (ddc_push through the CSR bus): pushed inline messages (1..64 bytes) cause no
+// DMA read at all, a pushed plain one no descriptor read; a push behind ring descriptors
+// completes in ring order; misuse (push while busy, incomplete window, inline length above
+// INLINE_MAX) is rejected or fails its descriptor, counted, and the card keeps going.
 module tb_ddc_nic;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -122,6 +127,7 @@ module tb_ddc_nic;
   int      p_ready = 100;
   longint  lmr_w0_cycle = 0;
   int      wr_beats = 0;
+  int      n_rd_reqs = 0, n_rd_desc = 0;   // read requests; those of LME slots
 
   function automatic void on_write(logic [63:0] a, logic [63:0] d, logic [7:0] s);
     `CHECK(a[2:0] == 0, "unaligned write")
@@ -166,6 +172,8 @@ module tb_ddc_nic;
       if (rd_req_valid && rd_req_ready) begin
         rd_req_t r = '{addr: rd_req_addr, beats: rd_req_beats, tag: rd_req_tag, t: cycle};
         rdq.push_back(r);
+        n_rd_reqs++;
+        if (rd_req_addr >= LmeBase && rd_req_addr < LmeBase + 64'(32 * Ring)) n_rd_desc++;
       end
       if (rd_rsp_valid && rd_rsp_ready) begin
         if (rd_rsp_last) begin
@@ -222,6 +230,36 @@ module tb_ddc_nic;
     mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: msg_id});
     lme_prod = (lme_prod + 1) % Ring;
     csr_wr(LME_PROD_OFFSET, 32'(lme_prod));
+  endtask
+
+  // Pushes one descriptor: the ring copy (plain, as a driver writes it), then PUSH_DATA,
+  // PUSH_DESC[0..6] and the trigger. `skip` leaves one descriptor half out (misuse).
+  task automatic push_post(logic [63:0] src, logic [63:0] dst, int len, logic [15:0] flags,
+                           logic [31:0] msg_id, bit inl, int skip = -1);
+    logic [63:0] slot = LmeBase + 64'(32 * lme_prod);
+    logic [63:0] w[4];
+    mem_wr_word(slot, src);
+    mem_wr_word(slot + 8, dst);
+    mem_wr_word(slot + 16, lme_desc_w2_t'{flags: flags, dest: Node, len: 32'(len)});
+    mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: msg_id});
+    w[0] = src;
+    if (inl) begin
+      for (int i = 0; i < 8; i++) w[0][8*i+:8] = (i < len) ? mem_rd(src + 64'(i)) : 8'h00;
+      for (int r = 0; 8 + 4 * r < len && r < int'(PUSH_DATA_COUNT); r++) begin
+        logic [31:0] v = '0;
+        for (int i = 0; i < 4; i++) v[8*i+:8] = mem_rd(src + 64'(8 + 4 * r + i));
+        csr_wr(PUSH_DATA_OFFSET + 16'(4 * r), v);
+      end
+    end
+    w[1] = dst;
+    w[2] = lme_desc_w2_t'{flags: flags | (inl ? 16'(1 << DESC_FLAG_INLINE_BIT) : 16'h0),
+                          dest: Node, len: 32'(len)};
+    w[3] = {32'h0, msg_id};
+    for (int h = 0; h < 7; h++) begin
+      if (h != skip) csr_wr(PUSH_DESC_OFFSET + 16'(4 * h), h[0] ? w[h / 2][63:32] : w[h / 2][31:0]);
+    end
+    lme_prod = (lme_prod + 1) % Ring;
+    csr_wr(PUSH_DESC_OFFSET + 16'h1C, 32'(lme_prod));
   endtask
 
   // Random source bytes, guard bytes around the destination.
@@ -406,6 +444,118 @@ module tb_ddc_nic;
       check_counters("after drops", 1, 1);
       csr_expect(ERR_STATUS_OFFSET, 32'h20, "RX_DROP");
       csr_wr(ERR_STATUS_OFFSET, 32'h20);
+    end
+
+    // ---- push window ----
+    begin
+      int slot, r0, d0, pushes = 0;
+      logic [31:0] ids[4];
+      logic [63:0] srcs[4], dsts[4];
+      int lens[4];
+      msg_t m;
+      // Pushed inline messages of every length class: no DMA read at all.
+      for (int len = 1; len <= 64; len += (len < 16) ? 1 : 6) begin
+        logic [63:0] src = src_ptr, dst = {dst_ptr[63:3], 3'($urandom_range(0, 7))};
+        logic [31:0] msg_id = $urandom();
+        src_ptr += 64'(len + 64);
+        dst_ptr += 64'(len + 64);
+        prep(src, dst, len);
+        m = '{src: src, dst: dst, len: len};
+        in_flight[int'(msg_id)] = m;
+        r0 = n_rd_reqs;
+        slot = lme_prod;
+        push_post(src, dst, len, 16'h0, msg_id, 1'b1);
+        pushes++;
+        wait_lmr(msg_id, dst, len, 16'h0);
+        wait_lme(slot, st);
+        `CHECK(st == 16'h8000, $sformatf("pushed inline %0d B: LME status %h", len, st))
+        check_landed(src, dst, len);
+        `CHECK(n_rd_reqs == r0, $sformatf("pushed inline %0d B: %0d DMA reads", len, n_rd_reqs - r0))
+        in_flight.delete(int'(msg_id));
+        n_msgs++; n_descs++;
+      end
+      // A pushed plain (not inline) message: payload read, no descriptor read.
+      begin
+        logic [63:0] src = {src_ptr[63:3], 3'd5}, dst = dst_ptr;
+        src_ptr += 64'(3000 + 64);
+        dst_ptr += 64'(3000 + 64);
+        prep(src, dst, 3000);
+        m = '{src: src, dst: dst, len: 3000};
+        in_flight[32'h7777] = m;
+        d0 = n_rd_desc;
+        slot = lme_prod;
+        push_post(src, dst, 3000, 16'h0, 32'h7777, 1'b0);
+        pushes++;
+        wait_lmr(32'h7777, dst, 3000, 16'h0);
+        wait_lme(slot, st);
+        check_landed(src, dst, 3000);
+        `CHECK(n_rd_desc == d0, "pushed descriptor was read from the ring")
+        in_flight.delete(32'h7777);
+        n_msgs++; n_descs++;
+      end
+      csr_expect(CNT_PUSH_OFFSET, 32'(pushes), "CNT_PUSH after pushes");
+      csr_expect(CNT_PUSH_REJECT_OFFSET, 0, "no push rejected yet");
+
+      // Ordering: three ring descriptors, then a push (the push path is free) for the 4th
+      // slot while they are still in flight; then, with the card disabled, a push that is
+      // held and one that finds the push path busy (rejected: its ring copy is read), and
+      // one with a descriptor half missing (rejected). Everything lands, in ring order.
+      for (int k = 0; k < 4; k++) begin
+        lens[k] = (k == 3) ? 24 : $urandom_range(100, 2000);
+        srcs[k] = src_ptr; dsts[k] = dst_ptr;
+        src_ptr += 64'(lens[k] + 64); dst_ptr += 64'(lens[k] + 64);
+        ids[k] = 32'h9000 + 32'(k);
+        prep(srcs[k], dsts[k], lens[k]);
+        m = '{src: srcs[k], dst: dsts[k], len: lens[k]};
+        in_flight[int'(ids[k])] = m;
+        if (k < 3) post(srcs[k], dsts[k], lens[k], Node, 16'h0, ids[k]);
+        else push_post(srcs[k], dsts[k], lens[k], 16'h0, ids[k], 1'b1);
+      end
+      for (int k = 0; k < 4; k++) begin
+        wait_lmr(ids[k], dsts[k], lens[k], 16'h0);
+        check_landed(srcs[k], dsts[k], lens[k]);
+        in_flight.delete(int'(ids[k]));
+      end
+      n_msgs += 4; n_descs += 4;
+      csr_wr(CTRL_OFFSET, 32'h0);
+      for (int k = 0; k < 3; k++) begin
+        lens[k] = 8 * (k + 1);
+        srcs[k] = src_ptr; dsts[k] = dst_ptr;
+        src_ptr += 64'(lens[k] + 64); dst_ptr += 64'(lens[k] + 64);
+        ids[k] = 32'hA000 + 32'(k);
+        prep(srcs[k], dsts[k], lens[k]);
+        m = '{src: srcs[k], dst: dsts[k], len: lens[k]};
+        in_flight[int'(ids[k])] = m;
+        push_post(srcs[k], dsts[k], lens[k], 16'h0, ids[k], 1'b1, (k == 2) ? 3 : -1);
+        if (k == 0) csr_expect(PUSH_STATUS_OFFSET, 0, "PUSH_STATUS busy while held");
+      end
+      csr_expect(CNT_PUSH_REJECT_OFFSET, 2, "push while busy and incomplete push rejected");
+      csr_expect(ERR_STATUS_OFFSET, 32'h40, "PUSH_REJECT");
+      csr_wr(ERR_STATUS_OFFSET, 32'h40);
+      csr_wr(CTRL_OFFSET, 32'h1);
+      for (int k = 0; k < 3; k++) begin
+        wait_lmr(ids[k], dsts[k], lens[k], 16'h0);
+        check_landed(srcs[k], dsts[k], lens[k]);
+        in_flight.delete(int'(ids[k]));
+      end
+      n_msgs += 3; n_descs += 3;
+      repeat (50) @(posedge clk);
+      csr_expect(PUSH_STATUS_OFFSET, 1, "PUSH_STATUS free again");
+
+      // Inline length above INLINE_MAX: the descriptor fails, nothing is sent.
+      slot = lme_prod;
+      push_post(src_ptr, dst_ptr, 65, 16'h0, 32'hBAD, 1'b1);
+      wait_lme(slot, st);
+      `CHECK(st == (16'h8000 | 16'(DESC_ERR_INLINE_LEN)), $sformatf("INLINE_LEN status %h", st))
+      n_descs++; n_desc_err++;
+      repeat (300) @(posedge clk);
+      `CHECK(mem_word(LmrBase + 64'(32 * lmr_cons)) == 0, "LMR entry for a failed descriptor")
+      csr_expect(ERR_STATUS_OFFSET, 32'h10, "DESC_ERROR for INLINE_LEN");
+      csr_wr(ERR_STATUS_OFFSET, 32'h10);
+      csr_wr(INT_STATUS_OFFSET, 32'h7);
+      // ... and the card keeps going.
+      send_self(40, 3, 5, 16'h0);
+      check_counters("after pushes", 1, 1);
     end
 
     // ---- a 64 KiB message: doorbell to LMR entry ----

@@ -49,6 +49,8 @@ module tb_ddc_tx;
 
   always #5 clk = ~clk;
 
+  logic unused_push_take, unused_push_release;
+
   ddc_tx dut (
     .clk_i             (clk),
     .rst_ni            (rst_n),
@@ -62,6 +64,16 @@ module tb_ddc_tx;
     .lme_prod_i        (lme_prod),
     .lme_reset_i       (lme_reset),
     .lme_cons_o        (lme_cons),
+    // the push path is covered by tb_ddc_tx_desc_fetch, tb_ddc_tx_read_engine, tb_ddc_nic
+    .push_valid_i      (1'b0),
+    .push_slot_i       (16'h0),
+    .push_local_i      (64'h0),
+    .push_remote_i     (64'h0),
+    .push_w2_i         (64'h0),
+    .push_msg_id_i     (32'h0),
+    .push_take_o       (unused_push_take),
+    .push_data_i       ('0),
+    .push_release_o    (unused_push_release),
     .desc_done_o       (desc_done),
     .desc_err_o        (desc_err),
     .desc_irq_o        (desc_irq),
@@ -419,6 +431,9 @@ module tb_ddc_tx;
     int         slot = post_slot;
     logic [7:0] err;
     logic [15:0] mtu_v = mtu;
+    // Random flags stay off INLINE: this model reads payloads from local memory (inline
+    // payloads are checked by tb_ddc_tx_read_engine and tb_ddc_nic).
+    flags[DESC_FLAG_INLINE_BIT] = 1'b0;
     if (len == 0) err = 8'(DESC_ERR_ZERO_LEN);
     else if (len > MSG_LEN_MAX) err = 8'(DESC_ERR_LEN_TOO_BIG);
     else if (dest < dest_lo || dest > dest_hi) err = 8'(DESC_ERR_BAD_DEST);

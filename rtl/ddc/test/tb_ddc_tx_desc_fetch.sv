@@ -3,6 +3,9 @@
 // descriptors fetched-but-not-taken (and do reach it: prefetch), stop while disabled or
 // with no ring; descriptors come out in order with the right fields; a ring reset restarts
 // at slot 0 of the new ring with the old responses dropped (as the NIC top drops them).
+// Pushed descriptors (a behavioural push window with contents different from the ring
+// slot) replace the read of their slot, enter in ring order only when no read is owed,
+// and are marked pushed; the INLINE flag bit comes out for both kinds.
 module tb_ddc_tx_desc_fetch;
   localparam int DescDepth = 4;
 
@@ -23,6 +26,11 @@ module tb_ddc_tx_desc_fetch;
   logic [15:0] desc_dest;
   logic [7:0]  desc_flags;
   logic        idle;
+  logic        desc_inline, desc_pushed;
+  logic        push_valid = 1'b0, push_take;
+  logic [15:0] push_slot = '0;
+  logic [63:0] push_local = '0, push_remote = '0, push_w2 = '0;
+  logic [31:0] push_msg_id = '0;
 
   always #5 clk = ~clk;
 
@@ -37,6 +45,13 @@ module tb_ddc_tx_desc_fetch;
     .lme_base_i   (lme_base),
     .lme_size_i   (lme_size),
     .lme_prod_i   (lme_prod),
+    .push_valid_i (push_valid),
+    .push_slot_i  (push_slot),
+    .push_local_i (push_local),
+    .push_remote_i(push_remote),
+    .push_w2_i    (push_w2),
+    .push_msg_id_i(push_msg_id),
+    .push_take_o  (push_take),
     .req_valid_o  (req_valid),
     .req_ready_i  (req_ready),
     .req_addr_o   (req_addr),
@@ -50,6 +65,8 @@ module tb_ddc_tx_desc_fetch;
     .desc_dest_o  (desc_dest),
     .desc_flags_o (desc_flags),
     .desc_msg_id_o(desc_msg_id),
+    .desc_inline_o(desc_inline),
+    .desc_pushed_o(desc_pushed),
     .idle_o       (idle)
   );
 
@@ -62,6 +79,9 @@ module tb_ddc_tx_desc_fetch;
   int          posted = 0, fetched = 0, taken = 0, fetch_slot = 0;
   int          p_req = 100, p_take = 100, p_gap = 0, lat = 30;
   int          beat_in_read = 0;
+  int          p_push = 0, pushes_taken = 0;
+  bit          exp_pushed[$];
+  bit          clr_push = 1'b0;
 
   task automatic fail(string m);
     $display("FAIL @%0d: %s", cycle, m);
@@ -71,10 +91,24 @@ module tb_ddc_tx_desc_fetch;
 
   task automatic post();
     logic [63:0] a = lme_base + 64'(32 * int'(lme_prod));
+    bit push = !push_valid && ($urandom_range(0, 99) < p_push);
     for (int w = 0; w < 4; w++) begin
       mem[a + 64'(8 * w)] = {$urandom(), $urandom()};
-      exp_words.push_back(mem[a + 64'(8 * w)]);
+      if (!push) exp_words.push_back(mem[a + 64'(8 * w)]);
     end
+    if (push) begin
+      push_local  = {$urandom(), $urandom()};
+      push_remote = {$urandom(), $urandom()};
+      push_w2     = {$urandom(), $urandom()};
+      push_msg_id = $urandom();
+      push_slot   = lme_prod;
+      push_valid  = 1'b1;
+      exp_words.push_back(push_local);
+      exp_words.push_back(push_remote);
+      exp_words.push_back(push_w2);
+      exp_words.push_back({32'h0, push_msg_id});
+    end
+    exp_pushed.push_back(push);
     posted++;
     lme_prod = 16'((int'(lme_prod) + 1) % int'(lme_size));
   endtask
@@ -99,11 +133,22 @@ module tb_ddc_tx_desc_fetch;
         if (!enable) fail("read while disabled");
         if (fetched >= posted) fail("read past the producer index");
         if (req_addr !== lme_base + 64'(32 * fetch_slot)) fail($sformatf("read %h, want slot %0d", req_addr, fetch_slot));
+        if (push_valid && int'(push_slot) == fetch_slot) fail("ring read of the pushed slot");
         for (int w = 0; w < 4; w++) rsp_words.push_back(mem[req_addr + 64'(8 * w)]);
         rsp_due.push_back(cycle + lat);
         fetched++;
         fetch_slot = (fetch_slot + 1) % int'(lme_size);
         if (fetched - taken > DescDepth) fail("more than DescDepth descriptors ahead");
+      end
+      if (push_take) begin
+        if (!push_valid) fail("push taken while none pending");
+        if (int'(push_slot) != fetch_slot) fail($sformatf("push of slot %0d taken at slot %0d", push_slot, fetch_slot));
+        if (rsp_words.size() != 0) fail("push taken while ring reads are owed (order)");
+        if (fetched >= posted) fail("push taken past the producer index");
+        fetched++;
+        pushes_taken++;
+        fetch_slot = (fetch_slot + 1) % int'(lme_size);
+        clr_push = 1'b1;
       end
       if (desc_valid && desc_ready) begin
         if (exp_words.size() < 4) fail("unexpected descriptor");
@@ -115,12 +160,23 @@ module tb_ddc_tx_desc_fetch;
               desc_flags !== w2[55:48] || desc_msg_id !== w3[31:0]) begin
             fail($sformatf("descriptor %0d fields differ", taken));
           end
+          if (desc_inline !== w2[56]) fail($sformatf("descriptor %0d inline flag", taken));
+          if (desc_pushed !== exp_pushed.pop_front()) fail($sformatf("descriptor %0d pushed flag", taken));
         end
         taken++;
       end
     end
     @(posedge clk);
+    // The push window leaves "pending" just after the edge that took it.
+    #1;
+    if (clr_push) push_valid = 1'b0;
+    clr_push = 1'b0;
     cycle++;
+  end
+
+  initial begin
+    #50_000_000;
+    $fatal(1, "tb_ddc_tx_desc_fetch: watchdog (posted %0d fetched %0d taken %0d)", posted, fetched, taken);
   end
 
   task automatic wait_done(int limit);
@@ -143,6 +199,8 @@ module tb_ddc_tx_desc_fetch;
     // The top drops every response still owed and drains the queue.
     rsp_words.delete(); rsp_due.delete(); beat_in_read = 0;
     exp_words.delete();
+    exp_pushed.delete();
+    push_valid = 1'b0;
     posted = 0; fetched = 0; taken = 0; fetch_slot = 0;
     while (!idle) @(negedge clk);
     drain = 1'b0;
@@ -171,6 +229,7 @@ module tb_ddc_tx_desc_fetch;
       int size = (k < 3) ? 2 + k : $urandom_range(5, 40);
       ring_reset(64'h0000_0002_0000_0000 + 64'(k) * 64'h1_0000, size);
       p_req = 60; p_take = 50; p_gap = 10; lat = $urandom_range(3, 130);
+      p_push = (k % 2 == 0) ? 40 : 0;
       for (int i = 0; i < 80; i++) begin
         while ((int'(lme_prod) + 1) % size == (taken % size)) @(negedge clk);
         post();
@@ -178,6 +237,16 @@ module tb_ddc_tx_desc_fetch;
       end
       wait_done(100000);
     end
+
+    // Push-only traffic: one descriptor at a time, none read from the ring.
+    ring_reset(64'h0000_0005_0000_0000, 4);
+    p_req = 100; p_take = 100; p_gap = 0; lat = 50; p_push = 100;
+    for (int i = 0; i < 10; i++) begin
+      post();
+      wait_done(1000);
+    end
+    if (pushes_taken < 10) fail($sformatf("only %0d of 10 pushes taken", pushes_taken));
+    p_push = 0;
 
     // Disabled: no reads; then they go.
     ring_reset(64'h0000_0003_0000_0000, 8);
@@ -199,6 +268,7 @@ module tb_ddc_tx_desc_fetch;
       wait_done(10000);
     end
 
+    if (pushes_taken < 20) fail($sformatf("only %0d pushes exercised", pushes_taken));
     if (errors != 0) $fatal(1, "tb_ddc_tx_desc_fetch: %0d errors", errors);
     $display("tb_ddc_tx_desc_fetch: PASS");
     $finish;

@@ -6,6 +6,10 @@
 // than the buffer has free (count + in flight <= depth at all times). Bad descriptors
 // issue no job and no read. Random stalls on every interface; enable gating; flush
 // mid-message.
+// Inline descriptors: from the ring (<= 8 bytes in local_addr) or pushed (<= 64 bytes,
+// words 1..7 from the push window): their words go into the buffer in order, only when
+// no read beat is owed, with no DMA read; too long fails with INLINE_LEN; the push window
+// is released exactly once per pushed descriptor, after its last inline word.
 module tb_ddc_tx_read_engine;
   import fasthsl_pkg::*;
 
@@ -39,6 +43,10 @@ module tb_ddc_tx_read_engine;
   logic [5:0]  req_beats;
   logic [CntW-1:0] pbuf_count = '0;
   logic        pbuf_push = 1'b0;
+  logic        desc_inline = 1'b0, desc_pushed = 1'b0;
+  logic [6:0][63:0] push_data = '0;
+  logic        push_release, inl_push;
+  logic [63:0] inl_data;
 
   always #5 clk = ~clk;
 
@@ -61,6 +69,10 @@ module tb_ddc_tx_read_engine;
     .desc_dest_i  (desc_dest),
     .desc_flags_i (desc_flags),
     .desc_msg_id_i(desc_msg_id),
+    .desc_inline_i(desc_inline),
+    .desc_pushed_i(desc_pushed),
+    .push_data_i  (push_data),
+    .push_release_o(push_release),
     .cpl_valid_o  (cpl_valid),
     .cpl_ready_i  (cpl_ready),
     .cpl_err_o    (cpl_err),
@@ -81,6 +93,8 @@ module tb_ddc_tx_read_engine;
     .req_ready_i  (req_ready),
     .req_addr_o   (req_addr),
     .req_beats_o  (req_beats),
+    .inl_push_o   (inl_push),
+    .inl_data_o   (inl_data),
     .pbuf_count_i (pbuf_count),
     .pbuf_push_i  (pbuf_push)
   );
@@ -93,6 +107,9 @@ module tb_ddc_tx_read_engine;
     logic [7:0]  flags;
     logic [31:0] msg_id;
     logic [7:0]  err;
+    logic        inl;
+    logic        pushed;
+    logic [6:0][63:0] words;
   } desc_t;
 
   typedef struct packed {
@@ -106,11 +123,15 @@ module tb_ddc_tx_read_engine;
     logic [31:0] offset;
     logic [2:0]  src_off;
     logic [63:0] local_addr;
+    logic        inl;
+    logic [7:0][63:0] words;   // inline payload words
   } job_t;
 
   typedef struct packed {
     logic [60:0] word;
     logic [31:0] left;
+    logic        inl;
+    logic [7:0][63:0] words;
   } rd_t;
 
   desc_t  to_send[$];
@@ -123,7 +144,8 @@ module tb_ddc_tx_read_engine;
   longint cycle = 0;
   int     p_desc = 100, p_cpl = 100, p_job = 100, p_req = 100, p_pop = 100;
   int     lat = 20;
-  int     n_jobs = 0, n_reads = 0, n_bad = 0;
+  int     n_jobs = 0, n_reads = 0, n_bad = 0, n_inl_words = 0, n_pushed = 0, n_release = 0;
+  desc_t  push_q[$];   // pushed descriptors not yet released, oldest first
   job_t   m_job;
   rd_t    m_rd;
   desc_t  m_d;
@@ -135,15 +157,20 @@ module tb_ddc_tx_read_engine;
     if (errors > 10) $fatal(1, "tb_ddc_tx_read_engine: too many errors");
   endtask
 
-  task automatic add_desc(logic [63:0] l, logic [63:0] r, logic [31:0] len, logic [15:0] dest);
+  task automatic add_desc(logic [63:0] l, logic [63:0] r, logic [31:0] len, logic [15:0] dest,
+                          logic inl = 1'b0, logic pushed = 1'b0);
     desc_t d;
     int    m = int'(mtu < 8 ? 8 : (mtu > MTU_MAX ? MTU_MAX : mtu));
     d.l = l; d.r = r; d.len = len; d.dest = dest; d.flags = 8'($urandom()); d.msg_id = $urandom();
+    d.inl = inl; d.pushed = pushed;
+    for (int i = 0; i < 7; i++) d.words[i] = {$urandom(), $urandom()};
     if (len == 0) d.err = 8'(DESC_ERR_ZERO_LEN);
     else if (len > MSG_LEN_MAX) d.err = 8'(DESC_ERR_LEN_TOO_BIG);
     else if (dest < dest_lo || dest > dest_hi) d.err = 8'(DESC_ERR_BAD_DEST);
+    else if (inl && len > (pushed ? INLINE_MAX : INLINE_RING_MAX)) d.err = 8'(DESC_ERR_INLINE_LEN);
     else d.err = 8'(DESC_ERR_OK);
     to_send.push_back(d);
+    if (pushed) n_pushed++;
     exp_cpl.push_back(d);
     if (d.err == 0) begin
       // A huge message only gets its first jobs modelled (the test flushes it early).
@@ -152,7 +179,9 @@ module tb_ddc_tx_read_engine;
         int   pl = (int'(len) - off < m) ? int'(len) - off : m;
         j.dest = dest; j.flags = d.flags; j.first = (off == 0); j.last = (off + pl == int'(len));
         j.len = 11'(pl); j.remote = r + 64'(off); j.msg_id = d.msg_id; j.offset = 32'(off);
-        j.local_addr = l + 64'(off); j.src_off = j.local_addr[2:0];
+        j.local_addr = inl ? 64'(off) : l + 64'(off); j.src_off = j.local_addr[2:0];
+        j.inl = inl;
+        j.words = {d.words, l};
         exp_job.push_back(j);
       end
     end
@@ -164,7 +193,9 @@ module tb_ddc_tx_read_engine;
     if (to_send.size() != 0) begin
       desc_local = to_send[0].l; desc_remote = to_send[0].r; desc_len = to_send[0].len;
       desc_dest = to_send[0].dest; desc_flags = to_send[0].flags; desc_msg_id = to_send[0].msg_id;
+      desc_inline = to_send[0].inl; desc_pushed = to_send[0].pushed;
     end
+    push_data = (push_q.size() != 0) ? push_q[0].words : '0;
     cpl_ready = ($urandom_range(0, 99) < p_cpl);
     job_ready = ($urandom_range(0, 99) < p_job);
     req_ready = ($urandom_range(0, 99) < p_req);
@@ -174,6 +205,7 @@ module tb_ddc_tx_read_engine;
       pbuf_count = pbuf_count + 1'b1;
       void'(beat_due.pop_front());
     end
+    if (inl_push && run) pbuf_count = pbuf_count + 1'b1;
     if (pbuf_count != 0 && $urandom_range(0, 99) < p_pop) pbuf_count = pbuf_count - 1'b1;
     if (run && 32'(pbuf_count) + 32'(beat_due.size()) > PbufDepth) fail("payload buffer over-reserved");
     pbuf_push = (beat_due.size() != 0) && (beat_due[0] <= cycle);
@@ -182,7 +214,13 @@ module tb_ddc_tx_read_engine;
 
       if (desc_valid && desc_ready) begin
         if (!enable) fail("descriptor taken while disabled");
+        if (to_send[0].pushed) push_q.push_back(to_send[0]);
         void'(to_send.pop_front());
+      end
+      if (push_release) begin
+        if (push_q.size() == 0) fail("push window released with nothing held");
+        else void'(push_q.pop_front());
+        n_release++;
       end
       if (cpl_valid && !desc_valid) fail("completion record without descriptor");
       if ((cpl_valid && cpl_ready) != (desc_valid && desc_ready)) fail("completion record and descriptor out of step");
@@ -209,12 +247,28 @@ module tb_ddc_tx_read_engine;
           end
           m_rd.word = m_job.local_addr[63:3];
           m_rd.left = 32'((int'(m_job.local_addr[2:0]) + int'(m_job.len) + 7) / 8);
+          m_rd.inl = m_job.inl;
+          m_rd.words = m_job.words;
           exp_rd.push_back(m_rd);
           n_jobs++;
         end
       end
+      if (inl_push) begin
+        if (exp_rd.size() == 0 || !exp_rd[0].inl) fail("inline word with no inline packet");
+        else begin
+          if (beat_due.size() != 0) fail("inline word while read beats are owed (order)");
+          if (inl_data !== exp_rd[0].words[exp_rd[0].word[2:0]]) begin
+            fail($sformatf("inline word %0d: %h, want %h", exp_rd[0].word[2:0], inl_data,
+                           exp_rd[0].words[exp_rd[0].word[2:0]]));
+          end
+          exp_rd[0].word = exp_rd[0].word + 61'd1;
+          exp_rd[0].left = exp_rd[0].left - 32'd1;
+          if (exp_rd[0].left == 0) void'(exp_rd.pop_front());
+          n_inl_words++;
+        end
+      end
       if (req_valid && req_ready) begin
-        if (exp_rd.size() == 0) fail("read with no packet");
+        if (exp_rd.size() == 0 || exp_rd[0].inl) fail("read with no packet, or for an inline one");
         else begin
           m_room = 32 - int'(exp_rd[0].word[4:0]);
           m_want = (int'(exp_rd[0].left) < m_room) ? int'(exp_rd[0].left) : m_room;
@@ -295,6 +349,26 @@ module tb_ddc_tx_read_engine;
     end
     $display("%0d jobs, %0d reads", n_jobs, n_reads);
 
+    // Inline traffic mixed with DMA traffic: ring inline (<= 8 bytes, 9..12 fail),
+    // pushed inline (<= 64, 65..70 fail), pushed plain, and DMA messages in between.
+    foreach (mtus[k]) begin
+      mtu = 16'(mtus[k]);
+      p_desc = 70; p_cpl = 60; p_job = 50; p_req = 60; p_pop = 40; lat = $urandom_range(3, 60);
+      for (int i = 0; i < 80; i++) begin
+        int c = $urandom_range(0, 6);
+        if (c == 0) add_desc(rnd64(), rnd64(), $urandom_range(1, 8), good_dest(), 1'b1, 1'b0);
+        else if (c == 1) add_desc(rnd64(), rnd64(), $urandom_range(9, 12), good_dest(), 1'b1, 1'b0);
+        else if (c == 2) add_desc(rnd64(), rnd64(), $urandom_range(1, 64), good_dest(), 1'b1, 1'b1);
+        else if (c == 3) add_desc(rnd64(), rnd64(), $urandom_range(65, 70), good_dest(), 1'b1, 1'b1);
+        else if (c == 4) add_desc(rnd64(), rnd64(), $urandom_range(1, 300), good_dest(), 1'b0, 1'b1);
+        else add_desc(rnd64(), rnd64(), $urandom_range(1, 300), good_dest());
+      end
+      wait_done(400000);
+    end
+    if (n_release != n_pushed) fail($sformatf("%0d releases for %0d pushed descriptors", n_release, n_pushed));
+    if (n_inl_words < 200) fail($sformatf("only %0d inline words exercised", n_inl_words));
+    $display("%0d inline words, %0d pushed descriptors", n_inl_words, n_pushed);
+
     // Disabled: nothing is taken.
     enable = 1'b0;
     add_desc(rnd64(), rnd64(), 64, good_dest());
@@ -315,6 +389,7 @@ module tb_ddc_tx_read_engine;
       @(negedge clk);
       flush = 1'b0;
       to_send.delete(); exp_cpl.delete(); exp_job.delete(); exp_rd.delete(); beat_due.delete();
+      push_q.delete();
       pbuf_count = '0;
       pbuf_push = 1'b0;
       repeat (3) @(negedge clk);
