@@ -5,18 +5,18 @@ SHELL := /bin/bash
 CARGO    ?= cargo
 PYTHON   ?= python3
 FASTHSL  := target/release/fasthsl
-RTL_TBS  := $(sort $(wildcard rtl/*/test/tb_*.sv))
+RTL_TBS  := $(sort $(wildcard rtl/*/test/tb_*.sv rtl/*/*/test/tb_*.sv))
 RTL_LINT_TOPS := ddc_nic rcube_router fasthsl_card
 RTL_PKGS := rtl/pkg/fasthsl_pkg.sv rtl/common/fasthsl_link_pkg.sv
 RTL_DIRS := -y rtl/common -y rtl/ddc -y rtl/rcube -y rtl/card
 # On a 2-core CI machine, two testbench builds at a time keep both cores busy.
 JOBS     ?= 2
 
-.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust test-vfio wave synth synth-check clean $(RTL_TBS)
+.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust test-vfio soak fuzz wave synth synth-check bitstream formal clean $(RTL_TBS)
 
 help:
 	@echo "make run        install what is missing, build, run 'fasthsl demo' on the simulated cluster"
-	@echo "make test       everything CI checks: contract drift, lint, RTL testbenches, Rust tests"
+	@echo "make test       everything CI checks: contract drift, lint, RTL testbenches, formal proofs, Rust tests, VFIO in QEMU"
 	@echo "make lint       Verilator -Wall on the RTL tops, rustfmt --check, clippy -D warnings"
 	@echo "make gen        regenerate RTL package, Rust module and docs from host/contract/contract.toml"
 	@echo "make gen-check  fail if the generated files differ from what the contract generates"
@@ -24,8 +24,12 @@ help:
 	@echo "make test-rust  cargo test (release: the Verilator model runs at full speed)"
 	@echo "make synth      Yosys + nextpnr (PyPI yowasp) size/Fmax report -> docs/synth-report.json (~16 min)"
 	@echo "make synth-check  fresh synthesis vs the committed report: fail if a block grew or slowed >10%"
+	@echo "make formal     SymbiYosys proofs of FIFO, credits, arbiter, wormhole lock, NIC CSRs (PyPI yowasp; docs/FORMAL.md)"
+	@echo "make bitstream BOARD=ulx3s  board bitstream with the open ECP5 tools -> target/bitstream/ (docs/BOARDS.md)"
 	@echo "make wave       a short 2-node demo that writes FST waveforms to target/wave/ (GTKWave, Surfer)"
 	@echo "make test-vfio  the VFIO backend on a real kernel: QEMU + emulated IOMMU + edu device (~30-60 s; installs qemu, kernel)"
+	@echo "make soak       router soak: 10M cycles of mixed + malformed traffic per topology and router (hours; SOAK_CYCLES=, SOAK_ARGS=)"
+	@echo "make fuzz       NIC bad-input fuzzer: 10M random descriptors/CSR/push-window ops (~1 h; FUZZ_OPS=, FUZZ_SEED=)"
 
 # --- set-up -------------------------------------------------------------------------------
 # Everything the build needs comes from Debian's packages or crates.io; nothing is fetched
@@ -57,7 +61,7 @@ wave: deps
 	@echo "waveforms: target/wave/*.fst, one per NIC and router model (open with gtkwave or surfer)"
 
 # --- checks -------------------------------------------------------------------------------
-test: deps gen-check lint test-rtl test-rust test-vfio
+test: deps gen-check lint test-rtl formal test-rust test-vfio
 	@echo "make test: all checks passed"
 
 gen:
@@ -104,6 +108,24 @@ test-vfio:
 	fi
 	$(CARGO) test -p fasthsl-vfio --release --test qemu_edu -- --ignored --nocapture
 
+# --- NIC fuzzing (not part of `make test`, which runs 100 000 operations with seed 1) ---
+# host/driver/tests/fuzz.rs with many more operations and a fresh seed (printed, with the
+# command that replays it). One JSON line with the counts and ops/s.
+FUZZ_OPS  ?= 10000000
+FUZZ_SEED ?= $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+fuzz: deps
+	FUZZ_OPS=$(FUZZ_OPS) FUZZ_SEED=$(FUZZ_SEED) $(CARGO) test -p fasthsl-driver --release --test fuzz -- --nocapture
+
+# --- router soak (not part of `make test`: hours; the short version is sim/tests/soak.rs) ---
+# Saturating mixed traffic with malformed packets on star:8 full:8 ring:16 mesh:4x4 torus:4x4
+# hypercube:6 ring:64 mesh:8x8, FIFO and VOQ routers; one JSON line per run in
+# target/soak.json (wall time included), fails if any run does. See docs/ARCHITECTURE.md, Soak.
+SOAK_CYCLES ?= 10000000
+soak: deps
+	@mkdir -p target
+	set -o pipefail; $(CARGO) run --release -q -p fasthsl-sim --example soak -- \
+	  --cycles $(SOAK_CYCLES) --jobs $(JOBS) $(SOAK_ARGS) | tee target/soak.json
+
 # --- synthesis (not part of `make test`: ~16 minutes of single-threaded WebAssembly tools) ---
 .venv/.synth-deps: rtl/synth/requirements.txt
 	$(PYTHON) -m venv .venv
@@ -115,6 +137,20 @@ synth: .venv/.synth-deps
 
 synth-check: .venv/.synth-deps
 	$(PYTHON) rtl/synth/synth.py --check $(SYNTH_ARGS)
+
+# --- formal (docs/FORMAL.md): proofs plus must-fail mutants, -j$(JOBS) ---
+.venv/.formal-deps: rtl/formal/requirements.txt rtl/synth/requirements.txt
+	@$(PYTHON) -m venv .venv && .venv/bin/pip install -q -r rtl/formal/requirements.txt || { \
+	  echo "formal: could not install rtl/formal/requirements.txt (Yosys, SymbiYosys, Yices from PyPI) into .venv" >&2; exit 1; }
+	@touch $@
+
+formal: .venv/.formal-deps
+	$(PYTHON) rtl/formal/run_formal.py -j$(JOBS) $(FORMAL_ARGS)
+
+# A board bitstream (docs/BOARDS.md); the script lists the boards and says when a board's
+# vendor tool is not installed. Not part of `make test`.
+bitstream: .venv/.synth-deps
+	$(PYTHON) rtl/boards/bitstream.py $(BOARD)
 
 clean:
 	$(CARGO) clean

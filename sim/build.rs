@@ -1,8 +1,8 @@
 //! Verilates the NIC and router tops and compiles them, with the C++ shim, into one
 //! static library.
 //!
-//! Both models are built every time and picked at run time, so any topology runs
-//! without re-verilating. `FASTHSL_RTL_STUBS=<dir>` puts a directory of stand-in
+//! All models (the NIC and two router variants) are built every time and picked at run
+//! time, so any topology or router organisation runs without re-verilating. `FASTHSL_RTL_STUBS=<dir>` puts a directory of stand-in
 //! modules ahead of the real RTL (development only; the default is the real RTL).
 
 use std::collections::BTreeSet;
@@ -11,8 +11,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The two Verilated tops: (module name, output subdirectory).
-const TOPS: [(&str, &str); 2] = [("sim_nic", "vl_nic"), ("sim_router", "vl_router")];
+/// The Verilated models: (top module, model prefix without the `V`, output
+/// subdirectory, parameter overrides). The router top is built twice, once per input
+/// organisation, so the traffic benchmark can compare them in one binary; the cluster
+/// uses `sim_router` (VOQ).
+const TOPS: [(&str, &str, &str, &[&str]); 3] = [
+    ("sim_nic", "sim_nic", "vl_nic", &[]),
+    ("sim_router", "sim_router", "vl_router", &["-GVOQ=1'b1"]),
+    (
+        "sim_router",
+        "sim_router_fifo",
+        "vl_router_fifo",
+        &["-GVOQ=1'b0"],
+    ),
+];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
@@ -61,7 +73,7 @@ fn main() {
     let mut global = BTreeSet::new();
     let mut model_dirs = Vec::new();
     let mut clk_prev = Vec::new();
-    for (top, sub) in TOPS {
+    for (top, name, sub, params) in TOPS {
         let mdir = out.join(sub);
         // Stale files from an earlier run would only confuse a reader; the lists come
         // from the fresh _classes.mk either way.
@@ -82,7 +94,8 @@ fn main() {
             "--inline-mult",
             "0",
         ])
-        .args(["--top-module", top, "--prefix", &format!("V{top}")])
+        .args(["--top-module", top, "--prefix", &format!("V{name}")])
+        .args(params)
         .arg("-Mdir")
         .arg(&mdir);
         if trace {
@@ -97,17 +110,17 @@ fn main() {
         let log = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() {
             panic!(
-                "verilator failed on {top}:\n{log}\n(command: {cmd:?})\n\
+                "verilator failed on {name}:\n{log}\n(command: {cmd:?})\n\
                  If a module is missing, the RTL is incomplete; for development set \
                  FASTHSL_RTL_STUBS to a directory of stand-in modules."
             );
         }
-        report_warnings(top, &log, &wrapper_dir);
-        for dep in verilator_deps(&mdir.join(format!("V{top}__ver.d"))) {
+        report_warnings(name, &log, &wrapper_dir);
+        for dep in verilator_deps(&mdir.join(format!("V{name}__ver.d"))) {
             rerun_if_changed(&dep);
         }
 
-        let mk = fs::read_to_string(mdir.join(format!("V{top}_classes.mk")))
+        let mk = fs::read_to_string(mdir.join(format!("V{name}_classes.mk")))
             .expect("Verilator wrote the _classes.mk file");
         let lists = parse_classes_mk(&mk);
         let get = |keys: &[&str]| -> Vec<String> {
@@ -120,7 +133,7 @@ fn main() {
         if let Some(c) = get(&["VM_CLASSES_FAST", "VM_CLASSES_SLOW"])
             .iter()
             .find(|c| {
-                let rest = c.strip_prefix(&format!("V{top}")).unwrap_or("?");
+                let rest = c.strip_prefix(&format!("V{name}")).unwrap_or("?");
                 !(rest.is_empty()
                     || rest.starts_with("___024root")
                     || rest.starts_with("__ConstPool"))
@@ -140,7 +153,9 @@ fn main() {
         for c in get(&["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"]) {
             global.insert(vl_include.join(format!("{c}.cpp")));
         }
-        clk_prev.push(clock_prev_member(&mdir.join(format!("V{top}___024root.h"))));
+        clk_prev.push(clock_prev_member(
+            &mdir.join(format!("V{name}___024root.h")),
+        ));
         model_dirs.push(mdir);
     }
 
@@ -176,9 +191,9 @@ fn main() {
     if trace {
         base.define("FASTHSL_TRACE", None);
     }
-    // Both tops must agree: the shim uses one member name for both.
-    match (&clk_prev[0], &clk_prev[1]) {
-        (Some(a), Some(b)) if a == b => {
+    // All models must agree: the shim uses one member name for all of them.
+    match clk_prev.first() {
+        Some(Some(a)) if clk_prev.iter().all(|m| m.as_deref() == Some(a.as_str())) => {
             base.define("FH_CLK_PREV", a.as_str());
         }
         _ => println!(

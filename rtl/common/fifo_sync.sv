@@ -56,4 +56,26 @@ module fifo_sync #(
     if (push) mem_q[wr_ptr_q] <= in_data_i;
   end
 
+`ifndef SYNTHESIS
+  // Pointer and count invariants: together they make the formal FIFO proof
+  // (rtl/formal) inductive, and every simulation that uses a FIFO checks them too.
+  // rd_ptr_q + count_q < 2 * DEPTH, so one conditional subtraction is the modulo.
+  logic [CountW:0] wr_expect;
+  always_comb begin
+    wr_expect = (CountW + 1)'(rd_ptr_q) + (CountW + 1)'(count_q);
+    if (wr_expect >= (CountW + 1)'(DEPTH)) wr_expect = wr_expect - (CountW + 1)'(DEPTH);
+  end
+
+  // always_comb, not always_ff with the async reset: yosys-slang rejects an assertion
+  // in an asynchronous-load pattern.
+  always_comb begin : a_fifo_state
+    if (rst_ni) begin
+      assert (32'(count_q) <= DEPTH) else $error("fifo_sync: count above DEPTH");
+      assert (32'(rd_ptr_q) < DEPTH) else $error("fifo_sync: read pointer out of range");
+      assert ((CountW + 1)'(wr_ptr_q) == wr_expect)
+        else $error("fifo_sync: write pointer disagrees with read pointer + count");
+    end
+  end
+`endif
+
 endmodule

@@ -34,4 +34,16 @@ module link_credit_return #(
 
   assign credit_o = credit_q;
 
+`ifndef SYNTHESIS
+  // Pending credits only drain after reset (a free with nothing pending goes straight
+  // out), so more than DEPTH pending means a credit was created, and a wrap below zero
+  // shows up as a huge count.
+  always_comb begin : a_pend_range
+    if (rst_ni) begin
+      assert (32'(pend_q) <= DEPTH)
+        else $error("link_credit_return: pending credits above DEPTH");
+    end
+  end
+`endif
+
 endmodule

@@ -11,6 +11,12 @@
 // no-op). Hardware events win over a simultaneous write-1-to-clear, so no event is lost.
 // Counters are 32-bit and wrap.
 //
+// LME_DONE and LMR_NEW events pass through a coalescer each (ddc_int_coal, thresholds in
+// INT_COAL_*) before they set INT_STATUS. The coalescers run whatever INT_MASK says, so
+// unmasking a source raises the line at once if it has signalled meanwhile; a ring reset
+// (the lme/lmr_reset pulse) drops that ring's pending events, which describe entries that
+// no longer exist. ERROR is never coalesced: errors are rare and want attention now.
+//
 // LME_SIZE / LMR_SIZE writes zero the ring's producer/consumer: the index held here is
 // cleared with the write, the one held by TX (LME_CONS) / RX (LMR_PROD) on the
 // registered lme_reset_o / lmr_reset_o pulse, which is high in the first cycle the new
@@ -112,6 +118,9 @@ module ddc_csr
   logic [63:0] rxwin_size_q, rxwin_size_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
   logic [2:0]  int_mask_q, int_mask_d;
+  int_coal_t   coal_lme_q, coal_lme_d;
+  int_coal_t   coal_lmr_q, coal_lmr_d;
+  logic        coal_lme_fire, coal_lmr_fire;
   logic [6:0]  err_status_q, err_status_d;
   logic [NumCnt-1:0][31:0] cnt_q, cnt_d;
   logic        rsp_valid_q;
@@ -175,6 +184,8 @@ module ddc_csr
       RXWIN_SIZE_HI_OFFSET:         rsp_rdata_d = rxwin_size_q[63:32];
       INT_STATUS_OFFSET:            rsp_rdata_d = 32'(int_status_rd);
       INT_MASK_OFFSET:              rsp_rdata_d = 32'(int_mask_q);
+      INT_COAL_LME_DONE_OFFSET:     rsp_rdata_d = coal_lme_q;
+      INT_COAL_LMR_NEW_OFFSET:      rsp_rdata_d = coal_lmr_q;
       ERR_STATUS_OFFSET:            rsp_rdata_d = 32'(err_status_q);
       CNT_TX_DESC_OFFSET:           rsp_rdata_d = cnt_q[CntTxDesc];
       CNT_TX_PKTS_OFFSET:           rsp_rdata_d = cnt_q[CntTxPkts];
@@ -217,6 +228,8 @@ module ddc_csr
     rxwin_base_d = rxwin_base_q;
     rxwin_size_d = rxwin_size_q;
     int_mask_d   = int_mask_q;
+    coal_lme_d   = coal_lme_q;
+    coal_lmr_d   = coal_lmr_q;
     int_clr      = '0;
     err_clr      = '0;
     csr_err      = '0;
@@ -276,6 +289,8 @@ module ddc_csr
         RXWIN_SIZE_HI_OFFSET: rxwin_size_d[63:32] = wdata;
         INT_STATUS_OFFSET:    int_clr = wdata[1:0];
         INT_MASK_OFFSET:      int_mask_d = wdata[2:0];
+        INT_COAL_LME_DONE_OFFSET: coal_lme_d = wdata;
+        INT_COAL_LMR_NEW_OFFSET:  coal_lmr_d = wdata;
         ERR_STATUS_OFFSET:    err_clr = wdata[6:0];
         // read-only registers and undefined offsets
         default:              csr_err[ErrCsrBadAddr] = 1'b1;
@@ -284,6 +299,26 @@ module ddc_csr
   end
 
   // ---- status, interrupts, counters ----
+  ddc_int_coal u_coal_lme (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .count_i (coal_lme_q.count),
+    .cycles_i(coal_lme_q.cycles),
+    .event_i (tx_desc_irq_i),
+    .clear_i (lme_reset_q),
+    .fire_o  (coal_lme_fire)
+  );
+
+  ddc_int_coal u_coal_lmr (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .count_i (coal_lmr_q.count),
+    .cycles_i(coal_lmr_q.cycles),
+    .event_i (rx_msg_irq_i),
+    .clear_i (lmr_reset_q),
+    .fire_o  (coal_lmr_fire)
+  );
+
   logic [6:0] err_set;
   always_comb begin
     err_set                  = '0;
@@ -295,8 +330,8 @@ module ddc_csr
     err_status_d             = (err_status_q & ~err_clr) | err_set;
 
     int_status_d             = int_status_q & ~int_clr;
-    int_status_d[IntLmeDone] = int_status_d[IntLmeDone] || tx_desc_irq_i;
-    int_status_d[IntLmrNew]  = int_status_d[IntLmrNew] || rx_msg_irq_i;
+    int_status_d[IntLmeDone] = int_status_d[IntLmeDone] || coal_lme_fire;
+    int_status_d[IntLmrNew]  = int_status_d[IntLmrNew] || coal_lmr_fire;
 
     cnt_d = cnt_q;
     // A TX that signals an error without the done pulse still completed a descriptor.
@@ -333,6 +368,8 @@ module ddc_csr
       rxwin_size_q <= '0;
       int_status_q <= '0;
       int_mask_q   <= '0;
+      coal_lme_q   <= '0;
+      coal_lmr_q   <= '0;
       err_status_q <= '0;
       cnt_q        <= '0;
       rsp_valid_q  <= 1'b0;
@@ -355,6 +392,8 @@ module ddc_csr
       rxwin_size_q <= rxwin_size_d;
       int_status_q <= int_status_d;
       int_mask_q   <= int_mask_d;
+      coal_lme_q   <= coal_lme_d;
+      coal_lmr_q   <= coal_lmr_d;
       err_status_q <= err_status_d;
       cnt_q        <= cnt_d;
       rsp_valid_q  <= req_read;

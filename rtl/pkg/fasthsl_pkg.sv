@@ -2,7 +2,7 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010001;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010002;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
@@ -146,6 +146,13 @@ package fasthsl_pkg;
     logic [15:0] lo;
   } route_bounds_t;  // 32 bits
 
+  // int_coal: Interrupt coalescing thresholds of one source (INT_COAL_LME_DONE, INT_COAL_LMR_NEW; 32 bits). The source's pending events are signalled (its INT_STATUS bit set) as soon as their number reaches count OR cycles core cycles have passed since the first of them; a threshold of 0 signals at once, so the reset value 0 means no coalescing.
+  localparam int unsigned INT_COAL_WORDS = 1;
+  typedef struct packed {
+    logic [15:0] cycles;
+    logic [15:0] count;
+  } int_coal_t;  // 32 bits
+
   // route_ctrl: Router table entry control register (32 bits).
   localparam int unsigned ROUTE_CTRL_WORDS = 1;
   typedef struct packed {
@@ -179,6 +186,8 @@ package fasthsl_pkg;
   localparam logic [15:0] INT_STATUS_OFFSET = 16'h0080;
   localparam logic [15:0] INT_MASK_OFFSET = 16'h0084;
   localparam logic [15:0] ERR_STATUS_OFFSET = 16'h0088;
+  localparam logic [15:0] INT_COAL_LME_DONE_OFFSET = 16'h0090;
+  localparam logic [15:0] INT_COAL_LMR_NEW_OFFSET = 16'h0094;
   localparam logic [15:0] PUSH_DESC_OFFSET = 16'h0200;
   localparam int unsigned PUSH_DESC_COUNT = 8;
   localparam int unsigned PUSH_DESC_STRIDE = 4;

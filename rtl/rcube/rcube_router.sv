@@ -1,14 +1,25 @@
 // RCUBE-style wormhole router: NPORTS inputs and outputs, interval routing per input,
-// round-robin allocation per output, credit flow control on every link.
+// credit flow control on every link. Two organisations, chosen by VOQ:
 //
-// Datapath: in_flit_i -> input buffer (route looked up on entry) -> crossbar ->
-// output register -> out_flit_o. A head flit entering in cycle t leaves in cycle t+2
-// when its output is free and has a credit. Both link outputs (out_flit_o,
-// in_credit_o) come straight from flops, so routers can be chained with a registered
-// link and no combinational path between them.
+// VOQ = 0: one FIFO per input, round-robin allocation per output. Datapath: in_flit_i
+//   -> input FIFO (route looked up on entry) -> arbitration + crossbar -> output
+//   register. Head-of-line blocking limits it to ~0.6 of link rate under uniform load.
+// VOQ = 1: virtual output queues per input in one shared buffer (rcube_voq_buffer),
+//   an iSLIP allocator with wormhole connections (rcube_islip_alloc). Allocation runs
+//   in parallel with the buffer write and pops the buffer through a read register;
+//   the next cycle is crossbar + output register only. How close it gets to link rate
+//   under uniform load depends on how many packets BUF_DEPTH holds: 0.95 needs ~32
+//   (README, measured table).
+//
+// Either way a head flit entering in cycle t leaves in cycle t+2 when its output is
+// free and has a credit, and both link outputs (out_flit_o, in_credit_o) come straight
+// from flops, so routers can be chained with a registered link and no combinational
+// path between them.
 module rcube_router #(
   parameter int unsigned NPORTS    = 8,
-  parameter int unsigned BUF_DEPTH = 16   // flits per input buffer
+  parameter int unsigned BUF_DEPTH = 16,   // flits per input buffer (the link credit pool)
+  parameter bit          VOQ       = 1'b1, // virtual output queues + iSLIP (else FIFO inputs)
+  parameter int unsigned ITERS     = 1     // iSLIP iterations per cycle (VOQ only)
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -27,11 +38,16 @@ module rcube_router #(
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
 
+  localparam int unsigned PortW = $clog2(NPORTS);
+
   if (NPORTS < 2 || NPORTS > ROUTER_PORTS) begin : gen_nports_check
     $error("rcube_router: NPORTS must be 2..ROUTER_PORTS");
   end
   if (BUF_DEPTH < 1) begin : gen_depth_check
     $error("rcube_router: BUF_DEPTH must be at least 1");
+  end
+  if (VOQ && (ITERS < 1 || ITERS > NPORTS)) begin : gen_iters_check
+    $error("rcube_router: ITERS must be 1..NPORTS");
   end
 
   // ---- configuration ----
@@ -58,69 +74,144 @@ module rcube_router #(
     .entry_port_o   (entry_port)
   );
 
-  // ---- inputs ----
-  // in_req[i][o]: input i's buffer head wants output o; out_req is the transpose.
-  link_flit_t [NPORTS-1:0]              head_flit;
-  logic       [NPORTS-1:0][NPORTS-1:0]  in_req, out_req, out_gnt;
-  logic       [NPORTS-1:0]              in_pop;
+  if (VOQ) begin : gen_voq
+    // ---- inputs ----
+    link_flit_t [NPORTS-1:0]             rd_flit;
+    logic       [NPORTS-1:0][NPORTS-1:0] avail;       // [input][output]
+    logic       [NPORTS-1:0]             pop, rd_valid, rd_last, credit_ok;
+    logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel;
+    logic       [NPORTS-1:0]             xvalid, sched;
 
-  for (genvar i = 0; i < NPORTS; i++) begin : gen_in
-    rcube_input_port #(
-      .NPORTS   (NPORTS),
-      .BUF_DEPTH(BUF_DEPTH)
-    ) u_in (
-      .clk_i         (clk_i),
-      .rst_ni        (rst_ni),
-      .in_flit_i     (in_flit_i[i]),
-      .in_credit_o   (in_credit_o[i]),
-      .entry_valid_i (entry_valid[i]),
-      .entry_bounds_i(entry_bounds[i]),
-      .entry_port_i  (entry_port[i]),
-      .head_flit_o   (head_flit[i]),
-      .req_o         (in_req[i]),
-      .pop_i         (in_pop[i]),
-      .drop_o        (drop_inc[i]),
-      .eep_o         (eep_inc[i])
+    for (genvar i = 0; i < NPORTS; i++) begin : gen_in
+      rcube_voq_input #(
+        .NPORTS   (NPORTS),
+        .BUF_DEPTH(BUF_DEPTH)
+      ) u_in (
+        .clk_i         (clk_i),
+        .rst_ni        (rst_ni),
+        .in_flit_i     (in_flit_i[i]),
+        .in_credit_o   (in_credit_o[i]),
+        .entry_valid_i (entry_valid[i]),
+        .entry_bounds_i(entry_bounds[i]),
+        .entry_port_i  (entry_port[i]),
+        .avail_o       (avail[i]),
+        .pop_i         (pop[i]),
+        .pop_port_i    (pop_port[i]),
+        .rd_flit_o     (rd_flit[i]),
+        .drop_o        (drop_inc[i]),
+        .eep_o         (eep_inc[i])
+      );
+      assign rd_valid[i] = rd_flit[i].valid;
+      assign rd_last[i]  = rd_flit[i].last;
+    end
+
+    // ---- allocation ----
+    rcube_islip_alloc #(
+      .NPORTS(NPORTS),
+      .ITERS (ITERS)
+    ) u_alloc (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .avail_i    (avail),
+      .credit_ok_i(credit_ok),
+      .rd_valid_i (rd_valid),
+      .rd_last_i  (rd_last),
+      .pop_o      (pop),
+      .pop_port_o (pop_port),
+      .xvalid_o   (xvalid),
+      .xsel_o     (xsel)
     );
-  end
 
-  // ---- crossbar control ----
-  // in_req rows are one-hot or zero; rows without a request are skipped (no logic
-  // change: their column bits stay zero), so a simulator does not move every bit of
-  // the matrix each cycle.
-  always_comb begin
-    out_req = '0;
-    for (int unsigned i = 0; i < NPORTS; i++) begin
-      if (in_req[i] != '0) begin
-        for (int unsigned o = 0; o < NPORTS; o++) begin
-          out_req[o][i] = in_req[i][o];
+    // An output spends a credit when some input schedules a pop for it.
+    always_comb begin
+      sched = '0;
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        if (pop[i]) sched[pop_port[i]] = 1'b1;
+      end
+    end
+
+    // ---- outputs ----
+    for (genvar o = 0; o < NPORTS; o++) begin : gen_out
+      rcube_voq_output #(
+        .NPORTS(NPORTS)
+      ) u_out (
+        .clk_i      (clk_i),
+        .rst_ni     (rst_ni),
+        .credit_ok_o(credit_ok[o]),
+        .sched_i    (sched[o]),
+        .flit_i     (rd_flit),
+        .xvalid_i   (xvalid[o]),
+        .xsel_i     (xsel[o]),
+        .out_flit_o (out_flit_o[o]),
+        .credit_i   (out_credit_i[o])
+      );
+    end
+  end else begin : gen_fifo
+    // ---- inputs ----
+    // in_req[i][o]: input i's buffer head wants output o; out_req is the transpose.
+    link_flit_t [NPORTS-1:0]              head_flit;
+    logic       [NPORTS-1:0][NPORTS-1:0]  in_req, out_req, out_gnt;
+    logic       [NPORTS-1:0]              in_pop;
+
+    for (genvar i = 0; i < NPORTS; i++) begin : gen_in
+      rcube_input_port #(
+        .NPORTS   (NPORTS),
+        .BUF_DEPTH(BUF_DEPTH)
+      ) u_in (
+        .clk_i         (clk_i),
+        .rst_ni        (rst_ni),
+        .in_flit_i     (in_flit_i[i]),
+        .in_credit_o   (in_credit_o[i]),
+        .entry_valid_i (entry_valid[i]),
+        .entry_bounds_i(entry_bounds[i]),
+        .entry_port_i  (entry_port[i]),
+        .head_flit_o   (head_flit[i]),
+        .req_o         (in_req[i]),
+        .pop_i         (in_pop[i]),
+        .drop_o        (drop_inc[i]),
+        .eep_o         (eep_inc[i])
+      );
+    end
+
+    // ---- crossbar control ----
+    // in_req rows are one-hot or zero; rows without a request are skipped (no logic
+    // change: their column bits stay zero), so a simulator does not move every bit of
+    // the matrix each cycle.
+    always_comb begin
+      out_req = '0;
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        if (in_req[i] != '0) begin
+          for (int unsigned o = 0; o < NPORTS; o++) begin
+            out_req[o][i] = in_req[i][o];
+          end
         end
       end
     end
-  end
 
-  // An input's head is wanted by one output only, so at most one output grants it:
-  // in_pop is the OR of the grant rows.
-  always_comb begin
-    in_pop = '0;
-    for (int unsigned o = 0; o < NPORTS; o++) begin
-      in_pop = in_pop | out_gnt[o];
+    // An input's head is wanted by one output only, so at most one output grants it:
+    // in_pop is the OR of the grant rows.
+    always_comb begin
+      in_pop = '0;
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        in_pop = in_pop | out_gnt[o];
+      end
     end
-  end
 
-  // ---- outputs ----
-  for (genvar o = 0; o < NPORTS; o++) begin : gen_out
-    rcube_output_port #(
-      .NPORTS(NPORTS)
-    ) u_out (
-      .clk_i     (clk_i),
-      .rst_ni    (rst_ni),
-      .req_i     (out_req[o]),
-      .flit_i    (head_flit),
-      .gnt_o     (out_gnt[o]),
-      .out_flit_o(out_flit_o[o]),
-      .credit_i  (out_credit_i[o])
-    );
+    // ---- outputs ----
+    for (genvar o = 0; o < NPORTS; o++) begin : gen_out
+      rcube_output_port #(
+        .NPORTS(NPORTS)
+      ) u_out (
+        .clk_i     (clk_i),
+        .rst_ni    (rst_ni),
+        .req_i     (out_req[o]),
+        .flit_i    (head_flit),
+        .gnt_o     (out_gnt[o]),
+        .out_flit_o(out_flit_o[o]),
+        .credit_i  (out_credit_i[o])
+      );
+    end
+
   end
 
 endmodule

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one self-checking Verilator testbench: rtl/<area>/test/tb_<name>.sv.
-# Modules are found by name (one module per file) in rtl/common, rtl/ddc, rtl/rcube, rtl/card;
+# Modules are found by name (one module per file) in rtl/common, rtl/ddc, rtl/rcube, rtl/card,
+# rtl/phy, rtl/boards/common, rtl/boards/ulx3s;
 # packages come first. A testbench passes when it exits 0 and prints "PASS".
 set -euo pipefail
 tb_file=$1
@@ -16,6 +17,7 @@ verilator --binary --timing --assert -Wall -Wno-fatal \
   "$root/rtl/verilator_waivers.vlt" \
   "$root/rtl/pkg/fasthsl_pkg.sv" "$root/rtl/common/fasthsl_link_pkg.sv" \
   -y "$root/rtl/common" -y "$root/rtl/ddc" -y "$root/rtl/rcube" -y "$root/rtl/card" \
+  -y "$root/rtl/phy" -y "$root/rtl/boards/common" -y "$root/rtl/boards/ulx3s" \
   "$tb_file" >"$build/build.log" 2>&1 || { cat "$build/build.log"; echo "FAIL $name (build)"; exit 1; }
 # -Wno-fatal lets us print every warning; any warning still fails the test.
 if grep -q '^%Warning' "$build/build.log"; then

@@ -35,8 +35,9 @@ BLOCKS = {
     "router_fifo": {
         "top": "rcube_router",
         "file": RTL / "rcube" / "rcube_router.sv",
-        "params": {"NPORTS": 8, "BUF_DEPTH": 16},
+        "params": {"NPORTS": 8, "BUF_DEPTH": 16, "VOQ": 0},
         "wrap": "synth_wrap_router",
+        "wrap_params": {"VOQ": 0},
         "pnr_router": "router1",
     },
     "nic": {
@@ -200,7 +201,7 @@ def place_and_route(block):
     out.mkdir(parents=True, exist_ok=True)
     script = out / "wrap.ys"
     script.write_text("\n".join([
-        read_slang_cmd(b["wrap"], RTL / "synth" / f"{b['wrap']}.sv", {}),
+        read_slang_cmd(b["wrap"], RTL / "synth" / f"{b['wrap']}.sv", b.get("wrap_params", {})),
         synth_cmd("ecp5", b["wrap"], json_out="wrap.json"),
         "",
     ]))

@@ -1,6 +1,8 @@
 // Place-and-route top for rcube_router (8 ports, 16-flit buffers): the core's ports
 // go through synth_io_shift, so the design needs five package pins. Synthesis only.
-module synth_wrap_router (
+module synth_wrap_router #(
+  parameter bit VOQ = 1'b1  // router organisation (rcube_router VOQ); synth.py sets it per block
+) (
   input  logic clk_i,
   input  logic rst_ni,
   input  logic sin_i,
@@ -39,7 +41,8 @@ module synth_wrap_router (
 
   rcube_router #(
     .NPORTS   (NPorts),
-    .BUF_DEPTH(16)
+    .BUF_DEPTH(16),
+    .VOQ      (VOQ)
   ) u_core (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

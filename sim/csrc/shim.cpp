@@ -1,4 +1,5 @@
-// extern "C" face of the two Verilated models (sim_nic, sim_router) for the Rust side.
+// extern "C" face of the Verilated models (sim_nic; sim_router built twice: Vsim_router
+// with VOQ=1, Vsim_router_fifo with VOQ=0) for the Rust side.
 //
 // One call per model per clock cycle: `*_tick` takes every input of the cycle in one
 // struct, runs the cycle (inputs settle with the clock low, then the rising edge) and
@@ -13,8 +14,10 @@
 #include "verilated.h"
 #include "Vsim_nic.h"
 #include "Vsim_router.h"
+#include "Vsim_router_fifo.h"
 #include "Vsim_nic___024root.h"
 #include "Vsim_router___024root.h"
+#include "Vsim_router_fifo___024root.h"
 
 #ifdef FASTHSL_TRACE
 #include "verilated_fst_c.h"
@@ -233,6 +236,35 @@ inline void cycle(Mod* m) {
 
 using Nic = Model<Vsim_nic, FhNicIn>;
 using Router = Model<Vsim_router, FhRouterIn>;
+using RouterFifo = Model<Vsim_router_fifo, FhRouterIn>;
+
+// One router cycle; the same for both variants (same ports, different parameters).
+template <typename Mod>
+inline void router_tick(Mod* m, const FhRouterIn* in, FhRouterOut* out) {
+    auto* t = m->top;
+    // Inputs are applied only when evaluating: skipped cycles have the same inputs.
+    if (!m->can_skip(in)) {
+        t->in_valid_i = in->in_valid;
+        t->in_last_i = in->in_last;
+        t->in_err_i = in->in_err;
+        std::memcpy(t->in_data_i, in->in_data, sizeof(in->in_data));
+        t->out_credit_i = in->out_credit;
+        t->cfg_req_valid_i = in->cfg_valid;
+        t->cfg_req_write_i = in->cfg_write;
+        t->cfg_req_addr_i = in->cfg_addr;
+        t->cfg_req_wdata_i = in->cfg_wdata;
+        cycle(m);
+        m->settle(in);
+    }
+    // Every router output is registered, so the post-edge values are all there is.
+    std::memcpy(out->out_data, t->out_data_o, sizeof(out->out_data));
+    out->out_valid = t->out_valid_o;
+    out->out_last = t->out_last_o;
+    out->out_err = t->out_err_o;
+    out->in_credit = t->in_credit_o;
+    out->cfg_rsp_valid = t->cfg_rsp_valid_o;
+    out->cfg_rdata = t->cfg_rsp_rdata_o;
+}
 
 #ifdef FASTHSL_TRACE
 // Opens an FST file for the model; returns 0 on success. Called before reset so the
@@ -310,37 +342,32 @@ void fh_router_set_skip(void* m, uint8_t on) {
 }
 void fh_router_reset(void* m, uint32_t cycles) { static_cast<Router*>(m)->reset(cycles); }
 
-void fh_router_tick(void* mp, const FhRouterIn* in, FhRouterOut* out) {
-    Router* m = static_cast<Router*>(mp);
-    Vsim_router* t = m->top;
-    // Inputs are applied only when evaluating: skipped cycles have the same inputs.
-    if (!m->can_skip(in)) {
-        t->in_valid_i = in->in_valid;
-        t->in_last_i = in->in_last;
-        t->in_err_i = in->in_err;
-        std::memcpy(t->in_data_i, in->in_data, sizeof(in->in_data));
-        t->out_credit_i = in->out_credit;
-        t->cfg_req_valid_i = in->cfg_valid;
-        t->cfg_req_write_i = in->cfg_write;
-        t->cfg_req_addr_i = in->cfg_addr;
-        t->cfg_req_wdata_i = in->cfg_wdata;
-        cycle(m);
-        m->settle(in);
-    }
-    // Every router output is registered, so the post-edge values are all there is.
-    std::memcpy(out->out_data, t->out_data_o, sizeof(out->out_data));
-    out->out_valid = t->out_valid_o;
-    out->out_last = t->out_last_o;
-    out->out_err = t->out_err_o;
-    out->in_credit = t->in_credit_o;
-    out->cfg_rsp_valid = t->cfg_rsp_valid_o;
-    out->cfg_rdata = t->cfg_rsp_rdata_o;
+void fh_router_tick(void* m, const FhRouterIn* in, FhRouterOut* out) {
+    router_tick(static_cast<Router*>(m), in, out);
+}
+
+void* fh_router_fifo_new(void) { return new RouterFifo("router_fifo"); }
+void fh_router_fifo_free(void* m) { delete static_cast<RouterFifo*>(m); }
+void fh_router_fifo_set_skip(void* m, uint8_t on) {
+    static_cast<RouterFifo*>(m)->skip = on && RouterFifo::kCanSkip;
+}
+void fh_router_fifo_reset(void* m, uint32_t cycles) {
+    static_cast<RouterFifo*>(m)->reset(cycles);
+}
+void fh_router_fifo_tick(void* m, const FhRouterIn* in, FhRouterOut* out) {
+    router_tick(static_cast<RouterFifo*>(m), in, out);
 }
 
 #ifdef FASTHSL_TRACE
 int fh_nic_trace_open(void* m, const char* path) { return trace_open(static_cast<Nic*>(m), path); }
 int fh_router_trace_open(void* m, const char* path) {
     return trace_open(static_cast<Router*>(m), path);
+}
+int fh_router_fifo_trace_open(void* m, const char* path) {
+    return trace_open(static_cast<RouterFifo*>(m), path);
+}
+void fh_router_fifo_trace_flush(void* m) {
+    if (static_cast<RouterFifo*>(m)->tfp) static_cast<RouterFifo*>(m)->tfp->flush();
 }
 void fh_nic_trace_flush(void* m) {
     if (static_cast<Nic*>(m)->tfp) static_cast<Nic*>(m)->tfp->flush();

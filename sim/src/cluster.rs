@@ -9,6 +9,7 @@ use fasthsl_device::DeviceError;
 use fasthsl_topology::{Topology, ROUTER_PORTS};
 
 use crate::device::SimDevice;
+use crate::faults::{self, FaultCounters, FaultSpec, Faults, LinkFaults, LinkSelector, Port, Wire};
 use crate::ffi::{self, NicIn, NicModel, NicOut, RouterIn, RouterModel, RouterOut};
 use crate::host::{Host, Mmio, Target};
 use crate::{Endpoint, Flit, IommuFault, LinkFlits, SimConfig, SimError, Violation};
@@ -56,6 +57,8 @@ pub(crate) struct Inner {
     router_tx_flits: Vec<[u64; ROUTER_PORTS]>,
     taps: Vec<Option<Vec<Flit>>>,
     pub(crate) next_buf_id: u64,
+    /// Link faults; None (one branch per cycle) until a fault is configured.
+    faults: Option<Box<Faults>>,
 }
 
 impl Cluster {
@@ -147,12 +150,58 @@ impl Cluster {
             router_tx_flits: vec![[0; ROUTER_PORTS]; nrouters],
             taps: vec![None; nodes],
             next_buf_id: 1,
+            faults: None,
             topo: topology.clone(),
             cfg: config,
         };
-        Ok(Cluster {
+        let rules = inner.cfg.faults.rules.clone();
+        let cluster = Cluster {
             inner: Rc::new(RefCell::new(inner)),
-        })
+        };
+        for (sel, spec) in rules {
+            cluster.set_link_faults(sel, spec)?;
+        }
+        Ok(cluster)
+    }
+
+    /// Every directed link of the cluster, in the order of [`Cluster::link_flits`].
+    pub fn links(&self) -> Vec<(Endpoint, Endpoint)> {
+        self.link_flits().iter().map(|l| (l.from, l.to)).collect()
+    }
+
+    /// Sets the faults of every directed link `links` selects (replacing what they had;
+    /// counters keep counting), from the next cycle on; returns how many links that is.
+    /// Each link draws from its own random stream, derived from
+    /// [`crate::FaultConfig::seed`] and its endpoints (see [`crate::faults`]).
+    ///
+    /// Fails for a probability outside 0..=1 or a selector that matches no link.
+    pub fn set_link_faults(&self, links: LinkSelector, spec: FaultSpec) -> Result<usize, SimError> {
+        let all = self.links();
+        let mut inner = self.inner.borrow_mut();
+        let seed = inner.cfg.faults.seed;
+        let mut f = inner
+            .faults
+            .take()
+            .unwrap_or_else(|| Box::new(Faults::new(seed)));
+        let r = f.set(&all, links, spec);
+        inner.faults = Some(f);
+        r
+    }
+
+    /// Every link that has (or had) faults configured, with what was injected on it, in
+    /// the order of [`Cluster::links`].
+    pub fn link_faults(&self) -> Vec<LinkFaults> {
+        self.inner
+            .borrow()
+            .faults
+            .as_ref()
+            .map(|f| f.report())
+            .unwrap_or_default()
+    }
+
+    /// The fault counters of all links added up.
+    pub fn fault_totals(&self) -> FaultCounters {
+        faults::total(&self.link_faults())
     }
 
     /// The node's card as a [`fasthsl_device::Device`].
@@ -482,6 +531,15 @@ impl Inner {
             ri.out_credit = c;
             ri.cfg_valid = 0;
         }
+        if let Some(f) = self.faults.as_deref_mut() {
+            f.apply(
+                now,
+                &mut LinkInputs {
+                    nic: &mut self.nic_in,
+                    router: &mut self.router_in,
+                },
+            );
+        }
 
         // Host side of every node, then the NICs.
         for n in 0..self.nics.len() {
@@ -565,5 +623,61 @@ impl Inner {
         }
 
         self.cycle += 1;
+    }
+}
+
+/// The link inputs of every model, as the fault injector sees them.
+struct LinkInputs<'a> {
+    nic: &'a mut [NicIn],
+    router: &'a mut [RouterIn],
+}
+
+impl faults::Ports for LinkInputs<'_> {
+    fn get(&self, p: Port) -> Wire {
+        match p {
+            Port::Nic(n) => {
+                let i = &self.nic[n];
+                Wire {
+                    valid: i.rx_valid != 0,
+                    last: i.rx_last != 0,
+                    err: i.rx_err != 0,
+                    data: i.rx_data,
+                    credit: i.tx_credit != 0,
+                }
+            }
+            Port::Router(r, p) => {
+                let i = &self.router[r];
+                let bit = |m: u8| (m >> p) & 1 != 0;
+                Wire {
+                    valid: bit(i.in_valid),
+                    last: bit(i.in_last),
+                    err: bit(i.in_err),
+                    data: i.in_data[p],
+                    credit: bit(i.out_credit),
+                }
+            }
+        }
+    }
+
+    fn set(&mut self, p: Port, w: Wire) {
+        match p {
+            Port::Nic(n) => {
+                let i = &mut self.nic[n];
+                i.rx_valid = u8::from(w.valid);
+                i.rx_last = u8::from(w.last);
+                i.rx_err = u8::from(w.err);
+                i.rx_data = w.data;
+                i.tx_credit = u8::from(w.credit);
+            }
+            Port::Router(r, p) => {
+                let i = &mut self.router[r];
+                let put = |m: &mut u8, v: bool| *m = (*m & !(1 << p)) | (u8::from(v) << p);
+                put(&mut i.in_valid, w.valid);
+                put(&mut i.in_last, w.last);
+                put(&mut i.in_err, w.err);
+                put(&mut i.out_credit, w.credit);
+                i.in_data[p] = w.data;
+            }
+        }
     }
 }

@@ -6,6 +6,8 @@ use std::rc::Rc;
 use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
 
 use crate::cluster::{Cluster, Inner};
+use crate::host::ExternalMemory;
+use crate::IommuFault;
 
 /// A simulated card: node `node` of a [`Cluster`]. Clones refer to the same card.
 ///
@@ -32,6 +34,40 @@ impl SimDevice {
         Cluster {
             inner: self.inner.clone(),
         }
+    }
+
+    /// Maps memory provided from outside the model (e.g. a vfio-user client's shared
+    /// memory) for this card's DMA at bus address `iova`: page-aligned, whole pages, and
+    /// clear of every other mapping of the node. The card's DMA inside it reads and
+    /// writes `mem`; outside every mapping it stays an IOMMU fault.
+    pub fn map_external(&self, iova: u64, mem: Box<dyn ExternalMemory>) -> Result<(), DeviceError> {
+        self.inner.borrow_mut().hosts[self.node].map_external(iova, mem)
+    }
+
+    /// Unmaps the external mappings lying entirely inside `[iova, iova+len)`; returns the
+    /// bytes unmapped (0 when none matched). DMA still in flight to them faults.
+    pub fn unmap_external(&self, iova: u64, len: u64) -> u64 {
+        self.inner.borrow_mut().hosts[self.node].unmap_external(iova, len)
+    }
+
+    /// Bytes of external memory currently mapped for this card.
+    pub fn external_bytes(&self) -> u64 {
+        self.inner.borrow().hosts[self.node].external_bytes()
+    }
+
+    /// Whether this card's interrupt line is high.
+    pub fn irq_line(&self) -> bool {
+        self.inner.borrow().hosts[self.node].irq
+    }
+
+    /// The DMAs of this card the IOMMU refused so far.
+    pub fn iommu_faults(&self) -> Vec<IommuFault> {
+        self.inner.borrow().hosts[self.node].faults.clone()
+    }
+
+    /// True when nothing is in flight between this card and its host (MMIO, DMA).
+    pub fn host_quiet(&self) -> bool {
+        self.inner.borrow().hosts[self.node].quiet()
     }
 }
 

@@ -1,4 +1,5 @@
-//! The C ABI of `csrc/shim.cpp` and safe owners of the two Verilated models.
+//! The C ABI of `csrc/shim.cpp` and safe owners of the Verilated models (the NIC and
+//! the router in its VOQ and FIFO variants).
 //!
 //! All `unsafe` of the crate lives here. The structs mirror the C++ ones field for field;
 //! [`check_abi`] compares their sizes with what the C++ compiler laid out before any
@@ -105,6 +106,15 @@ extern "C" {
     fn fh_router_reset(m: *mut c_void, cycles: u32);
     fn fh_router_tick(m: *mut c_void, inp: *const RouterIn, out: *mut RouterOut);
     fn fh_router_set_skip(m: *mut c_void, on: u8);
+    fn fh_router_fifo_new() -> *mut c_void;
+    fn fh_router_fifo_free(m: *mut c_void);
+    fn fh_router_fifo_reset(m: *mut c_void, cycles: u32);
+    fn fh_router_fifo_tick(m: *mut c_void, inp: *const RouterIn, out: *mut RouterOut);
+    fn fh_router_fifo_set_skip(m: *mut c_void, on: u8);
+    #[cfg(feature = "trace")]
+    fn fh_router_fifo_trace_open(m: *mut c_void, path: *const std::ffi::c_char) -> i32;
+    #[cfg(feature = "trace")]
+    fn fh_router_fifo_trace_flush(m: *mut c_void);
     #[cfg(feature = "trace")]
     fn fh_nic_trace_open(m: *mut c_void, path: *const std::ffi::c_char) -> i32;
     #[cfg(feature = "trace")]
@@ -238,4 +248,17 @@ model!(
     fh_router_set_skip,
     fh_router_trace_open,
     fh_router_trace_flush
+);
+// The FIFO-input router variant (sim_router with VOQ=0), for the traffic benchmark.
+model!(
+    RouterFifoModel,
+    RouterIn,
+    RouterOut,
+    fh_router_fifo_new,
+    fh_router_fifo_free,
+    fh_router_fifo_reset,
+    fh_router_fifo_tick,
+    fh_router_fifo_set_skip,
+    fh_router_fifo_trace_open,
+    fh_router_fifo_trace_flush
 );

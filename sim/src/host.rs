@@ -13,11 +13,56 @@ pub(crate) const PAGE: u64 = 4096;
 /// node faults instead of silently landing in some other buffer.
 const IOVA_WINDOW: u64 = 1 << 32;
 
-/// A live DMA buffer: `data` covers every mapped page, `len` is what was asked for.
+/// Host memory the model does not own, mapped for the card at a bus address chosen by
+/// someone else: e.g. a vfio-user client's shared memory (`DMA_MAP` with a file
+/// descriptor). The card's DMA reads and writes go through these two calls, in order,
+/// from the simulation thread.
+pub trait ExternalMemory {
+    /// Bytes the mapping covers.
+    fn len(&self) -> usize;
+    /// True for an empty mapping (never mapped: [`SimDevice::map_external`] refuses it).
+    ///
+    /// [`SimDevice::map_external`]: crate::SimDevice::map_external
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Copies `out.len()` bytes at `offset` (always inside the mapping) into `out`.
+    fn read(&self, offset: usize, out: &mut [u8]);
+    /// Copies `data` to `offset` (always inside the mapping).
+    fn write(&mut self, offset: usize, data: &[u8]);
+}
+
+/// Where a mapped region's bytes live.
+enum Backing {
+    /// Allocated by `dma_alloc`: the model's own memory.
+    Owned(Vec<u8>),
+    /// Mapped with `map_external`.
+    External(Box<dyn ExternalMemory>),
+}
+
+/// A live DMA mapping: `size` bytes (whole pages) at its IOVA; `len` is what was asked
+/// for (owned buffers) or `size` (external mappings).
 struct Region {
     id: u64,
     len: usize,
-    data: Vec<u8>,
+    size: usize,
+    backing: Backing,
+}
+
+impl Region {
+    fn read(&self, offset: usize, out: &mut [u8]) {
+        match &self.backing {
+            Backing::Owned(v) => out.copy_from_slice(&v[offset..offset + out.len()]),
+            Backing::External(m) => m.read(offset, out),
+        }
+    }
+
+    fn write(&mut self, offset: usize, data: &[u8]) {
+        match &mut self.backing {
+            Backing::Owned(v) => v[offset..offset + data.len()].copy_from_slice(data),
+            Backing::External(m) => m.write(offset, data),
+        }
+    }
 }
 
 /// Where an MMIO access goes on the card.
@@ -134,6 +179,15 @@ impl Host {
                 reason: format!("IOVA window of node {} is exhausted", self.node),
             });
         }
+        if self.overlaps(iova, mapped + PAGE) {
+            return Err(DeviceError::OutOfMemory {
+                len,
+                reason: format!(
+                    "IOVA window of node {} is taken by external mappings",
+                    self.node
+                ),
+            });
+        }
         self.next_iova = iova + mapped + PAGE;
         self.mem_used += mapped as usize;
         self.regions.insert(
@@ -141,15 +195,93 @@ impl Host {
             Region {
                 id,
                 len,
-                data: vec![0; mapped as usize],
+                size: mapped as usize,
+                backing: Backing::Owned(vec![0; mapped as usize]),
             },
         );
         Ok(DmaBuffer::new(id, iova, len))
     }
 
+    /// Whether any live mapping touches `[iova, iova+len)`.
+    fn overlaps(&self, iova: u64, len: u64) -> bool {
+        let end = iova.saturating_add(len);
+        self.regions
+            .range(..end)
+            .next_back()
+            .is_some_and(|(&base, r)| base + r.size as u64 > iova)
+    }
+
+    /// Maps `mem` for the card at `iova` (page-aligned, whole pages, clear of every other
+    /// mapping). Owned by the caller's side: `free` and the `mem_*` calls refuse it.
+    pub(crate) fn map_external(
+        &mut self,
+        iova: u64,
+        mem: Box<dyn ExternalMemory>,
+    ) -> Result<(), DeviceError> {
+        let size = mem.len();
+        let bad = |why: &str| {
+            Err(DeviceError::Backend(format!(
+                "cannot map {size:#x} bytes at IOVA {iova:#x}: {why}"
+            )))
+        };
+        if size == 0 || !(size as u64).is_multiple_of(PAGE) || !iova.is_multiple_of(PAGE) {
+            return bad("address and size must be whole 4 KiB pages");
+        }
+        if iova.checked_add(size as u64).is_none() {
+            return bad("the range wraps around");
+        }
+        if self.overlaps(iova, size as u64) {
+            return bad("it overlaps a live mapping");
+        }
+        self.regions.insert(
+            iova,
+            Region {
+                // Never matches a DmaBuffer id (those start at 1).
+                id: 0,
+                len: size,
+                size,
+                backing: Backing::External(mem),
+            },
+        );
+        Ok(())
+    }
+
+    /// Unmaps every external mapping lying entirely inside `[iova, iova+len)`; returns
+    /// how many bytes were unmapped (0: nothing matched).
+    pub(crate) fn unmap_external(&mut self, iova: u64, len: u64) -> u64 {
+        let end = iova.saturating_add(len);
+        let gone: Vec<u64> = self
+            .regions
+            .range(iova..end)
+            .filter(|(&base, r)| {
+                matches!(r.backing, Backing::External(_)) && base + r.size as u64 <= end
+            })
+            .map(|(&base, _)| base)
+            .collect();
+        gone.iter()
+            .filter_map(|base| self.regions.remove(base))
+            .map(|r| r.size as u64)
+            .sum()
+    }
+
+    /// Bytes of external memory mapped.
+    pub(crate) fn external_bytes(&self) -> u64 {
+        self.regions
+            .values()
+            .filter(|r| matches!(r.backing, Backing::External(_)))
+            .map(|r| r.size as u64)
+            .sum()
+    }
+
     fn region_of(&self, buf: &DmaBuffer) -> Result<&Region, DeviceError> {
         match self.regions.get(&buf.iova()) {
-            Some(r) if r.id == buf.id() && r.len == buf.len() => Ok(r),
+            Some(r)
+                if r.id == buf.id()
+                    && r.len == buf.len()
+                    && matches!(r.backing, Backing::Owned(_)) =>
+            {
+                Ok(r)
+            }
             _ => Err(DeviceError::UnknownBuffer { iova: buf.iova() }),
         }
     }
@@ -157,7 +289,7 @@ impl Host {
     pub(crate) fn free(&mut self, buf: DmaBuffer) -> Result<(), DeviceError> {
         self.region_of(&buf)?;
         let r = self.regions.remove(&buf.iova()).expect("checked above");
-        self.mem_used -= r.data.len();
+        self.mem_used -= r.size;
         Ok(())
     }
 
@@ -170,7 +302,7 @@ impl Host {
         self.region_of(buf)?;
         buf.check(offset, data.len())?;
         let r = self.regions.get_mut(&buf.iova()).expect("checked above");
-        r.data[offset..offset + data.len()].copy_from_slice(data);
+        r.write(offset, data);
         Ok(())
     }
 
@@ -182,7 +314,7 @@ impl Host {
     ) -> Result<(), DeviceError> {
         let r = self.region_of(buf)?;
         buf.check(offset, out.len())?;
-        out.copy_from_slice(&r.data[offset..offset + out.len()]);
+        r.read(offset, out);
         Ok(())
     }
 
@@ -190,7 +322,7 @@ impl Host {
     fn mapped(&self, addr: u64, len: u64) -> Option<(u64, &Region)> {
         let (&base, r) = self.regions.range(..=addr).next_back()?;
         let end = addr.checked_add(len)?;
-        (end <= base + r.data.len() as u64).then_some((base, r))
+        (end <= base + r.size as u64).then_some((base, r))
     }
 
     fn fault(&mut self, cycle: u64, addr: u64, len: u64, write: bool) {
@@ -261,8 +393,9 @@ impl Host {
         let data = if head.faulted {
             0
         } else if let Some((base, r)) = self.mapped(addr, 8) {
-            let o = (addr - base) as usize;
-            u64::from_le_bytes(r.data[o..o + 8].try_into().expect("8 bytes"))
+            let mut b = [0u8; 8];
+            r.read((addr - base) as usize, &mut b);
+            u64::from_le_bytes(b)
         } else {
             // Unmapped between request and completion (buffer freed in flight).
             self.fault(now, head.addr, u64::from(head.beats) * 8, false);
@@ -322,10 +455,17 @@ impl Host {
             let r = self.regions.get_mut(&base).expect("just found");
             let o = (w.addr - base) as usize;
             let bytes = w.data.to_le_bytes();
-            for (i, b) in bytes.iter().enumerate() {
-                if w.strb & (1 << i) != 0 {
-                    r.data[o + i] = *b;
+            // Only strobed bytes are stored, one contiguous run at a time: shared memory
+            // may have its other bytes written by the CPU meanwhile.
+            let mut i = 0;
+            while i < 8 {
+                if w.strb & (1 << i) == 0 {
+                    i += 1;
+                    continue;
                 }
+                let run = (w.strb >> i).trailing_ones() as usize;
+                r.write(o + i, &bytes[i..i + run]);
+                i += run;
             }
         }
     }
@@ -434,6 +574,69 @@ mod tests {
         assert_eq!(h.faults.len(), 2);
         assert!(!h.faults[1].write);
         assert!(h.violations.is_empty());
+    }
+
+    /// External memory backed by a shared vector, so the test sees what the card did.
+    struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl ExternalMemory for Shared {
+        fn len(&self) -> usize {
+            self.0.borrow().len()
+        }
+        fn read(&self, offset: usize, out: &mut [u8]) {
+            out.copy_from_slice(&self.0.borrow()[offset..offset + out.len()]);
+        }
+        fn write(&mut self, offset: usize, data: &[u8]) {
+            self.0.borrow_mut()[offset..offset + data.len()].copy_from_slice(data);
+        }
+    }
+
+    #[test]
+    fn external_memory_takes_dma_by_iova_and_faults_outside() {
+        let mut h = Host::new(0, 1 << 20);
+        let mem = std::rc::Rc::new(std::cell::RefCell::new(vec![0xEEu8; 2 * PAGE as usize]));
+        let iova = 0x7_0000_0000;
+        h.map_external(iova, Box::new(Shared(mem.clone()))).unwrap();
+        // Refused: unaligned, overlapping, empty.
+        let one = || {
+            Box::new(Shared(std::rc::Rc::new(std::cell::RefCell::new(vec![
+                0;
+                4096
+            ]))))
+        };
+        assert!(h.map_external(iova + 8, one()).is_err());
+        assert!(h.map_external(iova + PAGE, one()).is_err());
+        assert!(h
+            .map_external(0x9_0000_0000, Box::new(Shared(Default::default())))
+            .is_err());
+        assert_eq!(h.external_bytes(), 2 * PAGE);
+
+        // A strobed write stores only its strobed bytes (0x0F | 0x80: two runs).
+        h.accept_write(0, 1, iova + 8, 0x1122_3344_5566_7788, 0x8F);
+        h.apply_writes(1);
+        assert_eq!(
+            &mem.borrow()[8..16],
+            &[0x88, 0x77, 0x66, 0x55, 0xEE, 0xEE, 0xEE, 0x11]
+        );
+        // Reads come from the external bytes.
+        mem.borrow_mut()[PAGE as usize..PAGE as usize + 8].copy_from_slice(&42u64.to_le_bytes());
+        h.accept_read(2, 1, iova + PAGE, 1, 3);
+        assert_eq!(h.read_beat(3).unwrap().data, 42);
+        h.beat_taken();
+        // The page after the mapping is not mapped: fault, memory untouched.
+        h.accept_write(4, 1, iova + 2 * PAGE, u64::MAX, 0xFF);
+        h.apply_writes(5);
+        assert_eq!(h.faults.len(), 1);
+        // DmaBuffer handles never reach external memory.
+        let forged = DmaBuffer::new(0, iova, 2 * PAGE as usize);
+        assert!(h.mem_write(&forged, 0, &[1]).is_err());
+
+        assert_eq!(h.unmap_external(iova, PAGE), 0, "only whole mappings go");
+        assert_eq!(h.unmap_external(iova, 2 * PAGE), 2 * PAGE);
+        h.accept_write(6, 1, iova, u64::MAX, 0xFF);
+        h.apply_writes(7);
+        assert_eq!(h.faults.len(), 2, "unmapped: the write faults");
+        assert_eq!(mem.borrow()[0], 0xEE);
     }
 
     #[test]

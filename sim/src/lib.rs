@@ -21,6 +21,20 @@
 //!
 //! Everything is deterministic: the same calls give the same cycle counts and data.
 //!
+//! # Link faults
+//! [`SimConfig::faults`] (or [`Cluster::set_link_faults`] at run time) injects faults on
+//! chosen directed links: bit errors at a bit error rate over each flit's data and
+//! control bits, dropped flits, and cuts of N cycles from cycle C, optionally hitting
+//! credit pulses too. Each link draws from its own random stream derived from one seed,
+//! so a run with faults repeats bit for bit. [`Cluster::link_faults`] counts what was
+//! injected per link (flits corrupted, bits flipped, flits dropped or cut, cycles cut,
+//! credits lost and restored). The model, including what a flipped `valid`, `last` or
+//! `err` bit does and what happens to the credits of lost flits, is in [`faults`].
+//! Without faults the cycle loop pays one branch.
+//!
+//! [`traffic`] is a separate harness: synthetic traffic generators and sinks at the
+//! node ports of router models only (no NICs), for the router benchmark.
+//!
 //! # Speed
 //! A model whose inputs did not change and whose state did not move in the last cycle
 //! is not evaluated again ([`SimConfig::skip_idle`]; exact). Idle clusters and cards
@@ -31,14 +45,18 @@
 
 mod cluster;
 mod device;
+pub mod faults;
 mod ffi;
 mod host;
+pub mod traffic;
 
 use std::path::PathBuf;
 
 pub use cluster::Cluster;
 pub use device::SimDevice;
+pub use faults::{FaultConfig, FaultCounters, FaultSpec, LinkCut, LinkFaults, LinkSelector};
 pub use fasthsl_topology::Topology;
+pub use host::ExternalMemory;
 
 /// Parameters of the modeled host, PCIe link and clock.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +84,8 @@ pub struct SimConfig {
     /// directory. Needs the crate feature `trace`; without it, [`Cluster::new`] fails
     /// with [`SimError::TraceUnavailable`].
     pub trace_dir: Option<PathBuf>,
+    /// Link faults to inject (default: none, and no cost).
+    pub faults: FaultConfig,
 }
 
 impl Default for SimConfig {
@@ -79,6 +99,7 @@ impl Default for SimConfig {
             reset_cycles: 8,
             skip_idle: true,
             trace_dir: None,
+            faults: FaultConfig::default(),
         }
     }
 }

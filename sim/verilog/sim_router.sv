@@ -8,7 +8,13 @@
 // behind ~60 cycles of modeled PCIe anyway). That keeps the router's large register
 // decode off the top-level inputs, so the simulator evaluates it once per cycle
 // instead of once per input change: it is most of the router's evaluation cost.
-module sim_router (
+//
+// VOQ picks the router's input organisation (0: one FIFO per input, 1: virtual output
+// queues with iSLIP). build.rs verilates this top once per value, so the traffic
+// benchmark can compare both in one binary.
+module sim_router #(
+  parameter bit VOQ = 1'b1
+) (
   input  logic        clk_i,
   input  logic        rst_ni,
   // router inputs (flits from the neighbours) and their credit returns
@@ -68,7 +74,8 @@ module sim_router (
 
   rcube_router #(
     .NPORTS   (NPorts),
-    .BUF_DEPTH(16)
+    .BUF_DEPTH(16),
+    .VOQ      (VOQ)
   ) u_router (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

@@ -7,9 +7,12 @@ macro_rules! outln {
     ($($t:tt)*) => { $crate::out_line(format_args!($($t)*)) };
 }
 
+mod bench;
 mod demo;
+mod plot;
 mod real;
 mod rng;
+mod serve;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -51,6 +54,13 @@ enum Command {
     /// Card counters: of every simulated node after a short demo, or of a real card
     /// with --device
     Stats(StatsArgs),
+    /// Performance experiments on the simulated cluster (JSON lines with --json, plots
+    /// with --plot)
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+    /// Serve a simulated card (or a whole simulated cluster, one socket per node) over
+    /// vfio-user, for drivers and guests in other processes
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -168,6 +178,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Demo(a) => demo_cmd(&a),
         Command::List { json } => real::list(json).map(|_| ExitCode::SUCCESS),
         Command::Info { device, json } => real::info(&device, json).map(|_| ExitCode::SUCCESS),
+        Command::Bench(b) => bench::run(&b),
+        Command::Serve(a) => serve::run(&a),
         Command::Stats(a) => match &a.device {
             Some(d) => real::stats(d, a.cluster.json).map(|_| ExitCode::SUCCESS),
             None => sim_stats(&a.cluster),

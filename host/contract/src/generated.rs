@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010001;
+pub const CONTRACT_VERSION: u32 = 0x00010002;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -534,6 +534,58 @@ impl RouteBounds {
     }
 }
 
+/// Interrupt coalescing thresholds of one source (INT_COAL_LME_DONE, INT_COAL_LMR_NEW; 32 bits). The source's pending events are signalled (its INT_STATUS bit set) as soon as their number reaches count OR cycles core cycles have passed since the first of them; a threshold of 0 signals at once, so the reset value 0 means no coalescing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IntCoal {
+    /// Signal when this many events are pending (0 and 1: every event).
+    pub count: u16,
+    /// Signal at the latest this many core cycles after the first pending event (0: at once).
+    pub cycles: u16,
+}
+
+impl IntCoal {
+    /// Words in the format.
+    pub const WORDS: usize = 1;
+    /// Bytes in memory.
+    pub const BYTES: usize = 4;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u32; 1] {
+        let mut w = [0 as u32; 1];
+        w[0] |= ((self.count as u32) & 0xffff) << 0;
+        w[0] |= ((self.cycles as u32) & 0xffff) << 16;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u32; 1]) -> Self {
+        Self {
+            count: ((w[0] >> 0) & 0xffff) as u16,
+            cycles: ((w[0] >> 16) & 0xffff) as u16,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 4] {
+        let mut b = [0u8; 4];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 4..(i + 1) * 4].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 4]) -> Self {
+        let mut w = [0 as u32; 1];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 4];
+            le.copy_from_slice(&b[i * 4..(i + 1) * 4]);
+            *word = u32::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
 /// Router table entry control register (32 bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RouteCtrl {
@@ -630,12 +682,16 @@ pub mod nic_regs {
     pub const RXWIN_SIZE_LO: u32 = 0x068;
     /// Receive window size, high 32 bits. (rw)
     pub const RXWIN_SIZE_HI: u32 = 0x06c;
-    /// bit 0 LME_DONE, bit 1 LMR_NEW, bit 2 ERROR. irq = |(INT_STATUS & INT_MASK). (rw1c)
+    /// bit 0 LME_DONE, bit 1 LMR_NEW, bit 2 ERROR. irq = |(INT_STATUS & INT_MASK). LME_DONE and LMR_NEW are set when their source's coalescing (INT_COAL_*) signals; ERROR is never coalesced. (rw1c)
     pub const INT_STATUS: u32 = 0x080;
     /// Interrupt enables, same bits as INT_STATUS. (rw)
     pub const INT_MASK: u32 = 0x084;
     /// Sticky errors: bit 0 CSR_BAD_ADDR, 1 CSR_BAD_VALUE, 2 LME_PROD_RANGE, 3 LMR_CONS_RANGE, 4 DESC_ERROR, 5 RX_DROP, 6 PUSH_REJECT. Any set bit sets INT_STATUS.ERROR. (rw1c)
     pub const ERR_STATUS: u32 = 0x088;
+    /// Coalescing of INT_STATUS.LME_DONE (int_coal format). Events are counted whatever INT_MASK says; the mask only gates the interrupt line. Signalling the pending events (or writing LME_SIZE) restarts the count and the timer; acknowledging INT_STATUS does not. New thresholds apply to the events already pending. (rw)
+    pub const INT_COAL_LME_DONE: u32 = 0x090;
+    /// Coalescing of INT_STATUS.LMR_NEW (int_coal format), same rules as INT_COAL_LME_DONE (LMR_SIZE restarts it). (rw)
+    pub const INT_COAL_LMR_NEW: u32 = 0x094;
     /// Push window (write-combined doorbell): the next LME descriptor as eight 32-bit halves, lme_desc word i bits 31:0 at index 2i, bits 63:32 at 2i+1. The driver also writes the descriptor into its ring slot (LME_PROD). Index 7 (word 3 high half: the status field) is the trigger: its value is the new LME_PROD and is applied exactly like an LME_PROD write. The pushed copy is used instead of a ring read when the push path is free (PUSH_STATUS.FREE), indices 0..6 and the PUSH_DATA registers an inline length needs were written since the last trigger, and the value adds exactly one descriptor (LME_PROD + 1 mod LME_SIZE); otherwise the push is rejected (ERR_STATUS.PUSH_REJECT, CNT_PUSH_REJECT) and the NIC reads the ring copy as for a plain doorbell. Ordering: the pushed descriptor is its ring slot's descriptor, so it is processed and completed in ring order with the others (one completion stream: status word and LME_CONS). Writes while the push path is busy are ignored. (wo)
     pub const PUSH_DESC: u32 = 0x200;
     /// Instances of PUSH_DESC.

@@ -6,6 +6,9 @@
 //! the LMR ring for messages received. The fast path does not read card registers: the
 //! only MMIO per message is the doorbell (and LMR_CONS when entries are consumed), as in
 //! the original PUT layer.
+//! A caller that would rather sleep than poll flags its messages with
+//! [`contract::desc_flag::IRQ_REMOTE`] / `IRQ_LOCAL` and waits with [`Card::wait_lmr_irq`] or
+//! [`Card::wait_interrupt`]; [`Card::set_coalescing`] trades interrupt rate for latency.
 //!
 //! [`Card::put`] picks the fastest way in ([`PutPath`]): a lone message is pushed through
 //! the NIC's push window (the descriptor written by MMIO, so the card reads no descriptor;
@@ -50,6 +53,7 @@ use std::collections::VecDeque;
 use std::ops::RangeInclusive;
 
 pub use fasthsl_contract as contract;
+pub use fasthsl_contract::IntCoal;
 use fasthsl_contract::{
     ctrl, desc_flag, err, int, nic_regs as nic, router_regs as rt, status_decode, DescErr, LmeDesc,
     LmrEntry, RouteBounds, RouteCtrl, CONTRACT_VERSION, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX,
@@ -255,6 +259,15 @@ pub enum DriverError {
     PathUnsupported {
         /// The path asked for.
         path: PutPath,
+        /// VERSION register value.
+        version: u32,
+    },
+    /// Interrupt coalescing needs contract 1.2 or later.
+    #[error(
+        "interrupt coalescing: the card implements contract {}.{}, coalescing needs 1.2 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    CoalescingUnsupported {
         /// VERSION register value.
         version: u32,
     },
@@ -591,6 +604,37 @@ fn hi32(v: u64) -> u32 {
 
 /// First contract version (major.minor) with the push window and inline payloads.
 const FAST_PATHS_VERSION: u32 = 0x0001_0001;
+/// First contract version with interrupt coalescing (INT_COAL_*).
+const COALESCING_VERSION: u32 = 0x0001_0002;
+
+/// An interrupt source the card can coalesce (INT_STATUS bits LME_DONE and LMR_NEW).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntSource {
+    /// Sends: descriptors posted with [`contract::desc_flag::IRQ_LOCAL`] completed.
+    LmeDone,
+    /// Receives: LMR entries of messages sent with [`contract::desc_flag::IRQ_REMOTE`].
+    LmrNew,
+}
+
+impl IntSource {
+    /// Both sources.
+    pub const ALL: [IntSource; 2] = [IntSource::LmeDone, IntSource::LmrNew];
+
+    /// The source's INT_STATUS / INT_MASK bit.
+    pub fn bit(self) -> u32 {
+        match self {
+            IntSource::LmeDone => int::LME_DONE,
+            IntSource::LmrNew => int::LMR_NEW,
+        }
+    }
+
+    fn coal_reg(self) -> u32 {
+        match self {
+            IntSource::LmeDone => nic::INT_COAL_LME_DONE,
+            IntSource::LmrNew => nic::INT_COAL_LMR_NEW,
+        }
+    }
+}
 
 /// Byte offset of a descriptor's word 3 (msg_id, status) within its slot.
 const DESC_W3: usize = 24;
@@ -748,6 +792,12 @@ impl<D: Device> Card<D> {
         let result = (|| {
             for &(_, reg, v) in &writes {
                 d.bar_write32(reg, v)?;
+            }
+            // An earlier user's coalescing would delay this one's interrupts.
+            if self.version >= COALESCING_VERSION {
+                for src in IntSource::ALL {
+                    d.bar_write32(src.coal_reg(), 0)?;
+                }
             }
             let err_status = d.bar_read32(nic::ERR_STATUS)?;
             for &(name, reg, v) in &writes {
@@ -1221,6 +1271,84 @@ impl<D: Device> Card<D> {
         // again would look like a new one.
         self.dev.bar_read32(nic::INT_STATUS)?;
         Ok(Some(st))
+    }
+
+    /// Sets the interrupt mask (INT_MASK, [`contract::int`] bits) of the configured card;
+    /// [`Card::configure`] sets it from [`CardConfig::int_mask`]. Masked sources keep
+    /// setting INT_STATUS (and coalescing), they only stop raising the line: unmasking a
+    /// source that has signalled meanwhile interrupts at once.
+    pub fn set_int_mask(&mut self, mask: u32) -> Result<(), DriverError> {
+        if mask & !int::ALL != 0 {
+            return Err(DriverError::BadConfig {
+                field: "int_mask",
+                reason: format!("{mask:#x} has bits outside {:#x}", int::ALL),
+            });
+        }
+        self.active()?;
+        self.dev.bar_write32(nic::INT_MASK, mask)?;
+        self.active_mut()?.cfg.int_mask = mask;
+        Ok(())
+    }
+
+    /// Coalesces `src`'s interrupts: its pending events are signalled once `coal.count`
+    /// of them are pending or `coal.cycles` core cycles after the first of them, whichever
+    /// comes first; 0 in either signals at once (the default after [`Card::configure`]).
+    /// The time bound always applies (at most 65535 cycles), so no event waits forever.
+    /// The setting applies to events already pending; [`Card::configure`] resets it.
+    pub fn set_coalescing(&self, src: IntSource, coal: IntCoal) -> Result<(), DriverError> {
+        if self.version < COALESCING_VERSION {
+            return Err(DriverError::CoalescingUnsupported {
+                version: self.version,
+            });
+        }
+        self.dev.bar_write32(src.coal_reg(), coal.to_words()[0])?;
+        Ok(())
+    }
+
+    /// The coalescing thresholds of `src` as the card holds them (an MMIO read).
+    pub fn coalescing(&self, src: IntSource) -> Result<IntCoal, DriverError> {
+        if self.version < COALESCING_VERSION {
+            return Err(DriverError::CoalescingUnsupported {
+                version: self.version,
+            });
+        }
+        Ok(IntCoal::from_words(&[self
+            .dev
+            .bar_read32(src.coal_reg())?]))
+    }
+
+    /// Like [`Card::wait_lmr`], but sleeps on the interrupt line between looks at the LMR
+    /// ring instead of polling it. Needs [`IntSource::LmrNew`] unmasked and the sender's
+    /// [`contract::desc_flag::IRQ_REMOTE`]; messages sent without it are still returned,
+    /// but only when something else wakes the driver or the timeout passes (then
+    /// [`DriverError::Timeout`]). Per wake-up: one MMIO read of INT_STATUS (which source,
+    /// as a handler of a shared line must) and a posted write acknowledging LMR_NEW before
+    /// the ring is read, so an entry landing after the read raises the line again.
+    pub fn wait_lmr_irq(&mut self, timeout_ns: u64) -> Result<LmrEntry, DriverError> {
+        let start = self.dev.now_ns();
+        loop {
+            if self.active()?.received.is_empty() {
+                self.reap_lmr()?;
+            }
+            if let Some(e) = self.active_mut()?.received.pop_front() {
+                return Ok(e);
+            }
+            let waited_ns = self.dev.now_ns().saturating_sub(start);
+            if waited_ns >= timeout_ns || !self.dev.wait_irq(timeout_ns - waited_ns)? {
+                return Err(DriverError::Timeout {
+                    what: "an LMR entry (interrupt)",
+                    waited_ns: self.dev.now_ns().saturating_sub(start),
+                });
+            }
+            let st = self.dev.bar_read32(nic::INT_STATUS)?;
+            if st & int::LMR_NEW != 0 {
+                self.dev.bar_write32(nic::INT_STATUS, int::LMR_NEW)?;
+            } else {
+                // Another source holds the line; leave it to its owner, but do not spin
+                // on it: poll the ring until it drops or an entry shows up.
+                self.dev.relax(Pace::Step);
+            }
+        }
     }
 
     /// Polls `f` until it yields a value, letting the card advance in between, for at

@@ -1,0 +1,554 @@
+//! `fasthsl bench bcast`: broadcast latency against the node count, on the message
+//! layer. Latency is the modeled time from the root's call to the completion of the
+//! last receiver, every receiver having posted its part of the broadcast beforehand.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, ensure, Context, Result};
+use clap::{Args, ValueEnum};
+use fasthsl_driver::{Card, CardConfig};
+use fasthsl_msg::layout::Layout;
+use fasthsl_msg::{BcastBackend, Bootstrap, Endpoint, MsgBuf, MsgConfig, Request};
+use fasthsl_sim::{Cluster, SimConfig, SimDevice};
+use fasthsl_topology::{Topology, MAX_NODES};
+use serde_json::json;
+
+use crate::plot::{self, Panel, Series};
+use crate::rng::Rng;
+
+/// Device time allowed for one broadcast (64 KiB through 6 tree levels takes ~0.3 ms).
+const BCAST_TIMEOUT_NS: u64 = 20_000_000;
+/// Device time allowed for the start-up handshake of every node.
+const HELLO_TIMEOUT_NS: u64 = 5_000_000;
+
+/// How the broadcast travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// The message layer's binomial tree of point-to-point messages
+    Sw,
+    /// One multicast put from the root, replicated by the routers (not in the router yet)
+    Hw,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Sw => "sw",
+            Mode::Hw => "hw",
+        }
+    }
+
+    /// The message layer's backend for this mode. The hook for hardware broadcast: when
+    /// the router replicates packets (its own issue), `Hw` maps to the layer's hardware
+    /// backend here and nothing else in the benchmark changes.
+    fn backend(self) -> Result<BcastBackend> {
+        match self {
+            Mode::Sw => Ok(BcastBackend::SoftwareTree),
+            Mode::Hw => bail!(
+                "hardware broadcast not available in this router yet (the router cannot \
+                 replicate packets); use --mode sw"
+            ),
+        }
+    }
+}
+
+/// Topology family of a node-count sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Family {
+    /// star:N (one router, N <= 8)
+    Star,
+    /// full:N (N <= 8)
+    Full,
+    /// ring:N
+    Ring,
+    /// mesh:XxY, as square as N allows
+    Mesh,
+    /// torus:XxY, as square as N allows (both sides >= 2)
+    Torus,
+    /// hypercube:log2(N) (N a power of two)
+    Hypercube,
+}
+
+impl Family {
+    /// The family's network of `n` nodes.
+    pub fn topology(self, n: usize) -> Result<Topology> {
+        // The most square X x Y = n with Y <= X (Y = 1 for a prime n).
+        let y = (1..=n)
+            .filter(|y| y * y <= n && n.is_multiple_of(*y))
+            .max()
+            .unwrap_or(1);
+        let t = match self {
+            Family::Star => Topology::star(n),
+            Family::Full => Topology::full(n),
+            Family::Ring => Topology::ring(n),
+            Family::Mesh => Topology::mesh(n / y, y),
+            Family::Torus => Topology::torus(n / y, y),
+            Family::Hypercube => {
+                ensure!(
+                    n.is_power_of_two() && n >= 2,
+                    "a hypercube has 2^D nodes: {n} is not a power of two (use --family ring, mesh or torus)"
+                );
+                Topology::hypercube(n.trailing_zeros())
+            }
+        };
+        t.with_context(|| format!("no {self:?} network of {n} nodes"))
+    }
+}
+
+/// Options of `fasthsl bench bcast`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Definitions (modeled time: simulated cycles, deterministic for a seed):
+  latency_ns  from the root's ibcast call to the completion of the last receiver's \
+ibcast (each receiver posts its ibcast before the root calls), mean of --iterations \
+broadcasts after one untimed warm-up broadcast per size; every receiver's buffer is \
+checked against the root's data after each broadcast. Between broadcasts every card \
+finishes its sends, so each one starts on an idle network.
+  sw  the message layer's binomial tree: ceil(log2 N) rounds of point-to-point messages \
+(eager up to 4080 bytes, zero-copy rendezvous above).
+  hw  one put replicated by the routers: not in the router yet; selecting it is an error.
+
+Wall time per network is printed on stderr: 64 simulated nodes take a while.
+
+Examples:
+  fasthsl bench bcast --nodes 2,4,8 --sizes 8 --json
+  fasthsl bench bcast --family ring --nodes 4,8,16 --plot bcast.png
+  fasthsl bench bcast --topology torus:4x4,mesh:4x4 --sizes 64K")]
+pub struct BcastArgs {
+    /// Node counts of the sweep, 2..=64: comma list
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "2,4,8,16,32,64",
+          value_parser = clap::value_parser!(u16).range(2..=MAX_NODES as i64))]
+    nodes: Vec<u16>,
+    /// Network family of the sweep
+    #[arg(long, value_enum, default_value = "hypercube")]
+    family: Family,
+    /// Explicit networks instead of --nodes/--family: comma list of specs
+    #[arg(long, value_name = "SPEC", value_delimiter = ',', value_parser = crate::parse_topology,
+          conflicts_with_all = ["nodes", "family"])]
+    topology: Vec<Topology>,
+    /// Broadcast sizes, bytes (K/KiB, M/MiB suffixes): comma list
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "8,64K",
+          value_parser = crate::parse_size)]
+    sizes: Vec<usize>,
+    /// Broadcast implementation(s): comma list
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "sw")]
+    mode: Vec<Mode>,
+    /// Root node
+    #[arg(long, default_value_t = 0)]
+    root: u16,
+    /// Timed broadcasts per point
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    iterations: u32,
+    /// Seed of the broadcast data
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// One JSON object per point: nodes, topology, bytes, mode, latency_ns, rounds
+    #[arg(long)]
+    json: bool,
+    /// Draw latency against node count (one curve per size and mode) into this PNG
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<PathBuf>,
+}
+
+/// One measured point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Nodes.
+    pub nodes: usize,
+    /// Network.
+    pub topology: String,
+    /// Bytes broadcast.
+    pub bytes: usize,
+    /// How.
+    pub mode: Mode,
+    /// Mean latency, modeled ns.
+    pub latency_ns: f64,
+}
+
+/// A simulated cluster with one endpoint per node, every HELLO exchanged.
+struct World {
+    cluster: Cluster,
+    eps: Vec<Endpoint<SimDevice>>,
+}
+
+impl World {
+    fn up(topo: &Topology, cfg: &MsgConfig, max_bytes: usize) -> Result<World> {
+        let n = topo.nodes();
+        // The layout, then the heap: each node's broadcast buffer, plus room for the
+        // layer's own use.
+        let window = (Layout::new(n, cfg).heap_off + max_bytes + (64 << 10)).next_multiple_of(4096);
+        let cluster = Cluster::new(topo, SimConfig::default()).context("building the cluster")?;
+        let mut cards = Vec::new();
+        for i in 0..n {
+            let mut card = Card::open(cluster.device(i)).with_context(|| format!("node {i}"))?;
+            let mut cc = CardConfig::for_node(topo, i as u16);
+            cc.rx_window_bytes = window;
+            card.configure(cc)
+                .with_context(|| format!("configuring node {i}"))?;
+            cards.push(card);
+        }
+        for (i, c) in cards.iter().enumerate() {
+            c.program_routes(topo)
+                .with_context(|| format!("routes of node {i}"))?;
+        }
+        let boot = Bootstrap::new(
+            cards
+                .iter()
+                .map(|c| c.rx_iova())
+                .collect::<Result<_, _>>()?,
+        );
+        let eps = cards
+            .into_iter()
+            .map(|c| Endpoint::new(c, &boot, cfg.clone()).context("starting the message layer"))
+            .collect::<Result<Vec<_>>>()?;
+        let mut w = World { cluster, eps };
+        // Every HELLO in before timing: the first broadcast should not pay for start-up.
+        let start = w.cluster.now_ns();
+        while !w.eps.iter().all(|e| (0..n as u16).all(|p| e.peer_ready(p))) {
+            ensure!(
+                w.cluster.now_ns() - start < HELLO_TIMEOUT_NS,
+                "the message layer's start-up handshake did not finish in {HELLO_TIMEOUT_NS} ns"
+            );
+            w.drive()?;
+        }
+        w.quiesce()?;
+        Ok(w)
+    }
+
+    /// Every endpoint makes progress, then the cluster advances one cycle.
+    fn drive(&mut self) -> Result<()> {
+        for ep in &mut self.eps {
+            ep.progress()?;
+        }
+        self.cluster.step(1);
+        Ok(())
+    }
+
+    /// Drives until no card has a send outstanding: the network is idle again.
+    fn quiesce(&mut self) -> Result<()> {
+        let start = self.cluster.now_ns();
+        while self.eps.iter().any(|e| e.card().outstanding() > 0) {
+            ensure!(
+                self.cluster.now_ns() - start < BCAST_TIMEOUT_NS,
+                "sends still outstanding after {BCAST_TIMEOUT_NS} ns"
+            );
+            self.drive()?;
+        }
+        Ok(())
+    }
+
+    /// One broadcast of `data` from `root` into `bufs`; returns its latency, ns.
+    fn bcast(&mut self, root: u16, bufs: &[MsgBuf], data: &[u8]) -> Result<u64> {
+        let n = self.eps.len();
+        let r = usize::from(root);
+        self.eps[r].write(&bufs[r], 0, data)?;
+        let mut reqs: Vec<Option<Request>> = Vec::new();
+        for (i, ep) in self.eps.iter_mut().enumerate() {
+            reqs.push(if i == r {
+                None
+            } else {
+                Some(ep.ibcast(root, &bufs[i], data.len())?)
+            });
+        }
+        let t0 = self.cluster.now_ns();
+        let root_req = self.eps[r].ibcast(root, &bufs[r], data.len())?;
+        let mut root_req = Some(root_req);
+        let mut last = 0;
+        while reqs.iter().any(Option::is_some) || root_req.is_some() {
+            ensure!(
+                self.cluster.now_ns() - t0 < BCAST_TIMEOUT_NS,
+                "broadcast of {} bytes from node {root}: {} of {} receivers not done after {BCAST_TIMEOUT_NS} ns",
+                data.len(),
+                reqs.iter().filter(|q| q.is_some()).count(),
+                n - 1
+            );
+            for (i, ep) in self.eps.iter_mut().enumerate() {
+                let slot = if i == r { &mut root_req } else { &mut reqs[i] };
+                match slot {
+                    Some(q) => {
+                        if let Some(st) = ep.test(q)? {
+                            ensure!(st.len == data.len(), "node {i}: broadcast status {st:?}");
+                            *slot = None;
+                            if i != r {
+                                last = self.cluster.now_ns() - t0;
+                            }
+                        }
+                    }
+                    None => ep.progress()?,
+                }
+            }
+            self.cluster.step(1);
+        }
+        let mut got = vec![0u8; data.len()];
+        for (i, ep) in self.eps.iter().enumerate() {
+            ep.read(&bufs[i], 0, &mut got)?;
+            ensure!(got == data, "node {i} received wrong broadcast data");
+        }
+        self.quiesce()?;
+        Ok(last)
+    }
+}
+
+/// Measures `sizes` x `modes` on one network: one warm-up broadcast per size and mode,
+/// then the mean of `iterations`.
+pub fn measure(
+    topo: &Topology,
+    sizes: &[usize],
+    modes: &[Mode],
+    root: u16,
+    iterations: u32,
+    seed: u64,
+) -> Result<Vec<Point>> {
+    ensure!(
+        usize::from(root) < topo.nodes(),
+        "root {root} is not a node of {topo} (nodes 0..={})",
+        topo.nodes() - 1
+    );
+    let max = sizes.iter().copied().max().unwrap_or(1);
+    let mut rng = Rng::new(seed);
+    let mut points = Vec::new();
+    for &mode in modes {
+        let cfg = MsgConfig {
+            bcast: mode.backend()?,
+            ..MsgConfig::default()
+        };
+        let mut w = World::up(topo, &cfg, max)?;
+        let bufs = w
+            .eps
+            .iter_mut()
+            .map(|e| e.alloc(max).context("broadcast buffer"))
+            .collect::<Result<Vec<_>>>()?;
+        for &size in sizes {
+            w.bcast(root, &bufs, &rng.bytes(size))
+                .with_context(|| format!("{topo}: warm-up broadcast of {size} bytes"))?;
+            let mut total = 0;
+            for i in 0..iterations {
+                total += w
+                    .bcast(root, &bufs, &rng.bytes(size))
+                    .with_context(|| format!("{topo}: broadcast {i} of {size} bytes"))?;
+            }
+            points.push(Point {
+                nodes: topo.nodes(),
+                topology: topo.to_string(),
+                bytes: size,
+                mode,
+                latency_ns: total as f64 / f64::from(iterations),
+            });
+        }
+        for (n, ep) in w.eps.iter().enumerate() {
+            let s = ep.stats();
+            ensure!(
+                s.protocol_errors == 0 && s.put_errors == 0,
+                "node {n}: {s:?}"
+            );
+        }
+        ensure!(
+            w.cluster.iommu_fault_count() == 0,
+            "the modeled IOMMU refused DMA accesses: {:?}",
+            w.cluster.iommu_faults()
+        );
+    }
+    Ok(points)
+}
+
+/// `8 B`, `64 KiB`, `1 MiB`: sizes as the plot legend shows them.
+fn size_label(s: usize) -> String {
+    if s >= 1 << 20 && s.is_multiple_of(1 << 20) {
+        format!("{} MiB", s >> 20)
+    } else if s >= 1 << 10 && s.is_multiple_of(1 << 10) {
+        format!("{} KiB", s >> 10)
+    } else {
+        format!("{s} B")
+    }
+}
+
+/// Tree rounds of a binomial broadcast over `n` nodes: ceil(log2 n).
+fn rounds(n: usize) -> u32 {
+    n.next_power_of_two().trailing_zeros()
+}
+
+/// Runs the benchmark.
+pub fn run(a: &BcastArgs) -> Result<ExitCode> {
+    // An unavailable mode fails before anything is simulated.
+    for m in &a.mode {
+        m.backend()?;
+    }
+    let topos: Vec<Topology> = if a.topology.is_empty() {
+        a.nodes
+            .iter()
+            .map(|&n| a.family.topology(n.into()))
+            .collect::<Result<_>>()?
+    } else {
+        a.topology.clone()
+    };
+    for t in &topos {
+        ensure!(
+            t.nodes() >= 2,
+            "{t} has {} node: a broadcast needs 2",
+            t.nodes()
+        );
+        ensure!(
+            usize::from(a.root) < t.nodes(),
+            "--root {} is not a node of {t} (nodes 0..={})",
+            a.root,
+            t.nodes() - 1
+        );
+    }
+    let mut sizes = a.sizes.clone();
+    sizes.sort_unstable();
+    sizes.dedup();
+    if !a.json {
+        outln!(
+            "broadcast latency, root {}, modeled ns (mean of {}, seed {})",
+            a.root,
+            a.iterations,
+            a.seed
+        );
+        outln!(
+            "{:>5} {:>14} {:>9} {:>4} {:>6} {:>12}",
+            "nodes",
+            "topology",
+            "bytes",
+            "mode",
+            "rounds",
+            "latency ns"
+        );
+    }
+    let wall = Instant::now();
+    let mut points = Vec::new();
+    for t in &topos {
+        let w0 = Instant::now();
+        let ps = measure(t, &sizes, &a.mode, a.root, a.iterations, a.seed)?;
+        for p in &ps {
+            if a.json {
+                outln!(
+                    "{}",
+                    json!({
+                        "nodes": p.nodes,
+                        "topology": p.topology,
+                        "bytes": p.bytes,
+                        "mode": p.mode.name(),
+                        "latency_ns": p.latency_ns,
+                        "rounds": rounds(p.nodes),
+                    })
+                );
+            } else {
+                outln!(
+                    "{:>5} {:>14} {:>9} {:>4} {:>6} {:>12.0}",
+                    p.nodes,
+                    p.topology,
+                    p.bytes,
+                    p.mode.name(),
+                    rounds(p.nodes),
+                    p.latency_ns
+                );
+            }
+        }
+        eprintln!("{t}: wall time {:.1} s", w0.elapsed().as_secs_f64());
+        points.extend(ps);
+    }
+    eprintln!("total wall time {:.1} s", wall.elapsed().as_secs_f64());
+    if let Some(path) = &a.plot {
+        let mut series = Vec::new();
+        for &m in &a.mode {
+            for &s in &sizes {
+                series.push(Series {
+                    label: format!("{}, {}", size_label(s), m.name()),
+                    points: points
+                        .iter()
+                        .filter(|p| p.mode == m && p.bytes == s)
+                        .map(|p| (p.nodes as f64, p.latency_ns))
+                        .collect(),
+                });
+            }
+        }
+        let what = if a.topology.is_empty() {
+            format!("{:?}", a.family).to_lowercase()
+        } else {
+            "given networks".into()
+        };
+        plot::draw_png(
+            path,
+            &[Panel {
+                title: format!("broadcast latency, {what}, root {}", a.root),
+                x_label: "nodes".into(),
+                y_label: "latency, ns (modeled)".into(),
+                log_x: true,
+                log_y: true,
+                series,
+            }],
+        )
+        .with_context(|| format!("drawing {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_build_the_expected_networks() {
+        let spec = |f: Family, n| f.topology(n).map(|t| t.to_string());
+        assert_eq!(spec(Family::Hypercube, 2).unwrap(), "hypercube:1");
+        assert_eq!(spec(Family::Hypercube, 64).unwrap(), "hypercube:6");
+        assert_eq!(spec(Family::Mesh, 32).unwrap(), "mesh:8x4");
+        assert_eq!(spec(Family::Torus, 16).unwrap(), "torus:4x4");
+        assert_eq!(spec(Family::Mesh, 2).unwrap(), "mesh:2x1");
+        assert_eq!(spec(Family::Ring, 5).unwrap(), "ring:5");
+        let e = spec(Family::Hypercube, 12).unwrap_err().to_string();
+        assert!(e.contains("not a power of two"), "{e}");
+        let e = format!("{:#}", spec(Family::Full, 16).unwrap_err());
+        assert!(e.contains("full supports"), "{e}");
+        assert!(spec(Family::Torus, 7).is_err());
+    }
+
+    #[test]
+    fn hardware_mode_is_refused_clearly() {
+        let e = Mode::Hw.backend().unwrap_err().to_string();
+        assert!(
+            e.contains("hardware broadcast not available in this router yet"),
+            "{e}"
+        );
+        let e = measure(&"full:2".parse().unwrap(), &[8], &[Mode::Hw], 0, 1, 1).unwrap_err();
+        assert!(e.to_string().contains("not available"), "{e}");
+    }
+
+    #[test]
+    fn size_labels() {
+        assert_eq!(
+            [8, 65536, 1 << 20, 1500].map(size_label),
+            ["8 B", "64 KiB", "1 MiB", "1500 B"]
+        );
+    }
+
+    #[test]
+    fn rounds_are_ceil_log2() {
+        assert_eq!([2, 3, 4, 5, 8, 9, 64].map(rounds), [1, 2, 2, 3, 3, 4, 6]);
+    }
+
+    /// Broadcasts reach every node (measure checks every buffer after every broadcast)
+    /// and take at least one message time per tree round, and more rounds take longer.
+    #[test]
+    fn bcast_on_2_and_4_nodes_delivers_to_everyone() {
+        let mut lat = Vec::new();
+        for (spec, root) in [("full:2", 1), ("full:4", 0), ("hypercube:2", 3)] {
+            let t: Topology = spec.parse().unwrap();
+            let ps = measure(&t, &[8, 8192], &[Mode::Sw], root, 1, 2).unwrap();
+            assert_eq!(ps.len(), 2);
+            for p in &ps {
+                assert_eq!((p.nodes, p.bytes, p.mode), (t.nodes(), p.bytes, Mode::Sw));
+                // An 8-byte message alone takes ~0.6 us one way: each round costs at least
+                // the wire, router and posted-write latencies (> 300 ns).
+                assert!(p.latency_ns > 300.0 * f64::from(rounds(t.nodes())), "{p:?}");
+            }
+            assert!(ps[1].latency_ns > ps[0].latency_ns, "{ps:?}");
+            lat.push(ps[0].latency_ns);
+        }
+        // Two rounds cost more than one.
+        assert!(lat[1] > lat[0] && lat[2] > lat[0], "{lat:?}");
+    }
+}

@@ -1,0 +1,518 @@
+//! `fasthsl bench pingpong`: put latency (ping-pong) and streaming bandwidth between two
+//! simulated nodes, on the real NIC and router RTL with the modeled host.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, ensure, Context, Result};
+use clap::Args;
+use fasthsl_driver::contract::{status_done, DescErr};
+use fasthsl_driver::{Card, CardConfig, Device, DmaBuffer, DriverError};
+use fasthsl_sim::{Cluster, SimConfig, SimDevice, Topology};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::plot::{self, Panel, Series};
+use crate::rng::Rng;
+
+/// Options of `fasthsl bench pingpong`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Definitions (all times are modeled: simulated cycles of the 250 MHz core clock with the \
+default host model, deterministic for a seed):
+  one_way_ns / one_way_cycles  half the mean round trip of a ping-pong between nodes 0 and \
+1, driver to driver: node 0 puts, node 1 polls its LMR ring until the entry appears and puts \
+the same size back, node 0 polls likewise (after one untimed warm-up round trip). Card::put \
+picks its path: messages of up to 64 bytes go inline through the push window.
+  mbytes_per_s  streaming bandwidth, 10^6 bytes/s: node 0 posts --stream-bytes worth of \
+messages of the size (8..512 messages) back to back while node 1 consumes its LMR ring; \
+payload bytes divided by the time from the first put to the last LMR entry seen. Packet \
+headers and CRC trailers are overhead counted against it.
+  peak_mbytes_per_s  the largest mbytes_per_s; link_mbytes_per_s the raw link (8 bytes per \
+cycle); n_half_bytes the message size at which streaming bandwidth reaches half the peak \
+(interpolated on log2 size); bidir_mbytes_per_s the lower of the two directions when both \
+nodes stream --bidir-size messages to each other at once.
+
+Examples:
+  fasthsl bench pingpong --json
+  fasthsl bench pingpong --sizes 8,4K,64K --iterations 10 --plot pingpong.png")]
+pub struct PingpongArgs {
+    /// Network [default: full:2] (see `fasthsl demo --help`); nodes 0 and 1 are measured
+    #[arg(long, value_name = "SPEC", value_parser = parse_topology)]
+    topology: Option<Topology>,
+    /// Shorthand for --topology full:N
+    #[arg(long, value_name = "N", conflicts_with = "topology",
+          value_parser = clap::value_parser!(u16).range(2..=8))]
+    nodes: Option<u16>,
+    /// Seed of the message data; modeled results are the same for the same seed
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Message sizes, bytes: comma list, K/KiB and M/MiB suffixes (1..=16 MiB). Default:
+    /// powers of two from 1 B to 1 MiB
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]
+    sizes: Vec<usize>,
+    /// Timed ping-pong round trips per size
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    iterations: u32,
+    /// Bytes streamed per size for the bandwidth (at least 8, at most 512 messages)
+    #[arg(long, value_name = "BYTES", default_value = "4MiB", value_parser = parse_size)]
+    stream_bytes: usize,
+    /// Message size of the bidirectional streaming run (0: skip it)
+    #[arg(long, value_name = "BYTES", default_value = "64KiB", value_parser = parse_size_or_zero)]
+    bidir_size: usize,
+    /// One JSON object per size on stdout, then a summary object
+    #[arg(long)]
+    json: bool,
+    /// Draw latency and bandwidth against message size (log axes) into this PNG
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<PathBuf>,
+}
+
+fn parse_topology(s: &str) -> Result<Topology, String> {
+    s.parse::<Topology>().map_err(|e| e.to_string())
+}
+
+fn parse_size_or_zero(s: &str) -> Result<usize, String> {
+    if s.trim() == "0" {
+        return Ok(0);
+    }
+    parse_size(s)
+}
+
+/// `4096`, `4K`, `4KiB`, `1M`, `1MiB` (binary multiples), 1..=16 MiB.
+fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (num, mult) = if let Some(n) = t.strip_suffix("KiB").or_else(|| t.strip_suffix('K')) {
+        (n, 1 << 10)
+    } else if let Some(n) = t.strip_suffix("MiB").or_else(|| t.strip_suffix('M')) {
+        (n, 1 << 20)
+    } else {
+        (t, 1)
+    };
+    let v: usize = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size (e.g. 4096, 4K, 1MiB)"))?;
+    let v = v
+        .checked_mul(mult)
+        .ok_or_else(|| format!("'{s}' is too large"))?;
+    if !(1..=16 << 20).contains(&v) {
+        return Err(format!("'{s}': sizes are 1 B ..= 16 MiB"));
+    }
+    Ok(v)
+}
+
+/// One size's results.
+#[derive(Debug, Clone)]
+struct Point {
+    size: usize,
+    one_way_cycles: f64,
+    one_way_ns: f64,
+    mbytes_per_s: f64,
+    messages: usize,
+}
+
+/// Two configured nodes (0 and 1) of a simulated cluster.
+struct Pair {
+    cluster: Cluster,
+    cards: Vec<Card<SimDevice>>,
+    src: Vec<DmaBuffer>,
+    rx_len: usize,
+    ns_per_cycle: f64,
+}
+
+/// Device time allowed for one message: only a stuck card times out.
+fn timeout_ns(len: usize) -> u64 {
+    2_000_000 + len as u64 * 20
+}
+
+impl Pair {
+    fn up(topology: &Topology, max_size: usize) -> Result<Pair> {
+        let rx_len = (2 * max_size).max(4 << 20).next_multiple_of(4096);
+        let src_len = max_size.next_multiple_of(4096);
+        let mut cfg = SimConfig::default();
+        cfg.host_mem_bytes = cfg.host_mem_bytes.max(2 * (rx_len + src_len) + (8 << 20));
+        let ns_per_cycle = cfg.clock_period_ps as f64 / 1000.0;
+        let cluster = Cluster::new(topology, cfg).context("building the simulated cluster")?;
+        let mut cards = Vec::new();
+        let mut src = Vec::new();
+        for n in 0..topology.nodes() {
+            let mut card = Card::open(cluster.device(n)).with_context(|| format!("node {n}"))?;
+            let mut cc = CardConfig::for_node(topology, n as u16);
+            cc.rx_window_bytes = rx_len;
+            card.configure(cc)
+                .with_context(|| format!("configuring node {n}"))?;
+            src.push(card.device().dma_alloc(src_len)?);
+            cards.push(card);
+        }
+        for (n, card) in cards.iter().enumerate() {
+            card.program_routes(topology)
+                .with_context(|| format!("programming the routers of node {n}"))?;
+        }
+        Ok(Pair {
+            cluster,
+            cards,
+            src,
+            rx_len,
+            ns_per_cycle,
+        })
+    }
+
+    /// Half the mean round trip of `iters` ping-pongs of `size` bytes, in cycles; checks
+    /// every byte and LMR entry of the last round.
+    fn ping_pong(&mut self, rng: &mut Rng, size: usize, iters: u32) -> Result<f64> {
+        let data = [rng.bytes(size), rng.bytes(size)];
+        for (n, d) in data.iter().enumerate() {
+            self.cards[n].device().mem_write(&self.src[n], 0, d)?;
+        }
+        let rx = [self.cards[0].rx_iova()?, self.cards[1].rx_iova()?];
+        let round = |p: &mut Pair| -> Result<()> {
+            for (s, d) in [(0usize, 1usize), (1, 0)] {
+                let t = p.cards[s]
+                    .put(d as u16, &p.src[s], 0, rx[d], size, 0)
+                    .with_context(|| format!("ping-pong {size} B: node {s} put"))?;
+                let e = p.cards[d]
+                    .wait_lmr(timeout_ns(size))
+                    .with_context(|| format!("ping-pong {size} B: node {d} waiting"))?;
+                ensure!(
+                    e.msg_id == t.msg_id
+                        && e.len as usize == size
+                        && e.src as usize == s
+                        && e.status == status_done(DescErr::Ok),
+                    "ping-pong {size} B: unexpected LMR entry {e:?} at node {d}"
+                );
+            }
+            Ok(())
+        };
+        round(self)?; // warm-up: rings and caches of the model in their steady state
+        let c0 = self.cluster.cycles();
+        for _ in 0..iters {
+            round(self)?;
+        }
+        let cycles = (self.cluster.cycles() - c0) as f64 / (2.0 * f64::from(iters));
+        for (s, d) in [(0usize, 1usize), (1, 0)] {
+            let mut got = vec![0u8; size];
+            self.cards[d].read_rx(0, &mut got)?;
+            ensure!(
+                got == data[s],
+                "ping-pong {size} B: data received by node {d} differs"
+            );
+        }
+        self.reap_all()?;
+        Ok(cycles)
+    }
+
+    /// Waits for every outstanding send completion of both nodes (and checks them).
+    fn reap_all(&mut self) -> Result<()> {
+        for n in 0..2 {
+            let start = self.cluster.now_ns();
+            while self.cards[n].outstanding() > 0 {
+                for c in self.cards[n].poll_completions()? {
+                    if let Err(e) = c.result {
+                        bail!("node {n}: descriptor #{} failed: {e}", c.seq);
+                    }
+                }
+                if self.cluster.now_ns() - start > 100_000_000 {
+                    bail!("node {n}: send completions did not arrive");
+                }
+                self.cluster.step(1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Streams `count` messages of `size` bytes from every node in `senders` to the other
+    /// one at once; returns, per sender, the cycles from the start to the last LMR entry
+    /// its peer saw.
+    fn stream(&mut self, size: usize, count: usize, senders: &[usize]) -> Result<Vec<u64>> {
+        let rx = [self.cards[0].rx_iova()?, self.cards[1].rx_iova()?];
+        let slots = (self.rx_len / size.next_multiple_of(8)).max(1);
+        let mut sent = [0usize; 2];
+        let mut got = [0usize; 2];
+        let mut end = [0u64; 2];
+        let c0 = self.cluster.cycles();
+        let limit_ns = self.cluster.now_ns() + count as u64 * timeout_ns(size);
+        loop {
+            let mut progress = false;
+            for &s in senders {
+                let d = 1 - s;
+                while sent[s] < count {
+                    let remote = rx[d] + ((sent[s] % slots) * size.next_multiple_of(8)) as u64;
+                    match self.cards[s].put(d as u16, &self.src[s], 0, remote, size, 0) {
+                        Ok(_) => {
+                            sent[s] += 1;
+                            progress = true;
+                        }
+                        Err(DriverError::RingFull { .. }) => break,
+                        Err(e) => return Err(e).context("streaming put"),
+                    }
+                }
+                for c in self.cards[s].poll_completions()? {
+                    if let Err(e) = c.result {
+                        bail!(
+                            "stream {size} B: node {s} descriptor #{} failed: {e}",
+                            c.seq
+                        );
+                    }
+                }
+                for e in self.cards[d].poll_lmr()? {
+                    ensure!(
+                        e.status == status_done(DescErr::Ok) && e.len as usize == size,
+                        "stream {size} B: unexpected LMR entry {e:?} at node {d}"
+                    );
+                    got[s] += 1;
+                    progress = true;
+                    if got[s] == count {
+                        end[s] = self.cluster.cycles() - c0;
+                    }
+                }
+            }
+            if senders.iter().all(|&s| got[s] == count) {
+                break;
+            }
+            if self.cluster.now_ns() > limit_ns {
+                bail!("stream {size} B: only {got:?} of {count} messages arrived");
+            }
+            if !progress {
+                self.cluster.step(1);
+            }
+        }
+        self.reap_all()?;
+        Ok(senders.iter().map(|&s| end[s]).collect())
+    }
+
+    fn mbytes_per_s(&self, bytes: usize, cycles: u64) -> f64 {
+        bytes as f64 / (cycles.max(1) as f64 * self.ns_per_cycle) * 1000.0
+    }
+}
+
+/// Messages streamed for one size: `stream_bytes` worth, 8..=512 of them.
+fn stream_count(size: usize, stream_bytes: usize) -> usize {
+    (stream_bytes / size).clamp(8, 512)
+}
+
+/// Size at which `points` (ascending sizes) first reach `half`, interpolated on log2 size.
+fn n_half(points: &[(usize, f64)], half: f64) -> Option<f64> {
+    let mut prev: Option<(usize, f64)> = None;
+    for &(s, bw) in points {
+        if bw >= half {
+            return Some(match prev {
+                Some((ps, pbw)) if bw > pbw => {
+                    let (l0, l1) = ((ps as f64).log2(), (s as f64).log2());
+                    (l0 + (half - pbw) / (bw - pbw) * (l1 - l0)).exp2()
+                }
+                _ => s as f64,
+            });
+        }
+        prev = Some((s, bw));
+    }
+    None
+}
+
+/// Runs the benchmark.
+pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
+    let topology = match (&a.topology, a.nodes) {
+        (Some(t), _) => t.clone(),
+        (None, Some(n)) => Topology::full(n.into()).context("--nodes")?,
+        (None, None) => Topology::full(2).context("full:2")?,
+    };
+    ensure!(
+        topology.nodes() >= 2,
+        "the benchmark needs two nodes, {topology} has {}",
+        topology.nodes()
+    );
+    let mut sizes = if a.sizes.is_empty() {
+        (0..=20).map(|k| 1usize << k).collect()
+    } else {
+        a.sizes.clone()
+    };
+    sizes.sort_unstable();
+    sizes.dedup();
+    let max_size = sizes.iter().copied().max().unwrap_or(1).max(a.bidir_size);
+    let mut pair = Pair::up(&topology, max_size)?;
+    let mut rng = Rng::new(a.seed);
+
+    let bar = if !a.json && std::io::stderr().is_terminal() {
+        let b = ProgressBar::new(sizes.len() as u64 + u64::from(a.bidir_size > 0));
+        b.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")?);
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    if !a.json {
+        println!(
+            "ping-pong and streaming, nodes 0 <-> 1 of {topology} (modeled time, seed {})",
+            a.seed
+        );
+        println!(
+            "{:>10} {:>12} {:>10} {:>14} {:>9}",
+            "size", "one-way ns", "cycles", "stream MB/s", "messages"
+        );
+    }
+    let mut points = Vec::new();
+    for &size in &sizes {
+        bar.set_message(format!("{size} B"));
+        let cyc = pair.ping_pong(&mut rng, size, a.iterations)?;
+        let count = stream_count(size, a.stream_bytes);
+        let t = pair.stream(size, count, &[0])?[0];
+        let p = Point {
+            size,
+            one_way_cycles: cyc,
+            one_way_ns: cyc * pair.ns_per_cycle,
+            mbytes_per_s: pair.mbytes_per_s(size * count, t),
+            messages: count,
+        };
+        if a.json {
+            println!(
+                "{}",
+                json!({
+                    "size": p.size,
+                    "one_way_ns": p.one_way_ns,
+                    "one_way_cycles": p.one_way_cycles,
+                    "mbytes_per_s": p.mbytes_per_s,
+                    "stream_messages": p.messages,
+                })
+            );
+        } else {
+            bar.suspend(|| {
+                println!(
+                    "{:>10} {:>12.0} {:>10.1} {:>14.1} {:>9}",
+                    p.size, p.one_way_ns, p.one_way_cycles, p.mbytes_per_s, p.messages
+                )
+            });
+        }
+        points.push(p);
+        bar.inc(1);
+    }
+    let bidir = if a.bidir_size > 0 {
+        bar.set_message(format!("bidirectional {} B", a.bidir_size));
+        let count = stream_count(a.bidir_size, a.stream_bytes);
+        let t = pair.stream(a.bidir_size, count, &[0, 1])?;
+        bar.inc(1);
+        let bw: Vec<f64> = t
+            .iter()
+            .map(|&c| pair.mbytes_per_s(a.bidir_size * count, c))
+            .collect();
+        Some(bw.iter().copied().fold(f64::INFINITY, f64::min))
+    } else {
+        None
+    };
+    bar.finish_and_clear();
+
+    let link = 8.0 / pair.ns_per_cycle * 1000.0;
+    let peak = points.iter().map(|p| p.mbytes_per_s).fold(0.0, f64::max);
+    let curve: Vec<(usize, f64)> = points.iter().map(|p| (p.size, p.mbytes_per_s)).collect();
+    let nh = n_half(&curve, peak / 2.0);
+    let faults = pair.cluster.iommu_fault_count();
+    let summary = json!({
+        "peak_mbytes_per_s": peak,
+        "link_mbytes_per_s": link,
+        "peak_fraction_of_link": peak / link,
+        "n_half_bytes": nh.map(f64::round),
+        "bidir_mbytes_per_s": bidir,
+        "bidir_size": (a.bidir_size > 0).then_some(a.bidir_size),
+        "topology": topology.to_string(),
+        "seed": a.seed,
+        "iterations": a.iterations,
+        "sim_cycles": pair.cluster.cycles(),
+        "iommu_faults": faults,
+    });
+    if a.json {
+        println!("{summary}");
+    } else {
+        println!(
+            "peak streaming {peak:.1} MB/s = {:.3} of the raw link ({link:.0} MB/s); n_half {}",
+            peak / link,
+            nh.map_or("not reached".into(), |v| format!("{v:.0} B"))
+        );
+        if let Some(b) = bidir {
+            println!(
+                "bidirectional {} B messages: {b:.1} MB/s per direction ({:.3} of the link)",
+                a.bidir_size,
+                b / link
+            );
+        }
+    }
+    if let Some(path) = &a.plot {
+        let lat = Series {
+            label: "one-way latency".into(),
+            points: points
+                .iter()
+                .map(|p| (p.size as f64, p.one_way_ns))
+                .collect(),
+        };
+        let bw = Series {
+            label: "streaming bandwidth".into(),
+            points: points
+                .iter()
+                .map(|p| (p.size as f64, p.mbytes_per_s))
+                .collect(),
+        };
+        let raw = Series {
+            label: "raw link".into(),
+            points: points.iter().map(|p| (p.size as f64, link)).collect(),
+        };
+        plot::draw_png(
+            path,
+            &[
+                Panel {
+                    title: format!("put ping-pong, {topology}: one-way latency"),
+                    x_label: "message size, bytes".into(),
+                    y_label: "one-way latency, ns (modeled)".into(),
+                    log_x: true,
+                    log_y: true,
+                    series: vec![lat],
+                },
+                Panel {
+                    title: format!("put streaming, {topology}: bandwidth"),
+                    x_label: "message size, bytes".into(),
+                    y_label: "MB/s (modeled)".into(),
+                    log_x: true,
+                    log_y: true,
+                    series: vec![bw, raw],
+                },
+            ],
+        )
+        .with_context(|| format!("drawing {}", path.display()))?;
+    }
+    ensure!(
+        faults == 0,
+        "the modeled IOMMU refused {faults} DMA accesses"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_suffixes_and_limits() {
+        assert_eq!(parse_size("4K"), Ok(4096));
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size(" 12 "), Ok(12));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("17M").is_err());
+        assert!(parse_size("x").is_err());
+        assert_eq!(parse_size_or_zero("0"), Ok(0));
+    }
+
+    #[test]
+    fn n_half_interpolates_on_log_size() {
+        let c = [(1, 10.0), (4, 40.0), (16, 100.0)];
+        assert_eq!(n_half(&c, 40.0), Some(4.0));
+        // halfway between 40 and 100 at sizes 4 and 16: log2 midpoint 8
+        assert!((n_half(&c, 70.0).unwrap() - 8.0).abs() < 1e-9);
+        assert_eq!(n_half(&c, 5.0), Some(1.0));
+        assert_eq!(n_half(&c, 200.0), None);
+    }
+
+    #[test]
+    fn stream_counts_stay_in_bounds() {
+        assert_eq!(stream_count(1, 4 << 20), 512);
+        assert_eq!(stream_count(1 << 20, 4 << 20), 8);
+        assert_eq!(stream_count(64 << 10, 4 << 20), 64);
+    }
+}

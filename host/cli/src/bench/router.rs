@@ -1,0 +1,503 @@
+//! `fasthsl bench router`: BookSim-style synthetic traffic on the real RCUBE router RTL.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use fasthsl_sim::traffic::{self, Pattern, RouterKind, TrafficConfig, TrafficResult};
+use fasthsl_sim::Topology;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::plot::{self, Panel, Series};
+
+/// Options of `fasthsl bench router`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Definitions: offered load and accepted throughput are flits per node per cycle (1.0 = link \
+rate: one 64-bit flit per cycle). Sources create packets by a Bernoulli process into \
+unbounded source queues; packets created during the measurement window (after --warmup) \
+are measured; latency runs from a packet's creation (source queueing included) to its \
+tail flit taken by the sink, in clock cycles. A point is unstable (beyond \
+saturation) when the source queues grew during the window by more than 2% of the packets \
+created in it, or the measured packets are not all delivered within --drain cycles after \
+the window; the default sweep stops at the first unstable point. --saturate keeps every \
+source queue non-empty and reports the accepted throughput as saturation_throughput. \
+Zero-load latency per hop: one packet at a time through the idle network, minus what a \
+bare wire from generator to sink takes, divided by the routers traversed.
+
+Examples:
+  fasthsl bench router --router fifo,voq --plot lat.png
+  fasthsl bench router --router fifo --saturate --packet-flits 1,4,16,64 --pattern uniform,permutation
+  fasthsl bench router --topology full:8 --offered 0.1,0.3,0.5 --json")]
+pub struct RouterArgs {
+    /// Router input organisation(s) to compare: fifo (one FIFO per input), voq
+    /// (virtual output queues + iSLIP); comma list or repeated
+    #[arg(long, value_name = "KIND", value_delimiter = ',', default_value = "voq",
+          value_parser = parse_kind)]
+    router: Vec<RouterKind>,
+    /// Traffic pattern(s): uniform, permutation, hotspot[:NODE[:FRACTION]] (default
+    /// node 0, 0.2), transpose (4/16/64 nodes), bitcomp (2^k nodes); comma list
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',', default_value = "uniform",
+          value_parser = parse_pattern)]
+    pattern: Vec<Pattern>,
+    /// Packet length(s) in flits, 1..=64: a list (1,4,16,64) and/or ranges (1-8)
+    #[arg(long, value_name = "LIST", default_value = "1", value_parser = parse_lengths)]
+    packet_flits: Vec<Lengths>,
+    /// Offered load(s), flits/node/cycle in (0, 1]; comma list. Default: a sweep from
+    /// 0.05 in steps of 0.05 up to the first unstable point
+    #[arg(long, value_name = "LOAD", value_delimiter = ',', value_parser = parse_load,
+          conflicts_with = "saturate")]
+    offered: Vec<f64>,
+    /// Offered load 1.0 with source queues never empty: report the saturation throughput
+    #[arg(long)]
+    saturate: bool,
+    /// Measurement window, cycles
+    #[arg(long, value_name = "N", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(100..=100_000_000))]
+    cycles: u64,
+    /// Warm-up before the window, cycles
+    #[arg(long, value_name = "N", default_value_t = 1_000,
+          value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    warmup: u64,
+    /// Longest wait for the measured packets after the window, cycles
+    #[arg(long, value_name = "N", default_value_t = 20_000,
+          value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    drain: u64,
+    /// Network: star:8 is one 8-port router with node i on port i (the default); any
+    /// other spec (e.g. full:8) puts generators and sinks at the node ports of a
+    /// network of router models wired as the topology says
+    #[arg(long, value_name = "SPEC", value_parser = crate::parse_topology)]
+    topology: Option<Topology>,
+    /// Seed of every random choice; results are the same for the same seed
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// One JSON object per run on stdout (keys: router, topology, pattern, packet_flits,
+    /// offered, accepted, latency_mean, latency_p50, latency_p99, ...)
+    #[arg(long)]
+    json: bool,
+    /// Draw latency and accepted throughput vs offered load (or, with --saturate,
+    /// saturation throughput vs packet length), one curve per configuration, as PNG
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<PathBuf>,
+}
+
+/// Packet lengths given as one argument.
+#[derive(Debug, Clone)]
+pub struct Lengths(Vec<u32>);
+
+fn parse_kind(s: &str) -> Result<RouterKind, String> {
+    s.parse().map_err(|e: traffic::TrafficError| e.to_string())
+}
+
+fn parse_pattern(s: &str) -> Result<Pattern, String> {
+    s.parse().map_err(|e: traffic::TrafficError| e.to_string())
+}
+
+fn parse_load(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "offered load must be in (0, 1] flits/node/cycle, not {v}"
+        ))
+    }
+}
+
+/// `1,4,16,64`, `1-8`, or a mix.
+fn parse_lengths(s: &str) -> Result<Lengths, String> {
+    let one = |t: &str| -> Result<u32, String> {
+        let v: u32 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{t}' is not a packet length"))?;
+        if (1..=traffic::MAX_PACKET_FLITS).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!(
+                "packet length must be 1..={} flits, not {v}",
+                traffic::MAX_PACKET_FLITS
+            ))
+        }
+    };
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (one(a)?, one(b)?);
+                if a > b {
+                    return Err(format!("range {a}-{b} is empty"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(one(part)?),
+        }
+    }
+    Ok(Lengths(out))
+}
+
+/// One configuration's results, in run order.
+struct Curve {
+    router: RouterKind,
+    pattern: Pattern,
+    flits: u32,
+    points: Vec<TrafficResult>,
+}
+
+impl Curve {
+    fn label(&self) -> String {
+        format!("{} {} {}-flit", self.router, self.pattern, self.flits)
+    }
+}
+
+/// Runs the benchmark.
+pub fn run(a: &RouterArgs) -> Result<ExitCode> {
+    let topology = match &a.topology {
+        Some(t) => t.clone(),
+        None => Topology::star(8).expect("star:8 is valid"),
+    };
+    let mut lengths: Vec<u32> = a.packet_flits.iter().flat_map(|l| l.0.clone()).collect();
+    dedup(&mut lengths);
+    let mut routers = a.router.clone();
+    dedup(&mut routers);
+    let mut patterns: Vec<Pattern> = Vec::new();
+    for p in &a.pattern {
+        if !patterns.contains(p) {
+            patterns.push(*p);
+        }
+    }
+    let sweep = a.offered.is_empty() && !a.saturate;
+    let loads: Vec<f64> = if a.saturate {
+        vec![1.0]
+    } else if sweep {
+        (1..=20).map(|i| f64::from(i) / 20.0).collect()
+    } else {
+        a.offered.clone()
+    };
+    if let Some(p) = &a.plot {
+        if p.extension().and_then(|e| e.to_str()) != Some("png") {
+            bail!(
+                "--plot writes PNG: give a file name ending in .png, not {}",
+                p.display()
+            );
+        }
+    }
+
+    let configs = routers.len() * patterns.len() * lengths.len();
+    let bar = if std::io::stderr().is_terminal() {
+        let b = ProgressBar::new((configs * loads.len()) as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} runs {msg}")
+                .expect("valid template"),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+
+    // Zero-load latency per hop, once per router organisation (single packets, 1 flit).
+    let mut per_hop = Vec::new();
+    for &r in &routers {
+        bar.set_message(format!("{r}: zero-load latency"));
+        let z = traffic::zero_load(r, &topology, 1)
+            .with_context(|| format!("zero-load latency of the {r} router"))?;
+        per_hop.push((r, z.per_hop));
+    }
+    let hop_of = |r: RouterKind| per_hop.iter().find(|x| x.0 == r).map_or(0.0, |x| x.1);
+
+    if !a.json {
+        outln!(
+            "RCUBE router benchmark: {topology} ({} nodes, {} routers), seed {}, warm-up {} + window {} cycles",
+            topology.nodes(),
+            topology.routers(),
+            a.seed,
+            a.warmup,
+            a.cycles
+        );
+        for (r, h) in &per_hop {
+            outln!("{r}: zero-load latency {h:.2} cycles per router hop");
+        }
+        outln!(
+            "loads in flits/node/cycle; latency in cycles from packet creation to tail delivered"
+        );
+        outln!();
+        outln!(
+            "{:<6} {:<14} {:>5} {:>7} {:>8} {:>8} {:>9} {:>6} {:>6}  {}",
+            "router",
+            "pattern",
+            "flits",
+            "offered",
+            "injected",
+            "accepted",
+            "lat_mean",
+            "p50",
+            "p99",
+            "note"
+        );
+    }
+
+    let mut curves = Vec::new();
+    for &router in &routers {
+        for &pattern in &patterns {
+            for &flits in &lengths {
+                let mut curve = Curve {
+                    router,
+                    pattern,
+                    flits,
+                    points: Vec::new(),
+                };
+                for (i, &offered) in loads.iter().enumerate() {
+                    bar.set_message(format!("{} @ {offered:.2}", curve.label()));
+                    let c = TrafficConfig {
+                        router,
+                        topology: topology.clone(),
+                        pattern,
+                        packet_flits: flits,
+                        offered,
+                        saturate: a.saturate,
+                        warmup: a.warmup,
+                        measure: a.cycles,
+                        drain_max: a.drain,
+                        seed: a.seed,
+                    };
+                    let r = traffic::run(&c)
+                        .with_context(|| format!("{} at offered load {offered}", curve.label()))?;
+                    bar.inc(1);
+                    bar.suspend(|| print_point(a, &topology, &curve, &r, hop_of(router)));
+                    let stop = sweep && !r.stable;
+                    curve.points.push(r);
+                    if stop {
+                        bar.inc((loads.len() - i - 1) as u64);
+                        break;
+                    }
+                }
+                curves.push(curve);
+            }
+        }
+    }
+    bar.finish_and_clear();
+
+    if let Some(path) = &a.plot {
+        draw(path, a, &topology, &curves)?;
+        if !a.json {
+            outln!();
+            outln!("plot: {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dedup<T: PartialEq + Copy>(v: &mut Vec<T>) {
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    for &x in v.iter() {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    *v = out;
+}
+
+fn print_point(a: &RouterArgs, topology: &Topology, c: &Curve, r: &TrafficResult, per_hop: f64) {
+    let lat = r.latency;
+    if a.json {
+        let mut v = json!({
+            "router": c.router.name(),
+            "topology": topology.to_string(),
+            "pattern": c.pattern.name(),
+            "packet_flits": c.flits,
+            "offered": r.offered,
+            "injected": r.injected,
+            "accepted": r.accepted,
+            "latency_mean": lat.map(|l| l.mean),
+            "latency_p50": lat.map(|l| l.p50),
+            "latency_p99": lat.map(|l| l.p99),
+            "latency_max": lat.map(|l| l.max),
+            "stable": r.stable,
+            "measured_packets": r.measured_packets,
+            "mean_hops": r.mean_hops,
+            "zero_load_latency_per_hop": per_hop,
+            "seed": a.seed,
+            "warmup": a.warmup,
+            "cycles": a.cycles,
+            "sim_cycles": r.cycles,
+        });
+        if a.saturate {
+            v["saturation_throughput"] = json!(r.accepted);
+        }
+        outln!("{v}");
+        return;
+    }
+    let (mean, p50, p99) = match lat {
+        Some(l) => (
+            format!("{:.1}", l.mean),
+            l.p50.to_string(),
+            l.p99.to_string(),
+        ),
+        None => ("-".into(), "-".into(), "-".into()),
+    };
+    let note = if a.saturate {
+        format!("saturation throughput {:.3}", r.accepted)
+    } else if !r.stable {
+        "unstable (beyond saturation)".into()
+    } else {
+        String::new()
+    };
+    outln!(
+        "{:<6} {:<14} {:>5} {:>7.3} {:>8.3} {:>8.3} {:>9} {:>6} {:>6}  {}",
+        c.router.name(),
+        c.pattern.name(),
+        c.flits,
+        r.offered,
+        r.injected,
+        r.accepted,
+        mean,
+        p50,
+        p99,
+        note
+    );
+}
+
+fn draw(
+    path: &std::path::Path,
+    a: &RouterArgs,
+    topology: &Topology,
+    curves: &[Curve],
+) -> Result<()> {
+    let panels = if a.saturate {
+        // One curve per (router, pattern) across packet lengths.
+        let mut series: Vec<Series> = Vec::new();
+        for c in curves {
+            let label = format!("{} {}", c.router, c.pattern);
+            let pt = (f64::from(c.flits), c.points[0].accepted);
+            match series.iter_mut().find(|s| s.label == label) {
+                Some(s) => s.points.push(pt),
+                None => series.push(Series {
+                    label,
+                    points: vec![pt],
+                }),
+            }
+        }
+        vec![Panel {
+            title: format!("RCUBE saturation throughput, {topology}"),
+            x_label: "packet length (flits)".into(),
+            y_label: "saturation throughput (flits/node/cycle)".into(),
+            log_x: true,
+            log_y: false,
+            series,
+        }]
+    } else {
+        let lat = curves
+            .iter()
+            .map(|c| Series {
+                label: c.label(),
+                points: c
+                    .points
+                    .iter()
+                    .filter(|r| r.stable)
+                    .filter_map(|r| r.latency.map(|l| (r.offered, l.mean)))
+                    .collect(),
+            })
+            .collect();
+        let acc = curves
+            .iter()
+            .map(|c| Series {
+                label: c.label(),
+                points: c.points.iter().map(|r| (r.offered, r.accepted)).collect(),
+            })
+            .collect();
+        vec![
+            Panel {
+                title: format!("RCUBE latency vs load, {topology}"),
+                x_label: "offered load (flits/node/cycle)".into(),
+                y_label: "mean latency (cycles, log scale)".into(),
+                log_x: false,
+                // Packet lengths 1..64 put zero-load latencies 20x apart.
+                log_y: true,
+                series: lat,
+            },
+            Panel {
+                title: format!("RCUBE accepted vs offered, {topology}"),
+                x_label: "offered load (flits/node/cycle)".into(),
+                y_label: "accepted throughput (flits/node/cycle)".into(),
+                log_x: false,
+                log_y: false,
+                series: acc,
+            },
+        ]
+    };
+    plot::draw_png(path, &panels)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::{Cli, Command};
+
+    fn parse(args: &[&str]) -> Result<RouterArgs, clap::Error> {
+        let argv = ["fasthsl", "bench", "router"].iter().chain(args);
+        match Cli::try_parse_from(argv)?.command {
+            Command::Bench(crate::bench::BenchCommand::Router(a)) => Ok(a),
+            c => panic!("parsed as {c:?}"),
+        }
+    }
+
+    #[test]
+    fn lists_and_ranges_parse() {
+        let a = parse(&[
+            "--router",
+            "fifo,voq",
+            "--packet-flits",
+            "1,4-6",
+            "--packet-flits",
+            "64",
+        ])
+        .unwrap();
+        assert_eq!(a.router, vec![RouterKind::Fifo, RouterKind::Voq]);
+        let l: Vec<u32> = a.packet_flits.iter().flat_map(|l| l.0.clone()).collect();
+        assert_eq!(l, vec![1, 4, 5, 6, 64]);
+        let a = parse(&["--offered", "0.1,0.5", "--pattern", "uniform,hotspot:2:0.3"]).unwrap();
+        assert_eq!(a.offered, vec![0.1, 0.5]);
+        assert_eq!(
+            a.pattern[1],
+            Pattern::Hotspot {
+                node: 2,
+                fraction: 0.3
+            }
+        );
+        let a = parse(&[]).unwrap();
+        assert_eq!(a.router, vec![RouterKind::Voq]);
+    }
+
+    #[test]
+    fn bad_arguments_are_rejected_clearly() {
+        for (args, says) in [
+            (&["--router", "fofo"][..], "unknown router organisation"),
+            (&["--packet-flits", "0"], "packet length must be 1..=64"),
+            (&["--packet-flits", "65"], "packet length must be 1..=64"),
+            (&["--packet-flits", "8-2"], "is empty"),
+            (&["--offered", "0"], "offered load must be in (0, 1]"),
+            (&["--offered", "1.5"], "offered load must be in (0, 1]"),
+            (&["--offered", "x"], "not a number"),
+            (&["--pattern", "zipf"], "unknown"),
+            (&["--topology", "nonsense:4"], "nonsense"),
+            (&["--saturate", "--offered", "0.5"], "cannot be used with"),
+            (&["--cycles", "5"], "5"),
+        ] {
+            let e = parse(args)
+                .err()
+                .unwrap_or_else(|| panic!("{args:?} accepted"));
+            assert!(e.to_string().contains(says), "{args:?}: {e}");
+        }
+        let a = parse(&["--plot", "out.jpg"]).unwrap();
+        let e = run(&a).unwrap_err();
+        assert!(e.to_string().contains("PNG"), "{e}");
+    }
+}

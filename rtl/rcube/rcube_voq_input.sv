@@ -1,0 +1,134 @@
+// One router input of the VOQ organisation: route lookup, virtual output queues in a
+// shared buffer (rcube_voq_buffer), credit return, drop of unroutable packets.
+//
+// As in rcube_input_port the route is looked up when the head arrives and kept for
+// the rest of the packet, so a table write mid-packet cannot split it. Here the route
+// picks the queue the flit is written to, so flits for different outputs never wait
+// behind each other. Unroutable packets are not stored at all: their flits are
+// counted and their credits handed back in cycles without a pop, which keeps credit
+// return one pulse per cycle and leaves the whole buffer to routable traffic.
+module rcube_voq_input #(
+  parameter int unsigned NPORTS    = 8,
+  parameter int unsigned BUF_DEPTH = 16,
+  localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
+  localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
+) (
+  input  logic                                                       clk_i,
+  input  logic                                                       rst_ni,
+  // link side
+  input  fasthsl_link_pkg::link_flit_t                               in_flit_i,
+  output logic                                                       in_credit_o,
+  // this input's routing table
+  input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0]                      entry_valid_i,
+  input  fasthsl_pkg::route_bounds_t [fasthsl_pkg::ROUTE_ENTRIES-1:0] entry_bounds_i,
+  input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0][2:0]                 entry_port_i,
+  // towards the allocator: queue o may be popped this cycle
+  output logic [NPORTS-1:0]                                          avail_o,
+  input  logic                                                       pop_i,
+  input  logic [PortW-1:0]                                           pop_port_i,
+  // the flit popped at the last edge, on its way through the crossbar
+  output fasthsl_link_pkg::link_flit_t                               rd_flit_o,
+  // event pulses for the counters
+  output logic                                                       drop_o,
+  output logic                                                       eep_o
+);
+  import fasthsl_link_pkg::*;
+
+  // ---- write side: route the head flit, remember the route for the body ----
+  logic             in_pkt_q, in_pkt_d;      // a packet's head has passed, its last not yet
+  logic [PortW-1:0] pkt_port_q, pkt_port_d;
+  logic             pkt_drop_q, pkt_drop_d;
+
+  logic             lookup_hit;
+  logic [PortW-1:0] lookup_port;
+
+  logic is_head;
+  assign is_head = in_flit_i.valid && !in_pkt_q;
+
+  rcube_route_lookup #(
+    .NPORTS(NPORTS)
+  ) u_lookup (
+    .valid_i       (is_head),
+    .dest_i        (in_flit_i.data[15:0]),
+    .entry_valid_i (entry_valid_i),
+    .entry_bounds_i(entry_bounds_i),
+    .entry_port_i  (entry_port_i),
+    .hit_o         (lookup_hit),
+    .port_o        (lookup_port)
+  );
+
+  always_comb begin
+    in_pkt_d   = in_pkt_q;
+    pkt_port_d = pkt_port_q;
+    pkt_drop_d = pkt_drop_q;
+    if (in_flit_i.valid) in_pkt_d = !in_flit_i.last;
+    if (is_head) begin
+      pkt_port_d = lookup_port;
+      pkt_drop_d = !lookup_hit;
+    end
+  end
+
+  assign drop_o = is_head && !lookup_hit;
+  assign eep_o  = in_flit_i.valid && in_flit_i.last && in_flit_i.err;
+
+  // ---- buffer ----
+  logic push, drop_flit;
+  assign push      = in_flit_i.valid && !pkt_drop_d;
+  assign drop_flit = in_flit_i.valid && pkt_drop_d;
+
+  logic                          rd_valid;
+  logic [65:0]                   rd_data;
+  logic [NPORTS-1:0][CntW-1:0]   unused_count;
+
+  rcube_voq_buffer #(
+    .NQ   (NPORTS),
+    .DEPTH(BUF_DEPTH),
+    .W    (66)
+  ) u_buf (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .push_i     (push),
+    .push_q_i   (pkt_port_d),
+    .push_data_i({in_flit_i.last, in_flit_i.err, in_flit_i.data}),
+    .avail_o    (avail_o),
+    .pop_i      (pop_i),
+    .pop_q_i    (pop_port_i),
+    .rd_valid_o (rd_valid),
+    .rd_data_o  (rd_data),
+    .count_o    (unused_count)
+  );
+
+  assign rd_flit_o = '{valid: rd_valid, last: rd_data[65], err: rd_data[64], data: rd_data[63:0]};
+
+  // ---- credits: one per pop, plus one per dropped flit in a cycle without a pop ----
+  logic [CntW-1:0] drop_pend_q, drop_pend_d;
+  logic            slot_freed;
+  always_comb begin
+    slot_freed  = pop_i || (drop_pend_q != '0);
+    drop_pend_d = drop_pend_q + CntW'(drop_flit) - CntW'(!pop_i && drop_pend_q != '0);
+  end
+
+  link_credit_return #(
+    .DEPTH(BUF_DEPTH)
+  ) u_credit_return (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .slot_freed_i(slot_freed),
+    .credit_o    (in_credit_o)
+  );
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      in_pkt_q    <= 1'b0;
+      pkt_port_q  <= '0;
+      pkt_drop_q  <= 1'b0;
+      drop_pend_q <= '0;
+    end else begin
+      in_pkt_q    <= in_pkt_d;
+      pkt_port_q  <= pkt_port_d;
+      pkt_drop_q  <= pkt_drop_d;
+      drop_pend_q <= drop_pend_d;
+    end
+  end
+
+endmodule

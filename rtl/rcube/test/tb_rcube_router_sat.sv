@@ -1,0 +1,335 @@
+// Saturation throughput of rcube_router, FIFO (VOQ = 0) against VOQ + iSLIP (VOQ = 1).
+//
+// tb_rcube_router_sat_env drives every input from a source that always has a packet
+// ready (saturated, sends whenever it holds a credit) and drains every output into a
+// sink that consumes one flit per cycle and returns credits; credits take CDLY cycles
+// each way, like the simulator's one-cycle links. Each phase picks a traffic pattern
+// and a fixed packet length, warms up, then counts delivered flits over MEAS cycles:
+// throughput = flits / (NP * MEAS), the fraction of output link rate accepted. Then
+// the sources stop at a packet boundary and the router drains.
+// Patterns: uniform (each packet to a uniformly random output, own port included) and
+// permutation (input i always to output (i + 3) mod NP).
+// Scoreboard on every flit: each packet arrives once, contiguous on its output, in
+// order per input/output pair, with its data; at the end of every phase nothing is
+// missing and every input has all its credits back.
+// Asserted: the FIFO router's 1-flit uniform saturation is in the head-of-line band
+// (0.586 asymptotic, 0.618 for 8 ports: 0.60-0.64); the VOQ router reaches
+// MIN_UNIFORM (per length) on uniform traffic and 0.99 on permutations of the
+// shortest and longest packets.
+// Plusargs +sat_meas=N (measurement window) and +sat_warm=N (minimum warm-up), for sweeps.
+
+module tb_rcube_router_sat_env #(
+  parameter int          NP          = 8,
+  parameter int          DEPTH       = 16,
+  parameter bit          VOQ         = 1'b1,
+  parameter int          ITERS       = 1,
+  parameter int          CDLY        = 1,
+  parameter int          NLEN        = 4,
+  parameter logic [31:0] LENS        = {8'd64, 8'd16, 8'd4, 8'd1},  // byte k: length of phase k
+  parameter bit          RUN_PERM    = 1'b1,
+  parameter int          MEAS        = 20000,
+  // thresholds in 1/1000 of link rate; 16 bits per phase, like LENS
+  parameter logic [63:0] MIN_UNIFORM = {16'd950, 16'd950, 16'd950, 16'd950},
+  parameter int          MAX_UNIFORM = 1000,
+  parameter int          MIN_PERM    = 990
+) (
+  output logic done_o
+);
+  import fasthsl_pkg::*;
+  import fasthsl_link_pkg::*;
+
+  localparam int SINK_DEPTH = 16;
+
+  logic clk = 1'b0;
+  /* verilator lint_off SYNCASYNCNET */
+  logic rst_n = 1'b0;
+  /* verilator lint_on SYNCASYNCNET */
+  always #5 clk = ~clk;
+
+  link_flit_t [NP-1:0] in_flit, out_flit;
+  logic [NP-1:0]       in_credit, out_credit;
+  logic                cfg_valid, cfg_rsp_valid;
+  logic [11:0]         cfg_addr;
+  logic [31:0]         cfg_wdata, cfg_rdata;
+
+  rcube_router #(
+    .NPORTS   (NP),
+    .BUF_DEPTH(DEPTH),
+    .VOQ      (VOQ),
+    .ITERS    (ITERS)
+  ) dut (
+    .clk_i          (clk),
+    .rst_ni         (rst_n),
+    .in_flit_i      (in_flit),
+    .in_credit_o    (in_credit),
+    .out_flit_o     (out_flit),
+    .out_credit_i   (out_credit),
+    .cfg_req_valid_i(cfg_valid),
+    .cfg_req_write_i(1'b1),
+    .cfg_req_addr_i (cfg_addr),
+    .cfg_req_wdata_i(cfg_wdata),
+    .cfg_rsp_valid_o(cfg_rsp_valid),
+    .cfg_rsp_rdata_o(cfg_rdata)
+  );
+
+  string name;
+  initial name = $sformatf("tb_rcube_router_sat[%0dx%0d/%0d %s]", NP, NP, DEPTH, VOQ ? "voq" : "fifo");
+
+  // head: [15:0] dest, [23:16] src, [30:24] len - 1, [63:32] seq
+  function automatic logic [63:0] body_data(logic [63:0] head, int k);
+    return {head[63:32] ^ 32'(k * 2654435761), head[23:16], 8'(k), 16'(k * 40503)};
+  endfunction
+
+  // ---------------------------------------------------------------- traffic state
+  int  pattern = 0;         // 0 uniform, 1 permutation
+  int  pkt_len = 1;
+  bit  gen_on  = 1'b0;      // sources start new packets
+  int  seq_next = 1;
+
+  int          src_cred[NP];
+  logic [15:0] src_csh[NP];
+  int          src_cred_rx[NP], src_sent[NP];
+  logic [63:0] src_head[NP];
+  int          src_idx[NP];     // next flit of the current packet; -1: none
+  int          src_len[NP];
+
+  int          sink_out[NP];    // credits the router holds for output o
+  int          sink_pend[NP];
+  logic [15:0] sink_csh[NP];
+
+  logic [63:0] exp_q[NP][NP][$];
+  bit          o_in_pkt[NP];
+  logic [63:0] o_head[NP];
+  int          o_idx[NP];
+  int          cyc = 0;
+  bit          counting = 1'b0;
+  longint      win_flits = 0;
+  longint      n_pkts = 0;
+
+  function automatic int pending();
+    int s = 0;
+    for (int i = 0; i < NP; i++) for (int o = 0; o < NP; o++) s += exp_q[i][o].size();
+    return s;
+  endfunction
+
+  // ---------------------------------------------------------------- monitor
+  always @(posedge clk) begin
+    cyc++;
+    if (rst_n) begin
+      for (int o = 0; o < NP; o++) begin
+        if (out_flit[o].valid) begin
+          link_flit_t f;
+          int len;
+          bit is_last;
+          f = out_flit[o];
+          if (sink_out[o] <= 0) $fatal(1, "%s: output %0d sent without credit", name, o);
+          sink_out[o]--;
+          sink_pend[o]++;      // the sink consumes at once; the credit goes back
+          if (counting) win_flits++;
+          if (!o_in_pkt[o]) begin
+            automatic int src = int'(f.data[23:16]);
+            if (src >= NP) $fatal(1, "%s: output %0d: bad head %h", name, o, f.data);
+            if (exp_q[src][o].size() == 0)
+              $fatal(1, "%s: output %0d: unexpected packet %h from input %0d", name, o, f.data, src);
+            if (f.data != exp_q[src][o][0])
+              $fatal(1, "%s: output %0d: head %h, want %h (lost, duplicated or reordered)",
+                     name, o, f.data, exp_q[src][o][0]);
+            void'(exp_q[src][o].pop_front());
+            o_head[o] = f.data;
+            o_idx[o]  = 0;
+            n_pkts++;
+          end else if (f.data != body_data(o_head[o], o_idx[o])) begin
+            $fatal(1, "%s: output %0d: flit %0d of %h is %h (interleaved or corrupt)",
+                   name, o, o_idx[o], o_head[o], f.data);
+          end
+          len = int'(o_head[o][30:24]) + 1;
+          is_last = (o_idx[o] == len - 1);
+          if (f.last != is_last || f.err) $fatal(1, "%s: output %0d: flags at flit %0d of %0d",
+                                                 name, o, o_idx[o], len);
+          o_in_pkt[o] = !is_last;
+          o_idx[o]++;
+        end
+        if (out_credit[o]) sink_out[o]++;
+      end
+      for (int i = 0; i < NP; i++) begin
+        src_csh[i] = {src_csh[i][14:0], in_credit[i]};
+        if (in_credit[i]) src_cred_rx[i]++;
+        if (src_csh[i][CDLY]) src_cred[i]++;
+        if (src_cred_rx[i] - src_sent[i] > DEPTH)
+          $fatal(1, "%s: input %0d returned more credits than its buffer", name, i);
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- drivers
+  function automatic int pick_out(int i);
+    return (pattern == 0) ? $urandom_range(0, NP - 1) : (i + 3) % NP;
+  endfunction
+
+  always @(negedge clk) begin
+    if (!rst_n) begin
+      in_flit    = '0;
+      out_credit = '0;
+    end else begin
+      for (int i = 0; i < NP; i++) begin
+        link_flit_t f;
+        f = LINK_FLIT_IDLE;
+        if (src_idx[i] < 0 && gen_on) begin
+          automatic int o = pick_out(i);
+          automatic logic [15:0] d = 16'(o * 100 + $urandom_range(0, 99));
+          src_head[i] = {32'(seq_next), 1'b0, 7'(pkt_len - 1), 8'(i), d};
+          src_len[i]  = pkt_len;
+          src_idx[i]  = 0;
+          seq_next++;
+          exp_q[i][o].push_back(src_head[i]);
+        end
+        if (src_idx[i] >= 0 && src_cred[i] > 0) begin
+          f.valid = 1'b1;
+          f.last  = (src_idx[i] == src_len[i] - 1);
+          f.data  = (src_idx[i] == 0) ? src_head[i] : body_data(src_head[i], src_idx[i]);
+          src_idx[i] = f.last ? -1 : src_idx[i] + 1;
+          src_cred[i]--;
+          src_sent[i]++;
+        end
+        in_flit[i] = f;
+      end
+      for (int o = 0; o < NP; o++) begin
+        automatic bit c = (sink_pend[o] > 0);
+        if (c) sink_pend[o]--;
+        sink_csh[o] = {sink_csh[o][14:0], c};
+        out_credit[o] = sink_csh[o][CDLY];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- phases
+  task automatic cfg_wr(logic [11:0] a, logic [31:0] d);
+    cfg_valid = 1'b1; cfg_addr = a; cfg_wdata = d;
+    @(negedge clk);
+    cfg_valid = 1'b0;
+  endtask
+
+  int meas, warm_min;
+
+  function automatic bit src_busy();
+    bit b = (pending() != 0);
+    for (int i = 0; i < NP; i++) b |= (src_idx[i] >= 0);
+    for (int o = 0; o < NP; o++) b |= o_in_pkt[o];
+    return b;
+  endfunction
+
+  task automatic phase(int pat, int len, output int permille);
+    // Saturated sources fill the input buffers at (1 - throughput) flits per cycle:
+    // measure only once they are full.
+    int warm = 2000 + 20 * len + 20 * DEPTH;
+    int n;
+    bit busy;
+    if (warm < warm_min) warm = warm_min;
+    pattern = pat;
+    pkt_len = len;
+    gen_on  = 1'b1;
+    repeat (warm) @(negedge clk);
+    win_flits = 0;
+    counting  = 1'b1;
+    repeat (meas) @(negedge clk);
+    counting  = 1'b0;
+    gen_on    = 1'b0;
+    permille  = int'((win_flits * 1000) / (longint'(NP) * meas));
+    n = 0;
+    busy = src_busy();
+    while (busy) begin
+      @(negedge clk);
+      n++;
+      if (n > 100000) $fatal(1, "%s: did not drain (%0d packets pending)", name, pending());
+      busy = src_busy();
+    end
+    repeat (DEPTH + 4 * CDLY + 8) @(negedge clk);
+    for (int i = 0; i < NP; i++) begin
+      if (src_cred_rx[i] - src_sent[i] != DEPTH || src_cred[i] != DEPTH)
+        $fatal(1, "%s: input %0d: credits not all back after draining", name, i);
+    end
+    for (int o = 0; o < NP; o++) begin
+      if (sink_out[o] != SINK_DEPTH) $fatal(1, "%s: output %0d credit leak", name, o);
+    end
+    $display("%s: %s %0d-flit packets: throughput %.3f of link rate (%0d cycles)",
+             name, pat == 0 ? "uniform" : "permutation", len, real'(permille) / 1000.0, meas);
+  endtask
+
+  initial begin
+    int thr;
+    done_o = 1'b0;
+    cfg_valid = 1'b0; cfg_addr = '0; cfg_wdata = '0;
+    if (!$value$plusargs("sat_meas=%d", meas)) meas = MEAS;
+    if (!$value$plusargs("sat_warm=%d", warm_min)) warm_min = 0;
+    for (int i = 0; i < NP; i++) begin
+      src_cred[i] = 0; src_csh[i] = '0; src_cred_rx[i] = 0; src_sent[i] = 0; src_idx[i] = -1;
+      sink_out[i] = 0; sink_pend[i] = SINK_DEPTH; sink_csh[i] = '0; o_in_pkt[i] = 1'b0;
+    end
+    repeat (3) @(negedge clk);
+    rst_n = 1'b1;
+    // Input i, entry e: destinations [100e, 100e+99] -> output e.
+    for (int i = 0; i < NP; i++) begin
+      for (int e = 0; e < NP; e++) begin
+        cfg_wr(12'(32'(RT_BOUNDS_OFFSET) + (i * ROUTE_ENTRIES + e) * RT_BOUNDS_STRIDE),
+               {16'(e * 100 + 99), 16'(e * 100)});
+        cfg_wr(12'(32'(RT_CTRL_OFFSET) + (i * ROUTE_ENTRIES + e) * RT_CTRL_STRIDE),
+               {1'b1, 28'h0, 3'(e)});
+      end
+    end
+    repeat (DEPTH + SINK_DEPTH + 8) @(negedge clk);
+    for (int k = 0; k < NLEN; k++) begin
+      automatic int len = int'(LENS[8 * k +: 8]);
+      automatic int lo = int'(MIN_UNIFORM[16 * k +: 16]);
+      phase(0, len, thr);
+      if (thr < lo || thr > MAX_UNIFORM)
+        $fatal(1, "%s: uniform %0d-flit throughput %0d/1000 outside [%0d, %0d]", name, len, thr,
+               lo, MAX_UNIFORM);
+    end
+    if (RUN_PERM) begin
+      for (int k = 0; k < NLEN; k++) begin
+        automatic int len = int'(LENS[8 * k +: 8]);
+        if (k != 0 && k != NLEN - 1) continue;   // shortest and longest
+        phase(1, len, thr);
+        if (thr < MIN_PERM) $fatal(1, "%s: permutation %0d-flit throughput %0d/1000 < %0d", name,
+                                   len, thr, MIN_PERM);
+      end
+    end
+    $display("%s: %0d packets checked", name, n_pkts);
+    done_o = 1'b1;
+  end
+endmodule
+
+module tb_rcube_router_sat;
+  logic [2:0] done;
+
+  // FIFO baseline: 1-flit uniform traffic must sit in the head-of-line band.
+  tb_rcube_router_sat_env #(
+    .DEPTH(16), .VOQ(1'b0), .NLEN(1), .LENS(32'd1), .MEAS(10000),
+    .MIN_UNIFORM(64'd600), .MAX_UNIFORM(640)
+  ) u_fifo (.done_o(done[0]));
+
+  // VOQ with the FIFO's 16-flit buffers (what the card and simulator use today): floors
+  // a little under the measured 0.78 / 0.81 / 0.62 / 0.63, so a regression shows.
+  tb_rcube_router_sat_env #(
+    .DEPTH(16), .VOQ(1'b1), .MEAS(10000),
+    .MIN_UNIFORM({16'd580, 16'd580, 16'd780, 16'd740})
+  ) u_voq16 (.done_o(done[1]));
+
+  // VOQ with 1024-flit buffers: the 0.95 goal for 1, 4 and 16-flit packets (measured
+  // 0.99 / 0.98 / 0.97); 64-flit packets need 2048 (README), too slow to simulate here.
+  tb_rcube_router_sat_env #(
+    .DEPTH(1024), .VOQ(1'b1), .MEAS(10000), .NLEN(3), .LENS({8'd16, 8'd4, 8'd1}),
+    .MIN_UNIFORM({16'd950, 16'd950, 16'd950})
+  ) u_voq1024 (.done_o(done[2]));
+
+  initial begin
+    wait (&done);
+    $display("tb_rcube_router_sat: PASS");
+    $finish;
+  end
+
+  initial begin
+    #2000000000;
+    $fatal(1, "tb_rcube_router_sat: timeout");
+  end
+endmodule

@@ -1,0 +1,736 @@
+//! Soak test of router networks: long saturating mixed traffic with malformed packets,
+//! checked packet by packet, with a stall watchdog and the routers' own error counters.
+//!
+//! Every node's generator is saturating while it is *on* (its source queue never runs
+//! dry) and silent while *off* (on 500..4000 cycles, off 1..400, per node at random), so
+//! the network keeps filling and draining. While on, a node sends bursts of 1..8
+//! packets to one destination, drawn per burst from the classes uniform (any other
+//! node), permutation (a fixed random derangement) and hotspot (one node, chosen anew
+//! every epoch of 4096 cycles). The epochs rotate through four mixes, so every run of
+//! 16 384 cycles has each: uniform only; permutation only; hotspot 1/2 + uniform 1/2
+//! (tree saturation: the hot sink's backlog fills the buffers towards it); and uniform
+//! 1/2 + permutation 1/4 + hotspot 1/4. Lengths are mixed per packet: 1..4, 5..16 or
+//! 17..64 flits with equal weight. Sinks stall now and then (1..300 cycles without returning credits),
+//! as a receiver with a full buffer, so back-pressure reaches into the network.
+//!
+//! # Malformed packets
+//! A share of the packets ([`SoakConfig::malformed`]) is malformed, in three equal parts.
+//! The link cannot express a packet that just stops: a sender cannot take flits back,
+//! and a packet without `last` followed by another head is, on the wire, one longer
+//! packet. So "no end marker" is modelled the way a NIC or PHY must end a packet it
+//! cannot finish, and the malformed kinds are:
+//! - **EEP**: a normal packet whose last flit carries `err`;
+//! - **cut short**: a packet that stops after 1..L of its L flits, the last one sent
+//!   carrying `err` (what a sender does when its data source fails mid-packet);
+//! - **unknown destination**: the head's destination field is an id beyond the network
+//!   (nodes..=0xFFFF), half of them also ending in EEP.
+//!
+//! Besides, a share [`SoakConfig::overlong`] of the packets is longer than any benchmark
+//! packet, 65..=[`OVERLONG_MAX`] flits: longer than every buffer on its path, so one
+//! packet holds a chain of routers (wormhole); the router does not limit length.
+//!
+//! What the routers must do with them (rtl/rcube/README.md): a packet with no table
+//! entry is dropped at the first router that has none for it, counted once in that
+//! router's `RT_DROP[input]`; a packet ending in EEP is forwarded with `err` and counted
+//! in `RT_EEP[input]` of every router input it passes, including the one that drops it.
+//! The harness walks the programmed tables the way `rcube_route_lookup` does (first
+//! valid matching entry; none: drop) to know, per packet, where it ends and which
+//! counters it bumps. At the end every counter of every router is read through its
+//! configuration port and must equal that sum, and the scoreboard must have seen each
+//! packet that was not dropped exactly once, at its node, intact, with `err` exactly on
+//! its last flit if it was sent so, and in order per (source, destination).
+//!
+//! # Watchdog
+//! If no flit moves on any link (terminal or router) for [`SoakConfig::watchdog`]
+//! cycles while packets are pending, the run fails with [`TrafficError::Stall`], naming
+//! every router port that holds flits, its open packet and the credits of each output.
+//!
+//! # Extending
+//! Order checking is per packet ([`super::Expected::ordered`]): an adaptive class
+//! would set it false. A broadcast packet is one [`super::Scoreboard::expect_at`] with
+//! the set of sinks and its group address as the head's destination; [`Walker`] would
+//! then follow every output of a set. Neither exists in the router yet.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use fasthsl_topology::RouterTables;
+
+use super::{
+    Fate, Net, Peer, Pending, Phase, Rng, RouterKind, ScoreError, Terminal, Topology,
+    TrafficConfig, TrafficError, MAX_PACKET_FLITS, ROUTER_PORTS,
+};
+use fasthsl_contract::router_regs as rt;
+
+/// Longest over-long packet, flits.
+pub const OVERLONG_MAX: u32 = 300;
+/// Input buffer depth of the simulated routers (`sim_router`), flits.
+const ROUTER_BUF: u64 = 16;
+/// The destination mix changes (and the hotspot moves) every this many cycles.
+const EPOCH: u64 = 4_096;
+
+/// One soak run.
+#[derive(Debug, Clone)]
+pub struct SoakConfig {
+    /// Router organisation.
+    pub router: RouterKind,
+    /// Network.
+    pub topology: Topology,
+    /// Cycles of traffic; then no new packet starts and the network drains.
+    pub cycles: u64,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Share of packets that are malformed (EEP, cut short, unknown destination).
+    pub malformed: f64,
+    /// Share of packets of 65..=[`OVERLONG_MAX`] flits.
+    pub overlong: f64,
+    /// Sinks stall now and then, holding back their credits.
+    pub sink_stalls: bool,
+    /// Fail if no flit moves for this many cycles while packets are pending.
+    pub watchdog: u64,
+    /// Check order per (source, destination) (deterministic routing).
+    pub ordered: bool,
+    /// Fault injection for testing the watchdog: (node, cycle) from which that node's
+    /// sink never returns a credit again.
+    pub dead_sink: Option<(usize, u64)>,
+}
+
+impl SoakConfig {
+    /// The standard mix: 3 % malformed, 0.5 % over-long, stalling sinks, watchdog
+    /// 10 000 cycles, order checked.
+    pub fn new(router: RouterKind, topology: Topology, cycles: u64, seed: u64) -> Self {
+        SoakConfig {
+            router,
+            topology,
+            cycles,
+            seed,
+            malformed: 0.03,
+            overlong: 0.005,
+            sink_stalls: true,
+            watchdog: 10_000,
+            ordered: true,
+            dead_sink: None,
+        }
+    }
+}
+
+/// What a soak run did. Every number is a count the run checked, not an estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SoakReport {
+    /// Cycles simulated: configuration, traffic, drain and the counter read-out.
+    pub cycles: u64,
+    /// Packets that entered the network.
+    pub packets_sent: u64,
+    /// Packets delivered and checked by the scoreboard.
+    pub packets_delivered: u64,
+    /// Flits taken by the sinks.
+    pub flits_delivered: u64,
+    /// Packets sent ending in EEP (cut short ones included) that were not dropped.
+    pub eep_delivered: u64,
+    /// Of those, cut short.
+    pub cut_short: u64,
+    /// Over-long packets (more than [`MAX_PACKET_FLITS`] flits) sent; all delivered
+    /// but those that also had an unknown destination.
+    pub overlong_sent: u64,
+    /// Packets with an unknown destination, dropped by a router.
+    pub dropped: u64,
+    /// Sum of every router's RT_DROP counters (equal, per counter, to the expectation).
+    pub rt_drop: u64,
+    /// Sum of every router's RT_EEP counters (idem).
+    pub rt_eep: u64,
+    /// Flits taken by the sinks per node per traffic cycle.
+    pub accepted: f64,
+    /// Longest creation-to-tail latency seen, cycles (source queueing included).
+    pub max_latency: u64,
+    /// The packet that took it.
+    pub slowest: Option<super::Delivery>,
+    /// Longest stretch without any flit moving while packets were pending, cycles.
+    pub longest_idle: u64,
+}
+
+/// Where a packet ends, following the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathEnd {
+    /// At this node's sink.
+    Node(usize),
+    /// Dropped at (router, input): no valid entry matches, or it names a missing port.
+    Drop(usize, usize),
+    /// Sent out of (router, port), which is not cabled: it would wait for credits forever.
+    Nowhere(usize, usize),
+    /// Still travelling after visiting more inputs than the network has.
+    Loop,
+}
+
+/// Follows packets through the programmed tables, as the routers' lookup does.
+#[derive(Debug, Clone)]
+pub struct Walker {
+    tables: Vec<RouterTables>,
+    peers: Vec<[Option<Peer>; ROUTER_PORTS]>,
+    attach: Vec<(usize, usize)>,
+}
+
+impl Walker {
+    /// From a topology and its routing tables.
+    pub fn new(t: &Topology) -> Result<Self, TrafficError> {
+        let tables = t
+            .routing_tables()
+            .map_err(|e| TrafficError::Routing(e.to_string()))?;
+        let mut peers = vec![[None; ROUTER_PORTS]; t.routers()];
+        let mut attach = Vec::new();
+        for n in 0..t.nodes() {
+            let a = t.attachment(n);
+            peers[a.router][a.port] = Some(Peer::Node(n));
+            attach.push((a.router, a.port));
+        }
+        for l in t.links() {
+            peers[l.a.0][l.a.1] = Some(Peer::Router(l.b.0, l.b.1));
+            peers[l.b.0][l.b.1] = Some(Peer::Router(l.a.0, l.a.1));
+        }
+        Ok(Walker {
+            tables,
+            peers,
+            attach,
+        })
+    }
+
+    /// The router inputs a packet from `src` with destination field `dest` enters, in
+    /// order, and where it ends.
+    pub fn walk(&self, src: usize, dest: u16) -> (Vec<(usize, usize)>, PathEnd) {
+        let mut at = self.attach[src];
+        let mut inputs = Vec::new();
+        let limit = self.peers.len() * ROUTER_PORTS;
+        loop {
+            inputs.push(at);
+            if inputs.len() > limit {
+                return (inputs, PathEnd::Loop);
+            }
+            let (r, p) = at;
+            let hit = self.tables[r]
+                .inputs
+                .get(p)
+                .and_then(|t| t.iter().find(|i| (i.lo..=i.hi).contains(&dest)));
+            let q = match hit {
+                Some(i) if usize::from(i.port) < ROUTER_PORTS => usize::from(i.port),
+                _ => return (inputs, PathEnd::Drop(r, p)),
+            };
+            match self.peers[r][q] {
+                Some(Peer::Node(n)) => return (inputs, PathEnd::Node(n)),
+                Some(Peer::Router(r2, p2)) => at = (r2, p2),
+                None => return (inputs, PathEnd::Nowhere(r, q)),
+            }
+        }
+    }
+}
+
+/// The traffic mix, shared by all terminals of a soak run.
+#[derive(Debug, Clone)]
+pub(super) struct Mix {
+    nodes: usize,
+    perm: Vec<usize>,
+    malformed: f64,
+    overlong: f64,
+    sink_stalls: bool,
+    ordered: bool,
+    seed: u64,
+    dead_sink: Option<(usize, u64)>,
+    walker: Arc<Walker>,
+}
+
+/// Per-terminal state of the mix.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct MixState {
+    on: bool,
+    phase_left: u64,
+    burst_left: u32,
+    burst_dest: usize,
+    stall_left: u32,
+    /// One sequence number space per source, so a packet expected at several sinks
+    /// (broadcast) has one number, and per pair the numbers still increase.
+    seq: u32,
+}
+
+impl MixState {
+    /// Whether this sink withholds credits this cycle.
+    pub(super) fn sink_stalled(&mut self, mix: &Mix, rng: &mut Rng, node: usize, now: u64) -> bool {
+        if mix
+            .dead_sink
+            .is_some_and(|(n, from)| n == node && now >= from)
+        {
+            return true;
+        }
+        if !mix.sink_stalls {
+            return false;
+        }
+        if self.stall_left > 0 {
+            self.stall_left -= 1;
+            return true;
+        }
+        if rng.below(4_000) == 0 {
+            self.stall_left = rng.below(300) as u32;
+            return true;
+        }
+        false
+    }
+}
+
+/// The epoch's mix (0 uniform, 1 permutation, 2 hotspot + uniform, 3 all three) and
+/// its hotspot.
+fn epoch(seed: u64, now: u64, nodes: usize) -> (u64, usize) {
+    let e = now / EPOCH;
+    let mut r = Rng::new(seed ^ e.wrapping_mul(0xA24B_AED4_963E_E407));
+    ((e + seed) % 4, r.below(nodes))
+}
+
+/// Source side of the mix for one terminal and cycle: keeps the queue full while on.
+pub(super) fn create(t: &mut Terminal, mix: &Mix, now: u64) {
+    let m = &mut t.mix;
+    let rng = &mut t.rng;
+    if m.phase_left == 0 {
+        m.on = !m.on;
+        m.phase_left = if m.on {
+            500 + rng.below(3_501) as u64
+        } else {
+            1 + rng.below(400) as u64
+        };
+    }
+    m.phase_left -= 1;
+    // Saturating while on: a packet is always ready behind the one being sent.
+    if !m.on || !t.queue.is_empty() {
+        return;
+    }
+    let src = t.node;
+    let n = mix.nodes;
+    if m.burst_left == 0 {
+        m.burst_left = 1 + rng.below(8) as u32;
+        let uniform = |rng: &mut Rng| {
+            let d = rng.below(n - 1);
+            if d >= src {
+                d + 1
+            } else {
+                d
+            }
+        };
+        let (kind, hot) = epoch(mix.seed, now, n);
+        // 0: uniform, 1: permutation, 2: hotspot, by quarters of the mix.
+        let class = match (kind, rng.below(4)) {
+            (0, _) | (2, 0 | 1) | (3, 0 | 1) => 0,
+            (1, _) | (3, 2) => 1,
+            _ => 2,
+        };
+        m.burst_dest = match class {
+            0 => uniform(rng),
+            1 => mix.perm[src],
+            _ if hot == src => uniform(rng),
+            _ => hot,
+        };
+    }
+    m.burst_left -= 1;
+    let dest = m.burst_dest;
+    let mut flits = match rng.below(3) {
+        0 => 1 + rng.below(4),
+        1 => 5 + rng.below(12),
+        _ => 17 + rng.below(48),
+    } as u32;
+    let mut pk = Pending {
+        fate: Fate::Deliver(dest),
+        head_dest: dest as u16,
+        seq: m.seq,
+        created: now,
+        flits,
+        eep: false,
+        ordered: mix.ordered,
+        cut: false,
+    };
+    if rng.unit() < mix.overlong {
+        flits = MAX_PACKET_FLITS + 1 + rng.below((OVERLONG_MAX - MAX_PACKET_FLITS) as usize) as u32;
+        pk.flits = flits;
+    }
+    let roll = rng.unit() * 3.0;
+    if roll < mix.malformed {
+        pk.eep = true;
+    } else if roll < 2.0 * mix.malformed {
+        pk.eep = true;
+        pk.cut = true;
+        pk.flits = 1 + rng.below(flits as usize) as u32;
+    } else if roll < 3.0 * mix.malformed {
+        let bad = (n + rng.below(0x1_0000 - n)) as u16;
+        let (_, end) = mix.walker.walk(src, bad);
+        // Only ends the tables define: a table sending ids beyond the network out of
+        // an uncabled port would be a table bug, not a packet the router must survive.
+        let fate = match end {
+            PathEnd::Drop(..) => Some(Fate::Drop),
+            PathEnd::Node(d) => Some(Fate::Deliver(d)),
+            PathEnd::Nowhere(..) | PathEnd::Loop => None,
+        };
+        if let Some(f) = fate {
+            pk.fate = f;
+            pk.head_dest = bad;
+            pk.eep = rng.below(2) == 0;
+        }
+    }
+    m.seq = m.seq.wrapping_add(1);
+    t.queue.push_back(pk);
+}
+
+/// Link bookkeeping of a soak run: activity for the watchdog, what each router port
+/// holds for its report, and the counters the injected packets imply.
+#[derive(Debug)]
+pub(super) struct Tracker {
+    walker: Arc<Walker>,
+    names: Vec<[String; ROUTER_PORTS]>,
+    exp_drop: Vec<[u64; ROUTER_PORTS]>,
+    exp_eep: Vec<[u64; ROUTER_PORTS]>,
+    flits_in: Vec<[u64; ROUTER_PORTS]>,
+    credits_back: Vec<[u64; ROUTER_PORTS]>,
+    flits_out: Vec<[u64; ROUTER_PORTS]>,
+    credits_in: Vec<[u64; ROUTER_PORTS]>,
+    open_in: Vec<[Option<(u64, u32)>; ROUTER_PORTS]>,
+    open_out: Vec<[Option<(u64, u32)>; ROUTER_PORTS]>,
+    last_move: u64,
+    longest_idle: u64,
+    sent: u64,
+    eep: u64,
+    cut_short: u64,
+    overlong: u64,
+    dropped: u64,
+}
+
+/// Follows one link direction's packet framing: the open packet's head and flit count.
+fn frame(open: &mut Option<(u64, u32)>, data: u64, last: bool) {
+    let (head, k) = open.unwrap_or((data, 0));
+    *open = (!last).then_some((head, k + 1));
+}
+
+impl Tracker {
+    fn new(walker: Arc<Walker>, net: &Net) -> Self {
+        let nr = net.routers.len();
+        let mut names: Vec<[String; ROUTER_PORTS]> = (0..nr)
+            .map(|_| std::array::from_fn(|_| "-".into()))
+            .collect();
+        for (r, ports) in net.peers.iter().enumerate() {
+            for &(p, peer) in ports {
+                names[r][p] = match peer {
+                    Peer::Node(n) => format!("node {n}"),
+                    Peer::Router(r2, p2) => format!("router {r2} port {p2}"),
+                };
+            }
+        }
+        let z = vec![[0u64; ROUTER_PORTS]; nr];
+        Tracker {
+            walker,
+            names,
+            exp_drop: z.clone(),
+            exp_eep: z.clone(),
+            flits_in: z.clone(),
+            credits_back: z.clone(),
+            flits_out: z.clone(),
+            credits_in: z,
+            open_in: vec![[None; ROUTER_PORTS]; nr],
+            open_out: vec![[None; ROUTER_PORTS]; nr],
+            last_move: 0,
+            longest_idle: 0,
+            sent: 0,
+            eep: 0,
+            cut_short: 0,
+            overlong: 0,
+            dropped: 0,
+        }
+    }
+
+    /// A packet's head left terminal `src`: book the counters it will bump.
+    pub(super) fn started(&mut self, src: usize, pk: &Pending) {
+        self.sent += 1;
+        if pk.flits > MAX_PACKET_FLITS {
+            self.overlong += 1;
+        }
+        let unicast_good = pk.fate == Fate::Deliver(usize::from(pk.head_dest));
+        if unicast_good && !pk.eep {
+            return;
+        }
+        let (inputs, end) = self.walker.walk(src, pk.head_dest);
+        if pk.eep {
+            for &(r, p) in &inputs {
+                self.exp_eep[r][p] += 1;
+            }
+        }
+        if let PathEnd::Drop(r, p) = end {
+            self.exp_drop[r][p] += 1;
+            self.dropped += 1;
+        } else if pk.eep {
+            self.eep += 1;
+            self.cut_short += u64::from(pk.cut);
+        }
+    }
+
+    /// Router inputs of cycle `now` (flits entering, credits reaching the outputs).
+    pub(super) fn inputs(&mut self, now: u64, rin: &[super::RouterIn]) {
+        for (r, ri) in rin.iter().enumerate() {
+            if ri.in_valid != 0 {
+                self.moved(now);
+            }
+            for p in 0..ROUTER_PORTS {
+                if (ri.in_valid >> p) & 1 != 0 {
+                    self.flits_in[r][p] += 1;
+                    frame(
+                        &mut self.open_in[r][p],
+                        ri.in_data[p],
+                        (ri.in_last >> p) & 1 != 0,
+                    );
+                }
+                if (ri.out_credit >> p) & 1 != 0 {
+                    self.credits_in[r][p] += 1;
+                }
+            }
+        }
+    }
+
+    /// Router outputs after the edge of cycle `now`.
+    pub(super) fn outputs(&mut self, now: u64, rout: &[super::RouterOut]) {
+        for (r, ro) in rout.iter().enumerate() {
+            if ro.out_valid != 0 {
+                self.moved(now);
+            }
+            for p in 0..ROUTER_PORTS {
+                if (ro.out_valid >> p) & 1 != 0 {
+                    self.flits_out[r][p] += 1;
+                    frame(
+                        &mut self.open_out[r][p],
+                        ro.out_data[p],
+                        (ro.out_last >> p) & 1 != 0,
+                    );
+                }
+                if (ro.in_credit >> p) & 1 != 0 {
+                    self.credits_back[r][p] += 1;
+                }
+            }
+        }
+    }
+
+    fn moved(&mut self, now: u64) {
+        self.longest_idle = self.longest_idle.max(now - self.last_move);
+        self.last_move = now;
+    }
+
+    /// Every router port that holds flits, has a packet open or an output without
+    /// credits, for the watchdog's report.
+    fn ports(&self) -> String {
+        let pk = |o: Option<(u64, u32)>| match o {
+            Some((h, k)) => {
+                let (d, s, q) = super::parse_head(h);
+                format!("packet {s}->{d} #{q} open after {k} flit(s)")
+            }
+            None => "no packet open".into(),
+        };
+        let mut out = String::new();
+        for r in 0..self.names.len() {
+            for p in 0..ROUTER_PORTS {
+                if self.names[r][p] == "-" {
+                    continue;
+                }
+                // The router announced ROUTER_BUF credits after reset; every further
+                // credit pulse is a slot it freed.
+                let held =
+                    (self.flits_in[r][p] + ROUTER_BUF).saturating_sub(self.credits_back[r][p]);
+                let credits = self.credits_in[r][p].saturating_sub(self.flits_out[r][p]);
+                let (oi, oo) = (self.open_in[r][p], self.open_out[r][p]);
+                if held == 0 && oi.is_none() && oo.is_none() && credits > 0 {
+                    continue;
+                }
+                let _ = write!(
+                    out,
+                    "\n  router {r} port {p} (to {}): input holds {held} flit(s), {}; \
+                     output has {credits} credit(s), {}",
+                    self.names[r][p],
+                    pk(oi),
+                    pk(oo)
+                );
+            }
+        }
+        if out.is_empty() {
+            out.push_str("no router port holds anything");
+        }
+        out
+    }
+}
+
+/// Packets created and not yet delivered: in source queues, being sent, in the network.
+fn pending(net: &Net) -> u64 {
+    net.board.outstanding()
+        + net
+            .terms
+            .iter()
+            .map(|t| t.queue.len() as u64 + u64::from(t.current.is_some()))
+            .sum::<u64>()
+}
+
+fn check(c: &SoakConfig) -> Result<(), TrafficError> {
+    let bad = |s: &str| Err(TrafficError::Config(s.into()));
+    if c.cycles == 0 {
+        return bad("the soak needs at least one cycle of traffic");
+    }
+    if !(0.0..=1.0).contains(&c.malformed) || !(0.0..=1.0).contains(&c.overlong) {
+        return bad("malformed and over-long shares must be within 0..=1");
+    }
+    if c.watchdog == 0 {
+        return bad("the watchdog needs at least one cycle");
+    }
+    if c.topology.nodes() < 2 {
+        return bad("the network needs at least 2 nodes");
+    }
+    if c.dead_sink.is_some_and(|(n, _)| n >= c.topology.nodes()) {
+        return bad("the dead sink is not a node of the network");
+    }
+    Ok(())
+}
+
+/// Runs one soak: see the module documentation for what is sent and checked.
+pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
+    check(c)?;
+    let tc = TrafficConfig {
+        router: c.router,
+        topology: c.topology.clone(),
+        pattern: super::Pattern::Permutation,
+        packet_flits: 1,
+        offered: 1.0,
+        saturate: false,
+        warmup: 0,
+        measure: 1,
+        drain_max: 0,
+        seed: c.seed,
+    };
+    let mut net = Net::new(&tc)?;
+    let walker = Arc::new(Walker::new(&c.topology)?);
+    net.source.mix = Some(Mix {
+        nodes: net.nodes,
+        // The permutation pattern's derangement, drawn from the seed.
+        perm: net.source.dests.fixed.clone(),
+        malformed: c.malformed,
+        overlong: c.overlong,
+        sink_stalls: c.sink_stalls,
+        ordered: c.ordered,
+        seed: c.seed,
+        dead_sink: c.dead_sink,
+        walker: walker.clone(),
+    });
+    net.track = Some(Box::new(Tracker::new(walker, &net)));
+    net.configure()?;
+
+    let mut flits = 0u64;
+    let mut max_latency = 0u64;
+    let mut slowest = None;
+    let watch = |net: &Net| -> Result<(), TrafficError> {
+        let t = net.track.as_ref().expect("set above");
+        let idle = net.cycle - t.last_move;
+        if idle >= c.watchdog {
+            let p = pending(net);
+            if p > 0 {
+                return Err(TrafficError::Stall {
+                    cycle: net.cycle,
+                    idle,
+                    pending: p,
+                    ports: t.ports(),
+                });
+            }
+        }
+        if net.board.errors().is_empty() {
+            Ok(())
+        } else {
+            Err(TrafficError::IntegrityAt {
+                cycle: net.cycle,
+                errors: net.board.errors().to_vec(),
+            })
+        }
+    };
+    // The watchdog starts with the traffic, not with the configuration writes.
+    net.track.as_mut().expect("set above").last_move = net.cycle;
+    net.phase = Phase::Run;
+    let t0 = net.cycle;
+    let mut step = |net: &mut Net| {
+        net.step();
+        flits += net.taken;
+        for d in &net.done {
+            if d.delivered - d.created > max_latency {
+                max_latency = d.delivered - d.created;
+                slowest = Some(*d);
+            }
+        }
+    };
+    while net.cycle < t0 + c.cycles {
+        step(&mut net);
+        watch(&net)?;
+    }
+    // No new packet starts; packets partly sent are finished, queued ones never enter.
+    net.phase = Phase::Stop;
+    for t in &mut net.terms {
+        t.queue.clear();
+    }
+    while pending(&net) > 0 {
+        step(&mut net);
+        watch(&net)?;
+    }
+    // Flits of dropped packets may still be leaving a router; let the links go quiet.
+    for _ in 0..4 * ROUTER_BUF {
+        step(&mut net);
+    }
+    let t = net.track.as_ref().expect("set above");
+    let longest_idle = t.longest_idle;
+
+    let nr = net.routers.len();
+    let regs: Vec<u32> = (0..ROUTER_PORTS as u32)
+        .map(|i| rt::RT_DROP + i * rt::RT_DROP_STRIDE)
+        .chain((0..ROUTER_PORTS as u32).map(|i| rt::RT_EEP + i * rt::RT_EEP_STRIDE))
+        .collect();
+    let got = net.cfg_read(&vec![regs; nr])?;
+    let t = net.track.as_ref().expect("set above");
+    let (mut rt_drop, mut rt_eep) = (0u64, 0u64);
+    for (r, vals) in got.iter().enumerate() {
+        for p in 0..ROUTER_PORTS {
+            for (counter, expected, read) in [
+                ("RT_DROP", t.exp_drop[r][p], vals[p]),
+                ("RT_EEP", t.exp_eep[r][p], vals[ROUTER_PORTS + p]),
+            ] {
+                if u64::from(read) != expected {
+                    return Err(TrafficError::Counter {
+                        router: r,
+                        counter,
+                        input: p,
+                        expected,
+                        read,
+                    });
+                }
+            }
+            rt_drop += u64::from(vals[p]);
+            rt_eep += u64::from(vals[ROUTER_PORTS + p]);
+        }
+    }
+    let board = std::mem::replace(&mut net.board, super::Scoreboard::new(0));
+    if board.dropped != t.dropped {
+        return Err(TrafficError::Sim(format!(
+            "scoreboard booked {} dropped packets, the tracker {}",
+            board.dropped, t.dropped
+        )));
+    }
+    let errors: Vec<ScoreError> = board.finish();
+    if !errors.is_empty() {
+        return Err(TrafficError::IntegrityAt {
+            cycle: net.cycle,
+            errors,
+        });
+    }
+    Ok(SoakReport {
+        cycles: net.cycle,
+        packets_sent: t.sent,
+        packets_delivered: net.delivered,
+        flits_delivered: flits,
+        eep_delivered: t.eep,
+        cut_short: t.cut_short,
+        overlong_sent: t.overlong,
+        dropped: t.dropped,
+        rt_drop,
+        rt_eep,
+        accepted: flits as f64 / (c.cycles as f64 * net.nodes as f64),
+        max_latency,
+        slowest,
+        longest_idle,
+    })
+}

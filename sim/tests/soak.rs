@@ -1,0 +1,275 @@
+//! Short soak of the router networks (the long one is `make soak`): saturating mixed
+//! traffic with malformed packets on every topology, both router organisations, every
+//! packet and every router error counter checked; plus the checks that the soak's own
+//! machinery (watchdog, EEP and order rules, table walk) can fail.
+
+use fasthsl_sim::traffic::soak::{soak, PathEnd, SoakConfig, SoakReport, Walker};
+use fasthsl_sim::traffic::*;
+use fasthsl_sim::Topology;
+
+/// Cycles of traffic per (topology, organisation) in `cargo test`. Chosen so the whole
+/// file stays well under 30 s in release mode on a busy 2-core machine.
+fn short_cycles(t: &Topology) -> u64 {
+    // Cost per cycle grows with the router count; every network gets the same
+    // number of router-cycles, roughly, and at least 16 384 cycles (every traffic mix).
+    (400_000 / t.routers() as u64).clamp(16_384, 40_000)
+}
+
+fn run(router: RouterKind, spec: &str, seed: u64) -> SoakReport {
+    let t: Topology = spec.parse().expect("topology");
+    let c = SoakConfig::new(router, t.clone(), short_cycles(&t), seed);
+    let r = soak(&c).unwrap_or_else(|e| panic!("{spec} {router} seed {seed}: {e}"));
+    eprintln!("{spec} {router}: {r:?}");
+    // Every kind of packet actually happened, so the checks above were exercised.
+    assert!(r.packets_delivered > 1_000, "{spec} {router}: {r:?}");
+    assert!(
+        r.eep_delivered > 0 && r.cut_short > 0,
+        "{spec} {router}: {r:?}"
+    );
+    assert!(
+        r.dropped > 0 && r.overlong_sent > 0,
+        "{spec} {router}: {r:?}"
+    );
+    assert_eq!(r.rt_drop, r.dropped, "{spec} {router}");
+    // EEP is counted at every router input a packet enters, so at least once each.
+    assert!(r.rt_eep >= r.eep_delivered, "{spec} {router}: {r:?}");
+    // Saturating sources keep the network busy (hotspot epochs hold it down the most).
+    assert!(r.accepted > 0.1, "{spec} {router}: {r:?}");
+    r
+}
+
+#[test]
+fn soak_short_fifo() {
+    for spec in [
+        "star:8",
+        "full:8",
+        "ring:16",
+        "mesh:4x4",
+        "torus:4x4",
+        "hypercube:6",
+    ] {
+        run(RouterKind::Fifo, spec, 1);
+    }
+}
+
+#[test]
+fn soak_short_voq() {
+    for spec in [
+        "star:8",
+        "full:8",
+        "ring:16",
+        "mesh:4x4",
+        "torus:4x4",
+        "hypercube:6",
+    ] {
+        run(RouterKind::Voq, spec, 1);
+    }
+}
+
+#[test]
+fn soak_is_deterministic_and_seeded() {
+    let t = Topology::star(8).unwrap();
+    let c = SoakConfig::new(RouterKind::Voq, t, 5_000, 7);
+    let a = soak(&c).unwrap();
+    assert_eq!(a, soak(&c).unwrap());
+    assert_ne!(a, soak(&SoakConfig { seed: 8, ..c }).unwrap());
+}
+
+#[test]
+fn good_traffic_alone_bumps_no_counter() {
+    let t: Topology = "mesh:4x4".parse().unwrap();
+    let c = SoakConfig {
+        malformed: 0.0,
+        ..SoakConfig::new(RouterKind::Fifo, t, 5_000, 3)
+    };
+    let r = soak(&c).unwrap();
+    assert_eq!(
+        (r.rt_drop, r.rt_eep, r.dropped, r.eep_delivered),
+        (0, 0, 0, 0)
+    );
+    assert!(r.packets_delivered > 500);
+}
+
+#[test]
+fn watchdog_fires_and_names_the_blocked_ports() {
+    // A sink that stops returning credits for good: its router port runs dry, the
+    // packets for it back up through the star, and nothing can move any more.
+    let t = Topology::star(8).unwrap();
+    let c = SoakConfig {
+        dead_sink: Some((5, 2_000)),
+        watchdog: 2_000,
+        ..SoakConfig::new(RouterKind::Fifo, t, 50_000, 1)
+    };
+    match soak(&c) {
+        Err(TrafficError::Stall {
+            idle,
+            pending,
+            ports,
+            ..
+        }) => {
+            assert!(idle >= 2_000 && pending > 0);
+            // Router 0's port 5 (to node 5) has no credits and an open or waiting packet.
+            assert!(
+                ports.contains("router 0 port 5 (to node 5)") && ports.contains("0 credit(s)"),
+                "{ports}"
+            );
+        }
+        other => panic!("expected a stall, got {other:?}"),
+    }
+}
+
+#[test]
+fn walker_follows_the_tables_like_the_router() {
+    let t: Topology = "ring:16".parse().unwrap();
+    let w = Walker::new(&t).unwrap();
+    // Node 1 to node 15 goes the long way round (dateline at node 0): 15 routers.
+    let (inputs, end) = w.walk(1, 15);
+    assert_eq!(end, PathEnd::Node(15));
+    assert_eq!(inputs.len(), 15);
+    assert_eq!(inputs[0], (1, 0));
+    // Beyond the network: dropped at the source's own router, NIC input.
+    assert_eq!(w.walk(3, 16), (vec![(3, 0)], PathEnd::Drop(3, 0)));
+    assert_eq!(w.walk(3, 0xFFFF).1, PathEnd::Drop(3, 0));
+}
+
+fn flits(src: usize, dest: usize, seq: u32, created: u64, len: u32) -> Vec<u64> {
+    (0..len)
+        .map(|i| packet_flit(src, dest, seq, created, i))
+        .collect()
+}
+
+/// Feeds a packet, `err` on the flits listed.
+fn feed(b: &mut Scoreboard, sink: usize, f: &[u64], err_at: &[usize]) -> Option<Delivery> {
+    let mut out = None;
+    for (i, &d) in f.iter().enumerate() {
+        out = b.flit(
+            sink,
+            100 + i as u64,
+            i + 1 == f.len(),
+            err_at.contains(&i),
+            d,
+        );
+    }
+    out
+}
+
+fn exp(seq: u32, flits: u32, eep: bool, ordered: bool, head_dest: u16) -> Expected {
+    Expected {
+        seq,
+        created: 5,
+        flits,
+        eep,
+        ordered,
+        head_dest,
+    }
+}
+
+#[test]
+fn scoreboard_eep_rules() {
+    // Sent with EEP, arrives with EEP on the last flit: good.
+    let mut b = Scoreboard::new(2);
+    b.expect_at(0, &[1], exp(0, 3, true, true, 1));
+    let d = feed(&mut b, 1, &flits(0, 1, 0, 5, 3), &[2]).expect("good");
+    assert!(d.eep && d.flits == 3);
+    assert!(b.finish().is_empty());
+    // Sent with EEP, arrives without: the router lost the exceptional end.
+    let mut b = Scoreboard::new(2);
+    b.expect_at(0, &[1], exp(0, 3, true, true, 1));
+    assert!(feed(&mut b, 1, &flits(0, 1, 0, 5, 3), &[]).is_none());
+    assert_eq!(
+        b.errors(),
+        &[ScoreError::EepLost {
+            sink: 1,
+            src: 0,
+            seq: 0
+        }]
+    );
+    // EEP on a flit other than the last.
+    let mut b = Scoreboard::new(2);
+    b.expect_at(0, &[1], exp(0, 3, true, true, 1));
+    feed(&mut b, 1, &flits(0, 1, 0, 5, 3), &[1, 2]);
+    assert_eq!(b.errors(), &[ScoreError::Eep { sink: 1 }]);
+}
+
+#[test]
+fn scoreboard_order_is_per_packet_and_groups_reach_every_sink() {
+    // An unordered packet may be overtaken without being called lost.
+    let mut b = Scoreboard::new(3);
+    b.expect_at(0, &[1], exp(0, 2, false, false, 1));
+    b.expect_at(0, &[1], exp(1, 2, false, true, 1));
+    assert!(feed(&mut b, 1, &flits(0, 1, 1, 5, 2), &[]).is_some());
+    assert!(feed(&mut b, 1, &flits(0, 1, 0, 5, 2), &[]).is_some());
+    assert!(b.finish().is_empty());
+    // An ordered one may not.
+    let mut b = Scoreboard::new(3);
+    b.expect_at(0, &[1], exp(0, 2, false, true, 1));
+    b.expect_at(0, &[1], exp(1, 2, false, true, 1));
+    feed(&mut b, 1, &flits(0, 1, 1, 5, 2), &[]);
+    assert!(matches!(b.errors(), [ScoreError::Lost { seq: 0, .. }]));
+    // A group packet (head addressed to 0x8000) is expected once at each of its sinks.
+    let mut b = Scoreboard::new(3);
+    b.expect_at(0, &[1, 2], exp(0, 4, false, true, 0x8000));
+    let g = flits(0, 0x8000, 0, 5, 4);
+    assert!(feed(&mut b, 2, &g, &[]).is_some());
+    assert_eq!(b.outstanding(), 1);
+    assert!(feed(&mut b, 1, &g, &[]).is_some());
+    // A second copy is not outstanding; its head is not this sink's address.
+    assert!(feed(&mut b, 1, &g, &[]).is_none());
+    assert_eq!(
+        b.finish(),
+        vec![ScoreError::Misrouted {
+            sink: 1,
+            dest: 0x8000,
+            src: 0
+        }]
+    );
+}
+
+#[test]
+fn bad_soak_settings_are_rejected() {
+    let t = Topology::star(8).unwrap();
+    let base = SoakConfig::new(RouterKind::Fifo, t, 1_000, 1);
+    for c in [
+        SoakConfig {
+            cycles: 0,
+            ..base.clone()
+        },
+        SoakConfig {
+            malformed: 1.5,
+            ..base.clone()
+        },
+        SoakConfig {
+            watchdog: 0,
+            ..base.clone()
+        },
+        SoakConfig {
+            dead_sink: Some((8, 0)),
+            ..base
+        },
+    ] {
+        assert!(matches!(soak(&c), Err(TrafficError::Config(_))), "{c:?}");
+    }
+}
+
+/// Finding, not fixed (rtl/ is not this test's to change): starvation of long paths
+/// under sustained saturation. On ring:64 (dateline routing: 63 -> 10 takes 53 hops
+/// west), seed 1, FIFO organisation, packet 63->10 #5 is created in cycle 61 and only
+/// delivered in cycle 201 380, after the sources stop at cycle ~200 300: it waits the
+/// whole run (VOQ: the same, max latency 201 636). No flit stops moving (the watchdog
+/// never fires) and nothing is lost; both organisations show it, so it is most likely
+/// the parking-lot unfairness of locally fair round-robin arbitration (at every hop
+/// through traffic shares the output with local injections, so a far source's share
+/// halves per hop), not a defect of one router; not diagnosed further. Age-based
+/// arbitration or source throttling would bound it. Run with `--ignored` to see it.
+#[test]
+#[ignore = "known: long paths starve under saturation (round-robin parking lot)"]
+fn long_ring_paths_are_not_starved() {
+    let t: Topology = "ring:64".parse().unwrap();
+    let r = soak(&SoakConfig::new(RouterKind::Fifo, t, 200_000, 1)).unwrap();
+    assert!(
+        r.max_latency < 50_000,
+        "slowest packet {:?}: {} cycles",
+        r.slowest,
+        r.max_latency
+    );
+}
