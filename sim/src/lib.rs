@@ -54,8 +54,8 @@ use std::path::PathBuf;
 
 pub use cluster::Cluster;
 pub use device::SimDevice;
-pub use faults::{FaultConfig, FaultCounters, FaultSpec, LinkCut, LinkFaults, LinkSelector};
 pub use fasthsl_topology::Topology;
+pub use faults::{FaultConfig, FaultCounters, FaultSpec, LinkCut, LinkFaults, LinkSelector};
 pub use host::ExternalMemory;
 
 /// Parameters of the modeled host, PCIe link and clock.
