@@ -29,7 +29,7 @@ help:
 	@echo "make wave       a short 2-node demo that writes FST waveforms to target/wave/ (GTKWave, Surfer)"
 	@echo "make test-vfio  the VFIO backend on a real kernel: QEMU + emulated IOMMU + edu device (~30-60 s; installs qemu, kernel)"
 	@echo "make soak       router soak: 10M cycles of mixed + malformed traffic per topology and router (hours; SOAK_CYCLES=, SOAK_ARGS=)"
-	@echo "make fuzz       NIC bad-input fuzzer: 10M random descriptors/CSR/push-window ops (~1 h; FUZZ_OPS=, FUZZ_SEED=)"
+	@echo "make fuzz       NIC bad-input fuzzer: 10M random descriptor/CSR/push-window ops (~15-30 min; FUZZ_OPS=, FUZZ_SEED=)"
 
 # --- set-up -------------------------------------------------------------------------------
 # Everything the build needs comes from Debian's packages or crates.io; nothing is fetched

@@ -205,10 +205,25 @@ def write_job(j):
     read += ["--no-synthesis-define"] if j["rtl_asserts"] else []
     read += [f"-D{d}" for d in j["defines"]]
     read += [f"-G{k}={v}" for k, v in j["params"].items()]
-    read += [str(p) for p in PKGS + files]
-    read += [f"-I{OUT / 'gen'}"] if extra else []
+    # sby copies every source into the job's src/ folder and Yosys reads them there by
+    # bare name: YoWASP's WebAssembly sandbox reaches the file system through preopened
+    # directories, and absolute paths under some of them (seen: /tmp) do not resolve,
+    # while the working directory always does. A mutant replaces its original.
+    lib = {}
     for d in LIBDIRS:
-        read += ["-y", str(d)]
+        for f in sorted(d.glob("*.sv")):
+            lib[f.name] = f
+    for f in files:
+        lib.pop(f.name, None)
+    if extra:
+        for f in sorted((OUT / "gen").glob("*.svh")):
+            lib[f.name] = f
+    read += [p.name for p in PKGS + files]
+    read += ["-I."] if extra else []
+    read += ["-y", "."]
+    copies = [str(p) for p in PKGS + files] + [str(f) for n, f in sorted(lib.items())
+                                               if f not in PKGS]
+    nl = "\n"
     sby = f"""[options]
 {sby_options(j['mode'], j['depth'])}
 
@@ -218,6 +233,9 @@ smtbmc yices
 [script]
 {' '.join(read)}
 prep -top {j['top']}
+
+[files]
+{nl.join(copies)}
 """
     path = work / f"{j['name']}.sby"
     path.write_text(sby)
