@@ -43,7 +43,12 @@ fn bad_arguments_fail_clearly() {
     let o = fasthsl(&["demo", "--topology", "ring:99"]);
     assert!(!o.status.success());
     let e = text(&o.stderr);
-    assert!(e.contains("unknown topology kind 'ring'"), "{e}");
+    assert!(e.contains("ring supports 2..=64 nodes, not 99"), "{e}");
+
+    let o = fasthsl(&["demo", "--topology", "banyan:4"]);
+    assert!(!o.status.success());
+    let e = text(&o.stderr);
+    assert!(e.contains("unknown topology kind 'banyan'"), "{e}");
 
     let o = fasthsl(&["demo", "--topology", "full:9"]);
     assert!(!o.status.success());
