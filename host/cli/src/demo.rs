@@ -5,12 +5,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use fasthsl_driver::contract::{desc_flag, status_done, DescErr, LmrEntry};
-use fasthsl_driver::{Card, CardConfig, Device, DmaBuffer};
+use fasthsl_driver::{Card, Device, DmaBuffer};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use crate::bringup::configured_cards;
 use crate::rng::Rng;
 
 /// Untouched bytes checked on each side of every received message.
@@ -122,22 +123,16 @@ impl Bench {
             cfg.trace_dir = Some(dir.to_path_buf());
         }
         let cluster = Cluster::new(topology, cfg).context("building the simulated cluster")?;
-        let mut cards = Vec::with_capacity(nodes);
         let mut src = Vec::with_capacity(nodes);
-        for n in 0..nodes {
-            let dev = cluster.device(n);
-            let mut card = Card::open(dev).with_context(|| format!("opening node {n}"))?;
-            let mut cc = CardConfig::for_node(topology, n as u16);
-            cc.rx_window_bytes = rx_len;
-            card.configure(cc)
-                .with_context(|| format!("configuring node {n}"))?;
-            src.push(card.device().dma_alloc(src_len)?);
-            cards.push(card);
-        }
-        for (n, card) in cards.iter().enumerate() {
-            card.program_routes(topology)
-                .with_context(|| format!("programming the routers of node {n}"))?;
-        }
+        let cards = configured_cards(
+            &cluster,
+            topology,
+            |_| rx_len,
+            |_, card| {
+                src.push(card.device().dma_alloc(src_len)?);
+                Ok(())
+            },
+        )?;
         Ok(Bench {
             cluster,
             cards,

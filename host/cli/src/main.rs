@@ -8,6 +8,7 @@ macro_rules! outln {
 }
 
 mod bench;
+mod bringup;
 mod demo;
 mod plot;
 mod real;

@@ -8,13 +8,13 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 use clap::{Args, ValueEnum};
-use fasthsl_driver::{Card, CardConfig};
 use fasthsl_msg::layout::Layout;
 use fasthsl_msg::{BcastBackend, Bootstrap, Endpoint, MsgBuf, MsgConfig, Request};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::{Topology, MAX_NODES};
 use serde_json::json;
 
+use crate::bringup::configured_cards;
 use crate::plot::{self, Panel, Series};
 use crate::rng::Rng;
 
@@ -181,19 +181,7 @@ impl World {
         // layer's own use.
         let window = (Layout::new(n, cfg).heap_off + max_bytes + (64 << 10)).next_multiple_of(4096);
         let cluster = Cluster::new(topo, SimConfig::default()).context("building the cluster")?;
-        let mut cards = Vec::new();
-        for i in 0..n {
-            let mut card = Card::open(cluster.device(i)).with_context(|| format!("node {i}"))?;
-            let mut cc = CardConfig::for_node(topo, i as u16);
-            cc.rx_window_bytes = window;
-            card.configure(cc)
-                .with_context(|| format!("configuring node {i}"))?;
-            cards.push(card);
-        }
-        for (i, c) in cards.iter().enumerate() {
-            c.program_routes(topo)
-                .with_context(|| format!("routes of node {i}"))?;
-        }
+        let cards = configured_cards(&cluster, topo, |_| window, |_, _| Ok(()))?;
         let boot = Bootstrap::new(
             cards
                 .iter()

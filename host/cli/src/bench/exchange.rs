@@ -7,12 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::{ensure, Context, Result};
 use clap::Args;
-use fasthsl_driver::{Card, CardConfig, Device};
+use fasthsl_driver::{Card, Device};
 use fasthsl_msg::{Bootstrap, Endpoint, MsgConfig, Request};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 use serde_json::json;
 
+use crate::bringup::configured_cards;
 use crate::rng::Rng;
 
 /// Processes of the CADNA pattern.
@@ -28,7 +29,7 @@ const STEP_TIMEOUT_NS: u64 = 2_000_000;
 #[derive(Debug, Args)]
 pub struct ExchangeArgs {
     /// Network (the 3 processes run on nodes 0, 1 and 2)
-    #[arg(long, value_name = "SPEC", default_value = "full:3", value_parser = parse_topology)]
+    #[arg(long, value_name = "SPEC", default_value = "full:3", value_parser = crate::parse_topology)]
     topology: Topology,
     /// Seed of the exchanged values
     #[arg(long, default_value_t = 1)]
@@ -44,26 +45,10 @@ pub struct ExchangeArgs {
     json: bool,
 }
 
-fn parse_topology(s: &str) -> Result<Topology, String> {
-    s.parse::<Topology>().map_err(|e| e.to_string())
-}
-
 /// Configured, routed cards of every node.
 fn cards(topo: &Topology) -> Result<(Cluster, Vec<Card<SimDevice>>)> {
     let cluster = Cluster::new(topo, SimConfig::default()).context("building the cluster")?;
-    let mut cards = Vec::new();
-    for n in 0..topo.nodes() {
-        let mut card = Card::open(cluster.device(n)).with_context(|| format!("node {n}"))?;
-        let mut cc = CardConfig::for_node(topo, n as u16);
-        cc.rx_window_bytes = 1 << 20;
-        card.configure(cc)
-            .with_context(|| format!("configuring node {n}"))?;
-        cards.push(card);
-    }
-    for (n, c) in cards.iter().enumerate() {
-        c.program_routes(topo)
-            .with_context(|| format!("routes of node {n}"))?;
-    }
+    let cards = configured_cards(&cluster, topo, |_| 1 << 20, |_, _| Ok(()))?;
     Ok((cluster, cards))
 }
 

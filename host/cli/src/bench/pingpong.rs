@@ -8,11 +8,12 @@ use std::process::ExitCode;
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use fasthsl_driver::contract::{status_done, DescErr};
-use fasthsl_driver::{Card, CardConfig, Device, DmaBuffer, DriverError};
+use fasthsl_driver::{Card, Device, DmaBuffer, DriverError};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice, Topology};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use crate::bringup::configured_cards;
 use crate::plot::{self, Panel, Series};
 use crate::rng::Rng;
 
@@ -39,7 +40,7 @@ Examples:
   fasthsl bench pingpong --sizes 8,4K,64K --iterations 10 --plot pingpong.png")]
 pub struct PingpongArgs {
     /// Network [default: full:2] (see `fasthsl demo --help`); nodes 0 and 1 are measured
-    #[arg(long, value_name = "SPEC", value_parser = parse_topology)]
+    #[arg(long, value_name = "SPEC", value_parser = crate::parse_topology)]
     topology: Option<Topology>,
     /// Shorthand for --topology full:N
     #[arg(long, value_name = "N", conflicts_with = "topology",
@@ -50,14 +51,14 @@ pub struct PingpongArgs {
     seed: u64,
     /// Message sizes, bytes: comma list, K/KiB and M/MiB suffixes (1..=16 MiB). Default:
     /// powers of two from 1 B to 1 MiB
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::parse_size)]
     sizes: Vec<usize>,
     /// Timed ping-pong round trips per size
     #[arg(long, value_name = "N", default_value_t = 5,
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     iterations: u32,
     /// Bytes streamed per size for the bandwidth (at least 8, at most 512 messages)
-    #[arg(long, value_name = "BYTES", default_value = "4MiB", value_parser = parse_size)]
+    #[arg(long, value_name = "BYTES", default_value = "4MiB", value_parser = crate::parse_size)]
     stream_bytes: usize,
     /// Message size of the bidirectional streaming run (0: skip it)
     #[arg(long, value_name = "BYTES", default_value = "64KiB", value_parser = parse_size_or_zero)]
@@ -70,38 +71,11 @@ pub struct PingpongArgs {
     plot: Option<PathBuf>,
 }
 
-fn parse_topology(s: &str) -> Result<Topology, String> {
-    s.parse::<Topology>().map_err(|e| e.to_string())
-}
-
 fn parse_size_or_zero(s: &str) -> Result<usize, String> {
     if s.trim() == "0" {
         return Ok(0);
     }
-    parse_size(s)
-}
-
-/// `4096`, `4K`, `4KiB`, `1M`, `1MiB` (binary multiples), 1..=16 MiB.
-fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let (num, mult) = if let Some(n) = t.strip_suffix("KiB").or_else(|| t.strip_suffix('K')) {
-        (n, 1 << 10)
-    } else if let Some(n) = t.strip_suffix("MiB").or_else(|| t.strip_suffix('M')) {
-        (n, 1 << 20)
-    } else {
-        (t, 1)
-    };
-    let v: usize = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size (e.g. 4096, 4K, 1MiB)"))?;
-    let v = v
-        .checked_mul(mult)
-        .ok_or_else(|| format!("'{s}' is too large"))?;
-    if !(1..=16 << 20).contains(&v) {
-        return Err(format!("'{s}': sizes are 1 B ..= 16 MiB"));
-    }
-    Ok(v)
+    crate::parse_size(s)
 }
 
 /// One size's results.
@@ -136,21 +110,16 @@ impl Pair {
         cfg.host_mem_bytes = cfg.host_mem_bytes.max(2 * (rx_len + src_len) + (8 << 20));
         let ns_per_cycle = cfg.clock_period_ps as f64 / 1000.0;
         let cluster = Cluster::new(topology, cfg).context("building the simulated cluster")?;
-        let mut cards = Vec::new();
         let mut src = Vec::new();
-        for n in 0..topology.nodes() {
-            let mut card = Card::open(cluster.device(n)).with_context(|| format!("node {n}"))?;
-            let mut cc = CardConfig::for_node(topology, n as u16);
-            cc.rx_window_bytes = rx_len;
-            card.configure(cc)
-                .with_context(|| format!("configuring node {n}"))?;
-            src.push(card.device().dma_alloc(src_len)?);
-            cards.push(card);
-        }
-        for (n, card) in cards.iter().enumerate() {
-            card.program_routes(topology)
-                .with_context(|| format!("programming the routers of node {n}"))?;
-        }
+        let cards = configured_cards(
+            &cluster,
+            topology,
+            |_| rx_len,
+            |_, card| {
+                src.push(card.device().dma_alloc(src_len)?);
+                Ok(())
+            },
+        )?;
         Ok(Pair {
             cluster,
             cards,
@@ -490,12 +459,12 @@ mod tests {
 
     #[test]
     fn sizes_parse_with_suffixes_and_limits() {
-        assert_eq!(parse_size("4K"), Ok(4096));
-        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
-        assert_eq!(parse_size(" 12 "), Ok(12));
-        assert!(parse_size("0").is_err());
-        assert!(parse_size("17M").is_err());
-        assert!(parse_size("x").is_err());
+        assert_eq!(crate::parse_size("4K"), Ok(4096));
+        assert_eq!(crate::parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(crate::parse_size(" 12 "), Ok(12));
+        assert!(crate::parse_size("0").is_err());
+        assert!(crate::parse_size("17M").is_err());
+        assert!(crate::parse_size("x").is_err());
         assert_eq!(parse_size_or_zero("0"), Ok(0));
     }
 

@@ -12,11 +12,12 @@ use std::process::ExitCode;
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use fasthsl_driver::contract::{status_done, DescErr};
-use fasthsl_driver::{Card, CardConfig, Device, DmaBuffer, DriverError};
+use fasthsl_driver::{Card, Device, DmaBuffer, DriverError};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::{routing, Topology};
 use serde_json::json;
 
+use crate::bringup::configured_cards;
 use crate::rng::Rng;
 
 /// Flows one scheme may hold.
@@ -326,19 +327,7 @@ impl Run {
             window[f.dst] += region(f).next_multiple_of(4096);
         }
         let cluster = Cluster::new(topo, SimConfig::default()).context("building the cluster")?;
-        let mut cards = Vec::new();
-        for (n, &win) in window.iter().enumerate() {
-            let mut card = Card::open(cluster.device(n)).with_context(|| format!("node {n}"))?;
-            let mut cc = CardConfig::for_node(topo, n as u16);
-            cc.rx_window_bytes = win.max(4096);
-            card.configure(cc)
-                .with_context(|| format!("configuring node {n}"))?;
-            cards.push(card);
-        }
-        for (n, c) in cards.iter().enumerate() {
-            c.program_routes(topo)
-                .with_context(|| format!("routes of node {n}"))?;
-        }
+        let cards = configured_cards(&cluster, topo, |n| window[n].max(4096), |_, _| Ok(()))?;
         let mut bufs = Vec::new();
         for (f, off) in flows.iter().zip(dst_off) {
             let r = region(f);
