@@ -8,13 +8,14 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 use clap::{Args, ValueEnum};
+use fasthsl_driver::Pace;
 use fasthsl_msg::layout::Layout;
 use fasthsl_msg::{BcastBackend, Bootstrap, Endpoint, MsgBuf, MsgConfig, Request};
-use fasthsl_sim::{Cluster, SimConfig, SimDevice};
+use fasthsl_sim::SimConfig;
 use fasthsl_topology::{Topology, MAX_NODES};
 use serde_json::json;
 
-use crate::bringup::configured_cards;
+use crate::bringup::{self, BenchDevice, Testbed};
 use crate::plot::{self, Panel, Series};
 use crate::rng::Rng;
 
@@ -151,6 +152,11 @@ pub struct BcastArgs {
     /// Draw latency against node count (one curve per size and mode) into this PNG
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
+    /// Run on cards instead of the simulator, node i = the i-th --device (a PCI address
+    /// or vfio-user:/path/to.sock; see `fasthsl bench pingpong --help`): one network, of
+    /// as many nodes as cards (--topology, one spec, must agree; --nodes is not used)
+    #[arg(long = "device", value_name = "ADDR")]
+    devices: Vec<String>,
 }
 
 /// One measured point.
@@ -168,20 +174,24 @@ pub struct Point {
     pub latency_ns: f64,
 }
 
-/// A simulated cluster with one endpoint per node, every HELLO exchanged.
-struct World {
-    cluster: Cluster,
-    eps: Vec<Endpoint<SimDevice>>,
+/// Every node's endpoint, every HELLO exchanged.
+struct World<D: BenchDevice> {
+    eps: Vec<Endpoint<D>>,
+    /// Backend and clock, for `--device` runs.
+    describe: Option<serde_json::Value>,
 }
 
-impl World {
-    fn up(topo: &Topology, cfg: &MsgConfig, max_bytes: usize) -> Result<World> {
-        let n = topo.nodes();
-        // The layout, then the heap: each node's broadcast buffer, plus room for the
-        // layer's own use.
-        let window = (Layout::new(n, cfg).heap_off + max_bytes + (64 << 10)).next_multiple_of(4096);
-        let cluster = Cluster::new(topo, SimConfig::default()).context("building the cluster")?;
-        let cards = configured_cards(&cluster, topo, |_| window, |_, _| Ok(()))?;
+/// Receive window for broadcasts of up to `max_bytes` on `n` nodes: the layout, then
+/// the heap (each node's broadcast buffer, plus room for the layer's own use).
+fn window(n: usize, cfg: &MsgConfig, max_bytes: usize) -> usize {
+    (Layout::new(n, cfg).heap_off + max_bytes + (64 << 10)).next_multiple_of(4096)
+}
+
+impl<D: BenchDevice> World<D> {
+    fn up(tb: Testbed<D>, cfg: &MsgConfig) -> Result<World<D>> {
+        let n = tb.topology.nodes();
+        let describe = tb.describe();
+        let cards = tb.cards;
         let boot = Bootstrap::new(
             cards
                 .iter()
@@ -192,12 +202,12 @@ impl World {
             .into_iter()
             .map(|c| Endpoint::new(c, &boot, cfg.clone()).context("starting the message layer"))
             .collect::<Result<Vec<_>>>()?;
-        let mut w = World { cluster, eps };
+        let mut w = World { eps, describe };
         // Every HELLO in before timing: the first broadcast should not pay for start-up.
-        let start = w.cluster.now_ns();
+        let start = w.now_ns();
         while !w.eps.iter().all(|e| (0..n as u16).all(|p| e.peer_ready(p))) {
             ensure!(
-                w.cluster.now_ns() - start < HELLO_TIMEOUT_NS,
+                w.now_ns() - start < HELLO_TIMEOUT_NS,
                 "the message layer's start-up handshake did not finish in {HELLO_TIMEOUT_NS} ns"
             );
             w.drive()?;
@@ -206,21 +216,31 @@ impl World {
         Ok(w)
     }
 
+    /// The run's clock (node 0's card).
+    fn now_ns(&self) -> u64 {
+        self.eps[0].card().device().now_ns()
+    }
+
+    /// The cards advance one step (simulator: one cycle of the whole cluster).
+    fn step(&self) {
+        self.eps[0].card().device().relax(Pace::Step);
+    }
+
     /// Every endpoint makes progress, then the cluster advances one cycle.
     fn drive(&mut self) -> Result<()> {
         for ep in &mut self.eps {
             ep.progress()?;
         }
-        self.cluster.step(1);
+        self.step();
         Ok(())
     }
 
     /// Drives until no card has a send outstanding: the network is idle again.
     fn quiesce(&mut self) -> Result<()> {
-        let start = self.cluster.now_ns();
+        let start = self.now_ns();
         while self.eps.iter().any(|e| e.card().outstanding() > 0) {
             ensure!(
-                self.cluster.now_ns() - start < BCAST_TIMEOUT_NS,
+                self.now_ns() - start < BCAST_TIMEOUT_NS,
                 "sends still outstanding after {BCAST_TIMEOUT_NS} ns"
             );
             self.drive()?;
@@ -241,18 +261,21 @@ impl World {
                 Some(ep.ibcast(root, &bufs[i], data.len())?)
             });
         }
-        let t0 = self.cluster.now_ns();
+        let t0 = self.now_ns();
         let root_req = self.eps[r].ibcast(root, &bufs[r], data.len())?;
         let mut root_req = Some(root_req);
         let mut last = 0;
         while reqs.iter().any(Option::is_some) || root_req.is_some() {
             ensure!(
-                self.cluster.now_ns() - t0 < BCAST_TIMEOUT_NS,
+                self.now_ns() - t0 < BCAST_TIMEOUT_NS,
                 "broadcast of {} bytes from node {root}: {} of {} receivers not done after {BCAST_TIMEOUT_NS} ns",
                 data.len(),
                 reqs.iter().filter(|q| q.is_some()).count(),
                 n - 1
             );
+            // Testing does not advance the device clock: a receiver done in this pass
+            // finished at the time read after it.
+            let mut receiver_done = false;
             for (i, ep) in self.eps.iter_mut().enumerate() {
                 let slot = if i == r { &mut root_req } else { &mut reqs[i] };
                 match slot {
@@ -260,15 +283,16 @@ impl World {
                         if let Some(st) = ep.test(q)? {
                             ensure!(st.len == data.len(), "node {i}: broadcast status {st:?}");
                             *slot = None;
-                            if i != r {
-                                last = self.cluster.now_ns() - t0;
-                            }
+                            receiver_done |= i != r;
                         }
                     }
                     None => ep.progress()?,
                 }
             }
-            self.cluster.step(1);
+            if receiver_done {
+                last = self.now_ns() - t0;
+            }
+            self.step();
         }
         let mut got = vec![0u8; data.len()];
         for (i, ep) in self.eps.iter().enumerate() {
@@ -281,15 +305,16 @@ impl World {
 }
 
 /// Measures `sizes` x `modes` on one network: one warm-up broadcast per size and mode,
-/// then the mean of `iterations`.
-pub fn measure(
+/// then the mean of `iterations`. Also returns the backend and clock of a `--device` run.
+pub fn measure<D: BenchDevice>(
     topo: &Topology,
+    mut testbed: impl FnMut(&Topology, usize) -> Result<Testbed<D>>,
     sizes: &[usize],
     modes: &[Mode],
     root: u16,
     iterations: u32,
     seed: u64,
-) -> Result<Vec<Point>> {
+) -> Result<(Vec<Point>, Option<serde_json::Value>)> {
     ensure!(
         usize::from(root) < topo.nodes(),
         "root {root} is not a node of {topo} (nodes 0..={})",
@@ -298,12 +323,14 @@ pub fn measure(
     let max = sizes.iter().copied().max().unwrap_or(1);
     let mut rng = Rng::new(seed);
     let mut points = Vec::new();
+    let mut describe = None;
     for &mode in modes {
         let cfg = MsgConfig {
             bcast: mode.backend()?,
             ..MsgConfig::default()
         };
-        let mut w = World::up(topo, &cfg, max)?;
+        let mut w = World::up(testbed(topo, window(topo.nodes(), &cfg, max))?, &cfg)?;
+        describe = w.describe.take();
         let bufs = w
             .eps
             .iter_mut()
@@ -333,13 +360,18 @@ pub fn measure(
                 "node {n}: {s:?}"
             );
         }
+        let faults = bringup::iommu_faults(w.eps.iter().map(|e| e.card().device()));
         ensure!(
-            w.cluster.iommu_fault_count() == 0,
-            "the modeled IOMMU refused DMA accesses: {:?}",
-            w.cluster.iommu_faults()
+            faults.unwrap_or(0) == 0,
+            "the modeled IOMMU refused {faults:?} DMA accesses"
         );
     }
-    Ok(points)
+    Ok((points, describe))
+}
+
+/// A simulated cluster for [`measure`].
+fn sim_bed(t: &Topology, window: usize) -> Result<Testbed<fasthsl_sim::SimDevice>> {
+    Testbed::sim(t, SimConfig::default(), |_| window, |_, _| Ok(()))
 }
 
 /// `8 B`, `64 KiB`, `1 MiB`: sizes as the plot legend shows them.
@@ -364,7 +396,17 @@ pub fn run(a: &BcastArgs) -> Result<ExitCode> {
     for m in &a.mode {
         m.backend()?;
     }
-    let topos: Vec<Topology> = if a.topology.is_empty() {
+    let topos: Vec<Topology> = if !a.devices.is_empty() {
+        ensure!(
+            a.topology.len() <= 1,
+            "--device runs one network (its cards); give at most one --topology"
+        );
+        vec![bringup::device_topology(
+            a.devices.len(),
+            a.topology.first(),
+            None,
+        )?]
+    } else if a.topology.is_empty() {
         a.nodes
             .iter()
             .map(|&n| a.family.topology(n.into()))
@@ -409,19 +451,28 @@ pub fn run(a: &BcastArgs) -> Result<ExitCode> {
     let mut points = Vec::new();
     for t in &topos {
         let w0 = Instant::now();
-        let ps = measure(t, &sizes, &a.mode, a.root, a.iterations, a.seed)?;
+        let (ps, describe) = if a.devices.is_empty() {
+            measure(t, sim_bed, &sizes, &a.mode, a.root, a.iterations, a.seed)?
+        } else {
+            let devs =
+                |t: &Topology, w: usize| Testbed::devices(&a.devices, t, |_| w, |_, _| Ok(()));
+            measure(t, devs, &sizes, &a.mode, a.root, a.iterations, a.seed)?
+        };
         for p in &ps {
             if a.json {
                 outln!(
                     "{}",
-                    json!({
-                        "nodes": p.nodes,
-                        "topology": p.topology,
-                        "bytes": p.bytes,
-                        "mode": p.mode.name(),
-                        "latency_ns": p.latency_ns,
-                        "rounds": rounds(p.nodes),
-                    })
+                    bringup::with_description(
+                        json!({
+                            "nodes": p.nodes,
+                            "topology": p.topology,
+                            "bytes": p.bytes,
+                            "mode": p.mode.name(),
+                            "latency_ns": p.latency_ns,
+                            "rounds": rounds(p.nodes),
+                        }),
+                        describe.clone()
+                    )
                 );
             } else {
                 outln!(
@@ -501,7 +552,16 @@ mod tests {
             e.contains("hardware broadcast not available in this router yet"),
             "{e}"
         );
-        let e = measure(&"full:2".parse().unwrap(), &[8], &[Mode::Hw], 0, 1, 1).unwrap_err();
+        let e = measure(
+            &"full:2".parse().unwrap(),
+            sim_bed,
+            &[8],
+            &[Mode::Hw],
+            0,
+            1,
+            1,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("not available"), "{e}");
     }
 
@@ -525,7 +585,7 @@ mod tests {
         let mut lat = Vec::new();
         for (spec, root) in [("full:2", 1), ("full:4", 0), ("hypercube:2", 3)] {
             let t: Topology = spec.parse().unwrap();
-            let ps = measure(&t, &[8, 8192], &[Mode::Sw], root, 1, 2).unwrap();
+            let (ps, _) = measure(&t, sim_bed, &[8, 8192], &[Mode::Sw], root, 1, 2).unwrap();
             assert_eq!(ps.len(), 2);
             for p in &ps {
                 assert_eq!((p.nodes, p.bytes, p.mode), (t.nodes(), p.bytes, Mode::Sw));

@@ -7,13 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::{ensure, Context, Result};
 use clap::Args;
-use fasthsl_driver::{Card, Device};
+use fasthsl_driver::{Card, Device, Pace};
 use fasthsl_msg::{Bootstrap, Endpoint, MsgConfig, Request};
-use fasthsl_sim::{Cluster, SimConfig, SimDevice};
+use fasthsl_sim::SimConfig;
 use fasthsl_topology::Topology;
 use serde_json::json;
 
-use crate::bringup::configured_cards;
+use crate::bringup::{self, BenchDevice, Testbed};
 use crate::rng::Rng;
 
 /// Processes of the CADNA pattern.
@@ -28,9 +28,10 @@ const STEP_TIMEOUT_NS: u64 = 2_000_000;
 /// Options of `fasthsl bench exchange`.
 #[derive(Debug, Args)]
 pub struct ExchangeArgs {
-    /// Network (the 3 processes run on nodes 0, 1 and 2)
-    #[arg(long, value_name = "SPEC", default_value = "full:3", value_parser = crate::parse_topology)]
-    topology: Topology,
+    /// Network (the 3 processes run on nodes 0, 1 and 2) [default: full:3, or full:N for
+    /// N --device cards]
+    #[arg(long, value_name = "SPEC", value_parser = crate::parse_topology)]
+    topology: Option<Topology>,
     /// Seed of the exchanged values
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -43,16 +44,17 @@ pub struct ExchangeArgs {
     /// Print JSON (one object per line)
     #[arg(long)]
     json: bool,
+    /// Run on cards instead of the simulator, node i = the i-th --device (a PCI address
+    /// or vfio-user:/path/to.sock; see `fasthsl bench pingpong --help`)
+    #[arg(long = "device", value_name = "ADDR")]
+    devices: Vec<String>,
 }
 
-/// Configured, routed cards of every node.
-fn cards(topo: &Topology) -> Result<(Cluster, Vec<Card<SimDevice>>)> {
-    let cluster = Cluster::new(topo, SimConfig::default()).context("building the cluster")?;
-    let cards = configured_cards(&cluster, topo, |_| 1 << 20, |_, _| Ok(()))?;
-    Ok((cluster, cards))
-}
+/// Receive window of every node.
+const RX_WINDOW: usize = 1 << 20;
 
-fn endpoints(cards: Vec<Card<SimDevice>>) -> Result<Vec<Endpoint<SimDevice>>> {
+/// Message-layer endpoints on every card, HELLOs not yet exchanged.
+pub(crate) fn endpoints<D: Device>(cards: Vec<Card<D>>) -> Result<Vec<Endpoint<D>>> {
     let boot = Bootstrap::new(
         cards
             .iter()
@@ -68,12 +70,8 @@ fn endpoints(cards: Vec<Card<SimDevice>>) -> Result<Vec<Endpoint<SimDevice>>> {
 }
 
 /// Drives every endpoint (one thread stands for all processes) until `reqs` finish.
-fn wait_all(
-    cluster: &Cluster,
-    eps: &mut [Endpoint<SimDevice>],
-    reqs: Vec<(usize, Request)>,
-) -> Result<()> {
-    let start = cluster.now_ns();
+fn wait_all<D: Device>(eps: &mut [Endpoint<D>], reqs: Vec<(usize, Request)>) -> Result<()> {
+    let start = eps[0].card().device().now_ns();
     let mut pending = reqs;
     while !pending.is_empty() {
         let mut still = Vec::new();
@@ -86,21 +84,21 @@ fn wait_all(
         if pending.is_empty() {
             break;
         }
+        let dev = eps[0].card().device();
         ensure!(
-            cluster.now_ns() - start < STEP_TIMEOUT_NS,
+            dev.now_ns() - start < STEP_TIMEOUT_NS,
             "{} requests still pending after {STEP_TIMEOUT_NS} ns",
             pending.len()
         );
-        cluster.step(1);
+        dev.relax(Pace::Step);
     }
     Ok(())
 }
 
 /// One CADNA exchange: every process posts its two receives, sends its value to the two
 /// others, and waits for all four operations; the values received are checked.
-fn exchange(
-    cluster: &Cluster,
-    eps: &mut [Endpoint<SimDevice>],
+fn exchange<D: Device>(
+    eps: &mut [Endpoint<D>],
     values: &[[u8; VALUE]; PROCS],
     tag: u32,
 ) -> Result<()> {
@@ -118,7 +116,7 @@ fn exchange(
             reqs.push((p, ep.isend(q as u16, tag, &values[p])?));
         }
     }
-    wait_all(cluster, eps, reqs)?;
+    wait_all(eps, reqs)?;
     for (p, q, b) in bufs {
         let mut got = [0u8; VALUE];
         eps[p].read(&b, 0, &mut got)?;
@@ -133,17 +131,16 @@ fn exchange(
 
 /// Mean one-way time of `iterations` 8-byte round trips between nodes 0 and 1 with raw
 /// puts, as `fasthsl demo` measures it.
-fn raw_one_way_ns(cards: &mut [Card<SimDevice>], iterations: u32) -> Result<f64> {
+pub(crate) fn raw_one_way_ns<D: Device>(cards: &mut [Card<D>], iterations: u32) -> Result<f64> {
     let bufs = [
         cards[0].device().dma_alloc(4096)?,
         cards[1].device().dma_alloc(4096)?,
     ];
     let rx = [cards[0].rx_iova()?, cards[1].rx_iova()?];
-    let dev = cards[0].device().clone();
     let mut t0 = 0;
     for i in 0..iterations + WARMUP {
         if i == WARMUP {
-            t0 = dev.now_ns();
+            t0 = cards[0].device().now_ns();
         }
         cards[0].put(1, &bufs[0], 0, rx[1], 8, 0)?;
         cards[1].wait_lmr(STEP_TIMEOUT_NS)?;
@@ -155,7 +152,7 @@ fn raw_one_way_ns(cards: &mut [Card<SimDevice>], iterations: u32) -> Result<f64>
             }
         }
     }
-    let t1 = dev.now_ns();
+    let t1 = cards[0].device().now_ns();
     let [b0, b1] = bufs;
     cards[0].device().dma_free(b0)?;
     cards[1].device().dma_free(b1)?;
@@ -163,13 +160,12 @@ fn raw_one_way_ns(cards: &mut [Card<SimDevice>], iterations: u32) -> Result<f64>
 }
 
 /// The same round trips with the layer's blocking send and recv.
-fn layer_one_way_ns(eps: &mut [Endpoint<SimDevice>], iterations: u32) -> Result<f64> {
-    let dev = eps[0].card().device().clone();
+fn layer_one_way_ns<D: Device>(eps: &mut [Endpoint<D>], iterations: u32) -> Result<f64> {
     let mut out = [0u8; 8];
     let mut t0 = 0;
     for i in 0..iterations + WARMUP {
         if i == WARMUP {
-            t0 = dev.now_ns();
+            t0 = eps[0].card().device().now_ns();
         }
         let v = u64::from(i).to_le_bytes();
         eps[0].send(1, 1, &v)?;
@@ -179,19 +175,43 @@ fn layer_one_way_ns(eps: &mut [Endpoint<SimDevice>], iterations: u32) -> Result<
         let st = eps[0].recv(1, 2, &mut out)?;
         ensure!(st.len == 8 && out == v, "pong {i}: wrong message");
     }
-    let t1 = dev.now_ns();
+    let t1 = eps[0].card().device().now_ns();
     Ok((t1 - t0) as f64 / (2.0 * f64::from(iterations)))
 }
 
 /// Runs the benchmark.
 pub fn run(a: &ExchangeArgs) -> Result<ExitCode> {
-    let nodes = a.topology.nodes();
+    let topology = if a.devices.is_empty() {
+        match &a.topology {
+            Some(t) => t.clone(),
+            None => Topology::full(PROCS).context("full:3")?,
+        }
+    } else {
+        bringup::device_topology(a.devices.len(), a.topology.as_ref(), None)?
+    };
+    let nodes = topology.nodes();
     ensure!(
         nodes >= PROCS,
-        "the exchange runs {PROCS} processes on {PROCS} nodes; {} has {nodes}",
-        a.topology
+        "the exchange runs {PROCS} processes on {PROCS} nodes; {topology} has {nodes}"
     );
-    let (cluster, mut cards) = cards(&a.topology)?;
+    if a.devices.is_empty() {
+        let tb = Testbed::sim(
+            &topology,
+            SimConfig::default(),
+            |_| RX_WINDOW,
+            |_, _| Ok(()),
+        )?;
+        measure(a, tb)
+    } else {
+        let tb = Testbed::devices(&a.devices, &topology, |_| RX_WINDOW, |_, _| Ok(()))?;
+        measure(a, tb)
+    }
+}
+
+fn measure<D: BenchDevice>(a: &ExchangeArgs, tb: Testbed<D>) -> Result<ExitCode> {
+    let describe = tb.describe();
+    let topology = tb.topology.clone();
+    let mut cards = tb.cards;
     let raw = if a.latency {
         Some(raw_one_way_ns(&mut cards, a.iterations)?)
     } else {
@@ -209,12 +229,11 @@ pub fn run(a: &ExchangeArgs) -> Result<ExitCode> {
     let mut t0 = 0;
     for i in 0..a.iterations + WARMUP {
         if i == WARMUP {
-            t0 = cluster.now_ns();
+            t0 = eps[0].card().device().now_ns();
         }
-        exchange(&cluster, &mut eps, &next_values(), i % 1000)
-            .with_context(|| format!("exchange {i}"))?;
+        exchange(&mut eps, &next_values(), i % 1000).with_context(|| format!("exchange {i}"))?;
     }
-    let exchange_ns = (cluster.now_ns() - t0) as f64 / f64::from(a.iterations);
+    let exchange_ns = (eps[0].card().device().now_ns() - t0) as f64 / f64::from(a.iterations);
     for (n, ep) in eps.iter().enumerate() {
         let s = ep.stats();
         ensure!(
@@ -225,12 +244,15 @@ pub fn run(a: &ExchangeArgs) -> Result<ExitCode> {
     if a.json {
         outln!(
             "{}",
-            json!({"exchange_ns": exchange_ns, "exchanges": a.iterations})
+            bringup::with_description(
+                json!({"exchange_ns": exchange_ns, "exchanges": a.iterations}),
+                describe.clone()
+            )
         );
     } else {
         outln!(
             "exchange ({PROCS} processes, {VALUE}-byte values, {}): {exchange_ns:.0} ns per exchange, mean of {} (MPC, 1999: 74 us kernel-level, 47 us user-level)",
-            a.topology,
+            topology,
             a.iterations
         );
     }
@@ -239,7 +261,10 @@ pub fn run(a: &ExchangeArgs) -> Result<ExitCode> {
         if a.json {
             outln!(
                 "{}",
-                json!({"size": 8, "layer_one_way_ns": layer, "raw_one_way_ns": raw, "added_ns": layer - raw})
+                bringup::with_description(
+                    json!({"size": 8, "layer_one_way_ns": layer, "raw_one_way_ns": raw, "added_ns": layer - raw}),
+                    describe
+                )
             );
         } else {
             outln!(
@@ -257,18 +282,21 @@ mod tests {
 
     fn args(topology: &str, iterations: u32) -> ExchangeArgs {
         ExchangeArgs {
-            topology: topology.parse().unwrap(),
+            topology: Some(topology.parse().unwrap()),
             seed: 3,
             iterations,
             latency: false,
             json: true,
+            devices: Vec::new(),
         }
     }
 
     #[test]
     fn exchanges_check_values_and_take_modeled_time() {
-        let (cluster, cards) = cards(&"full:3".parse().unwrap()).unwrap();
-        let mut eps = endpoints(cards).unwrap();
+        let topo = "full:3".parse().unwrap();
+        let tb = Testbed::sim(&topo, SimConfig::default(), |_| RX_WINDOW, |_, _| Ok(())).unwrap();
+        let cluster = tb.dev().cluster();
+        let mut eps = endpoints(tb.cards).unwrap();
         let mut rng = Rng::new(5);
         for i in 0..4 {
             let mut v = [[0u8; VALUE]; PROCS];
@@ -276,7 +304,7 @@ mod tests {
                 p.copy_from_slice(&rng.bytes(VALUE));
             }
             let t0 = cluster.now_ns();
-            exchange(&cluster, &mut eps, &v, i).unwrap();
+            exchange(&mut eps, &v, i).unwrap();
             // Two dependent steps at least: an exchange cannot be faster than one message.
             assert!(cluster.now_ns() - t0 > 400, "exchange {i}");
         }

@@ -8,12 +8,12 @@ use std::process::ExitCode;
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use fasthsl_driver::contract::{status_done, DescErr};
-use fasthsl_driver::{Card, Device, DmaBuffer, DriverError};
-use fasthsl_sim::{Cluster, SimConfig, SimDevice, Topology};
+use fasthsl_driver::{Device, DmaBuffer, DriverError, Pace};
+use fasthsl_sim::{SimConfig, Topology};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::bringup::configured_cards;
+use crate::bringup::{self, BenchDevice, Clock, Testbed};
 use crate::plot::{self, Panel, Series};
 use crate::rng::Rng;
 
@@ -69,6 +69,11 @@ pub struct PingpongArgs {
     /// Draw latency and bandwidth against message size (log axes) into this PNG
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
+    /// Run on cards instead of the simulator, node i = the i-th --device: a PCI address
+    /// (a real card through VFIO, e.g. 0000:01:00.0) or vfio-user:/path/to.sock (a card of
+    /// `fasthsl serve`). The node count is the number of cards; --topology must agree
+    #[arg(long = "device", value_name = "ADDR")]
+    devices: Vec<String>,
 }
 
 fn parse_size_or_zero(s: &str) -> Result<usize, String> {
@@ -88,13 +93,12 @@ struct Point {
     messages: usize,
 }
 
-/// Two configured nodes (0 and 1) of a simulated cluster.
-struct Pair {
-    cluster: Cluster,
-    cards: Vec<Card<SimDevice>>,
+/// Two configured nodes (0 and 1) of a testbed; times on the testbed's clock (ticks:
+/// cycles, or nanoseconds on the host's wall clock).
+struct Pair<D: BenchDevice> {
+    tb: Testbed<D>,
     src: Vec<DmaBuffer>,
     rx_len: usize,
-    ns_per_cycle: f64,
 }
 
 /// Device time allowed for one message: only a stuck card times out.
@@ -102,17 +106,37 @@ fn timeout_ns(len: usize) -> u64 {
     2_000_000 + len as u64 * 20
 }
 
-impl Pair {
-    fn up(topology: &Topology, max_size: usize) -> Result<Pair> {
-        let rx_len = (2 * max_size).max(4 << 20).next_multiple_of(4096);
-        let src_len = max_size.next_multiple_of(4096);
+/// Receive window and source buffer sizes for messages of up to `max_size` bytes.
+fn buffer_sizes(max_size: usize) -> (usize, usize) {
+    let rx_len = (2 * max_size).max(4 << 20).next_multiple_of(4096);
+    (rx_len, max_size.next_multiple_of(4096))
+}
+
+impl Pair<fasthsl_sim::SimDevice> {
+    fn sim(topology: &Topology, max_size: usize) -> Result<Self> {
+        let (rx_len, src_len) = buffer_sizes(max_size);
         let mut cfg = SimConfig::default();
         cfg.host_mem_bytes = cfg.host_mem_bytes.max(2 * (rx_len + src_len) + (8 << 20));
-        let ns_per_cycle = cfg.clock_period_ps as f64 / 1000.0;
-        let cluster = Cluster::new(topology, cfg).context("building the simulated cluster")?;
         let mut src = Vec::new();
-        let cards = configured_cards(
-            &cluster,
+        let tb = Testbed::sim(
+            topology,
+            cfg,
+            |_| rx_len,
+            |_, card| {
+                src.push(card.device().dma_alloc(src_len)?);
+                Ok(())
+            },
+        )?;
+        Ok(Pair { tb, src, rx_len })
+    }
+}
+
+impl Pair<bringup::CardDevice> {
+    fn devices(specs: &[String], topology: &Topology, max_size: usize) -> Result<Self> {
+        let (rx_len, src_len) = buffer_sizes(max_size);
+        let mut src = Vec::new();
+        let tb = Testbed::devices(
+            specs,
             topology,
             |_| rx_len,
             |_, card| {
@@ -120,13 +144,21 @@ impl Pair {
                 Ok(())
             },
         )?;
-        Ok(Pair {
-            cluster,
-            cards,
-            src,
-            rx_len,
-            ns_per_cycle,
-        })
+        Ok(Pair { tb, src, rx_len })
+    }
+}
+
+impl<D: BenchDevice> Pair<D> {
+    fn ticks(&self) -> u64 {
+        self.tb.clock.ticks(self.tb.dev())
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.tb.dev().now_ns()
+    }
+
+    fn step(&self) {
+        self.tb.dev().relax(Pace::Step);
     }
 
     /// Half the mean round trip of `iters` ping-pongs of `size` bytes, in cycles; checks
@@ -134,15 +166,15 @@ impl Pair {
     fn ping_pong(&mut self, rng: &mut Rng, size: usize, iters: u32) -> Result<f64> {
         let data = [rng.bytes(size), rng.bytes(size)];
         for (n, d) in data.iter().enumerate() {
-            self.cards[n].device().mem_write(&self.src[n], 0, d)?;
+            self.tb.cards[n].device().mem_write(&self.src[n], 0, d)?;
         }
-        let rx = [self.cards[0].rx_iova()?, self.cards[1].rx_iova()?];
-        let round = |p: &mut Pair| -> Result<()> {
+        let rx = [self.tb.cards[0].rx_iova()?, self.tb.cards[1].rx_iova()?];
+        let round = |p: &mut Pair<D>| -> Result<()> {
             for (s, d) in [(0usize, 1usize), (1, 0)] {
-                let t = p.cards[s]
+                let t = p.tb.cards[s]
                     .put(d as u16, &p.src[s], 0, rx[d], size, 0)
                     .with_context(|| format!("ping-pong {size} B: node {s} put"))?;
-                let e = p.cards[d]
+                let e = p.tb.cards[d]
                     .wait_lmr(timeout_ns(size))
                     .with_context(|| format!("ping-pong {size} B: node {d} waiting"))?;
                 ensure!(
@@ -156,14 +188,14 @@ impl Pair {
             Ok(())
         };
         round(self)?; // warm-up: rings and caches of the model in their steady state
-        let c0 = self.cluster.cycles();
+        let c0 = self.ticks();
         for _ in 0..iters {
             round(self)?;
         }
-        let cycles = (self.cluster.cycles() - c0) as f64 / (2.0 * f64::from(iters));
+        let cycles = (self.ticks() - c0) as f64 / (2.0 * f64::from(iters));
         for (s, d) in [(0usize, 1usize), (1, 0)] {
             let mut got = vec![0u8; size];
-            self.cards[d].read_rx(0, &mut got)?;
+            self.tb.cards[d].read_rx(0, &mut got)?;
             ensure!(
                 got == data[s],
                 "ping-pong {size} B: data received by node {d} differs"
@@ -176,17 +208,17 @@ impl Pair {
     /// Waits for every outstanding send completion of both nodes (and checks them).
     fn reap_all(&mut self) -> Result<()> {
         for n in 0..2 {
-            let start = self.cluster.now_ns();
-            while self.cards[n].outstanding() > 0 {
-                for c in self.cards[n].poll_completions()? {
+            let start = self.now_ns();
+            while self.tb.cards[n].outstanding() > 0 {
+                for c in self.tb.cards[n].poll_completions()? {
                     if let Err(e) = c.result {
                         bail!("node {n}: descriptor #{} failed: {e}", c.seq);
                     }
                 }
-                if self.cluster.now_ns() - start > 100_000_000 {
+                if self.now_ns() - start > 100_000_000 {
                     bail!("node {n}: send completions did not arrive");
                 }
-                self.cluster.step(1);
+                self.step();
             }
         }
         Ok(())
@@ -196,20 +228,20 @@ impl Pair {
     /// one at once; returns, per sender, the cycles from the start to the last LMR entry
     /// its peer saw.
     fn stream(&mut self, size: usize, count: usize, senders: &[usize]) -> Result<Vec<u64>> {
-        let rx = [self.cards[0].rx_iova()?, self.cards[1].rx_iova()?];
+        let rx = [self.tb.cards[0].rx_iova()?, self.tb.cards[1].rx_iova()?];
         let slots = (self.rx_len / size.next_multiple_of(8)).max(1);
         let mut sent = [0usize; 2];
         let mut got = [0usize; 2];
         let mut end = [0u64; 2];
-        let c0 = self.cluster.cycles();
-        let limit_ns = self.cluster.now_ns() + count as u64 * timeout_ns(size);
+        let c0 = self.ticks();
+        let limit_ns = self.now_ns() + count as u64 * timeout_ns(size);
         loop {
             let mut progress = false;
             for &s in senders {
                 let d = 1 - s;
                 while sent[s] < count {
                     let remote = rx[d] + ((sent[s] % slots) * size.next_multiple_of(8)) as u64;
-                    match self.cards[s].put(d as u16, &self.src[s], 0, remote, size, 0) {
+                    match self.tb.cards[s].put(d as u16, &self.src[s], 0, remote, size, 0) {
                         Ok(_) => {
                             sent[s] += 1;
                             progress = true;
@@ -218,7 +250,7 @@ impl Pair {
                         Err(e) => return Err(e).context("streaming put"),
                     }
                 }
-                for c in self.cards[s].poll_completions()? {
+                for c in self.tb.cards[s].poll_completions()? {
                     if let Err(e) = c.result {
                         bail!(
                             "stream {size} B: node {s} descriptor #{} failed: {e}",
@@ -226,7 +258,7 @@ impl Pair {
                         );
                     }
                 }
-                for e in self.cards[d].poll_lmr()? {
+                for e in self.tb.cards[d].poll_lmr()? {
                     ensure!(
                         e.status == status_done(DescErr::Ok) && e.len as usize == size,
                         "stream {size} B: unexpected LMR entry {e:?} at node {d}"
@@ -234,26 +266,26 @@ impl Pair {
                     got[s] += 1;
                     progress = true;
                     if got[s] == count {
-                        end[s] = self.cluster.cycles() - c0;
+                        end[s] = self.ticks() - c0;
                     }
                 }
             }
             if senders.iter().all(|&s| got[s] == count) {
                 break;
             }
-            if self.cluster.now_ns() > limit_ns {
+            if self.now_ns() > limit_ns {
                 bail!("stream {size} B: only {got:?} of {count} messages arrived");
             }
             if !progress {
-                self.cluster.step(1);
+                self.step();
             }
         }
         self.reap_all()?;
         Ok(senders.iter().map(|&s| end[s]).collect())
     }
 
-    fn mbytes_per_s(&self, bytes: usize, cycles: u64) -> f64 {
-        bytes as f64 / (cycles.max(1) as f64 * self.ns_per_cycle) * 1000.0
+    fn mbytes_per_s(&self, bytes: usize, ticks: u64) -> f64 {
+        bytes as f64 / (ticks.max(1) as f64 * self.tb.clock.ns_per_tick()) * 1000.0
     }
 }
 
@@ -282,14 +314,18 @@ fn n_half(points: &[(usize, f64)], half: f64) -> Option<f64> {
 
 /// Runs the benchmark.
 pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
-    let topology = match (&a.topology, a.nodes) {
-        (Some(t), _) => t.clone(),
-        (None, Some(n)) => Topology::full(n.into()).context("--nodes")?,
-        (None, None) => Topology::full(2).context("full:2")?,
+    let topology = if a.devices.is_empty() {
+        match (&a.topology, a.nodes) {
+            (Some(t), _) => t.clone(),
+            (None, Some(n)) => Topology::full(n.into()).context("--nodes")?,
+            (None, None) => Topology::full(2).context("full:2")?,
+        }
+    } else {
+        bringup::device_topology(a.devices.len(), a.topology.as_ref(), a.nodes)?
     };
     ensure!(
         topology.nodes() >= 2,
-        "the benchmark needs two nodes, {topology} has {}",
+        "the benchmark needs two nodes (two --device cards on hardware), {topology} has {}",
         topology.nodes()
     );
     let mut sizes = if a.sizes.is_empty() {
@@ -300,7 +336,20 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
     sizes.sort_unstable();
     sizes.dedup();
     let max_size = sizes.iter().copied().max().unwrap_or(1).max(a.bidir_size);
-    let mut pair = Pair::up(&topology, max_size)?;
+    if a.devices.is_empty() {
+        measure(a, Pair::sim(&topology, max_size)?, &sizes)
+    } else {
+        measure(a, Pair::devices(&a.devices, &topology, max_size)?, &sizes)
+    }
+}
+
+fn measure<D: BenchDevice>(
+    a: &PingpongArgs,
+    mut pair: Pair<D>,
+    sizes: &[usize],
+) -> Result<ExitCode> {
+    let topology = pair.tb.topology.clone();
+    let clock = pair.tb.clock;
     let mut rng = Rng::new(a.seed);
 
     let bar = if !a.json && std::io::stderr().is_terminal() {
@@ -312,7 +361,12 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
     };
     if !a.json {
         println!(
-            "ping-pong and streaming, nodes 0 <-> 1 of {topology} (modeled time, seed {})",
+            "ping-pong and streaming, nodes 0 <-> 1 of {topology} ({}, seed {})",
+            if clock.counts_cycles() {
+                "modeled time"
+            } else {
+                "host wall-clock time"
+            },
             a.seed
         );
         println!(
@@ -321,7 +375,7 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
         );
     }
     let mut points = Vec::new();
-    for &size in &sizes {
+    for &size in sizes {
         bar.set_message(format!("{size} B"));
         let cyc = pair.ping_pong(&mut rng, size, a.iterations)?;
         let count = stream_count(size, a.stream_bytes);
@@ -329,7 +383,7 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
         let p = Point {
             size,
             one_way_cycles: cyc,
-            one_way_ns: cyc * pair.ns_per_cycle,
+            one_way_ns: cyc * clock.ns_per_tick(),
             mbytes_per_s: pair.mbytes_per_s(size * count, t),
             messages: count,
         };
@@ -339,7 +393,7 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
                 json!({
                     "size": p.size,
                     "one_way_ns": p.one_way_ns,
-                    "one_way_cycles": p.one_way_cycles,
+                    "one_way_cycles": clock.counts_cycles().then_some(p.one_way_cycles),
                     "mbytes_per_s": p.mbytes_per_s,
                     "stream_messages": p.messages,
                 })
@@ -370,11 +424,16 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
     };
     bar.finish_and_clear();
 
-    let link = 8.0 / pair.ns_per_cycle * 1000.0;
+    // The raw link moves 8 bytes per core clock cycle (250 MHz on every card).
+    let ns_per_cycle = match clock {
+        Clock::Modeled { ns_per_cycle } => ns_per_cycle,
+        Clock::Wall => SimConfig::default().clock_period_ps as f64 / 1000.0,
+    };
+    let link = 8.0 / ns_per_cycle * 1000.0;
     let peak = points.iter().map(|p| p.mbytes_per_s).fold(0.0, f64::max);
     let curve: Vec<(usize, f64)> = points.iter().map(|p| (p.size, p.mbytes_per_s)).collect();
     let nh = n_half(&curve, peak / 2.0);
-    let faults = pair.cluster.iommu_fault_count();
+    let faults = bringup::iommu_faults(pair.tb.cards.iter().map(|c| c.device()));
     let summary = json!({
         "peak_mbytes_per_s": peak,
         "link_mbytes_per_s": link,
@@ -385,9 +444,10 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
         "topology": topology.to_string(),
         "seed": a.seed,
         "iterations": a.iterations,
-        "sim_cycles": pair.cluster.cycles(),
+        "sim_cycles": pair.tb.dev().cycles(),
         "iommu_faults": faults,
     });
+    let summary = bringup::with_description(summary, pair.tb.describe());
     if a.json {
         println!("{summary}");
     } else {
@@ -405,6 +465,11 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
         }
     }
     if let Some(path) = &a.plot {
+        let time = if clock.counts_cycles() {
+            "modeled"
+        } else {
+            "host clock"
+        };
         let lat = Series {
             label: "one-way latency".into(),
             points: points
@@ -429,7 +494,7 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
                 Panel {
                     title: format!("put ping-pong, {topology}: one-way latency"),
                     x_label: "message size, bytes".into(),
-                    y_label: "one-way latency, ns (modeled)".into(),
+                    y_label: format!("one-way latency, ns ({time})"),
                     log_x: true,
                     log_y: true,
                     series: vec![lat],
@@ -437,7 +502,7 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
                 Panel {
                     title: format!("put streaming, {topology}: bandwidth"),
                     x_label: "message size, bytes".into(),
-                    y_label: "MB/s (modeled)".into(),
+                    y_label: format!("MB/s ({time})"),
                     log_x: true,
                     log_y: true,
                     series: vec![bw, raw],
@@ -447,8 +512,8 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
         .with_context(|| format!("drawing {}", path.display()))?;
     }
     ensure!(
-        faults == 0,
-        "the modeled IOMMU refused {faults} DMA accesses"
+        faults.unwrap_or(0) == 0,
+        "the modeled IOMMU refused {faults:?} DMA accesses"
     );
     Ok(ExitCode::SUCCESS)
 }

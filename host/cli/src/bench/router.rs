@@ -82,6 +82,10 @@ pub struct RouterArgs {
     /// saturation throughput vs packet length), one curve per configuration, as PNG
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
+    /// Not available: this benchmark drives traffic generators wired into the Verilator
+    /// model's router ports, which a card does not have (refused with an explanation)
+    #[arg(long = "device", value_name = "ADDR")]
+    devices: Vec<String>,
 }
 
 /// Packet lengths given as one argument.
@@ -158,6 +162,13 @@ impl Curve {
 
 /// Runs the benchmark.
 pub fn run(a: &RouterArgs) -> Result<ExitCode> {
+    crate::bringup::no_devices(
+        &a.devices,
+        "`bench router` cannot run on a card: it drives traffic generators placed at the \
+         router's ports inside the Verilator model, and a card's router ports are cabled to \
+         its NIC and other cards. Measure a card's router with `bench pingpong`, `exchange`, \
+         `bcast` or `sharing --device ...`, or run `bench router` without --device",
+    )?;
     let topology = match &a.topology {
         Some(t) => t.clone(),
         None => Topology::star(8).expect("star:8 is valid"),

@@ -12,12 +12,13 @@ use std::process::ExitCode;
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use fasthsl_driver::contract::{status_done, DescErr};
-use fasthsl_driver::{Card, Device, DmaBuffer, DriverError};
-use fasthsl_sim::{Cluster, SimConfig, SimDevice};
+use fasthsl_driver::{Card, DmaBuffer, DriverError, Pace};
+use fasthsl_sim::SimConfig;
 use fasthsl_topology::{routing, Topology};
 use serde_json::json;
 
-use crate::bringup::configured_cards;
+use crate::bringup::{self, BenchDevice, Testbed};
+use crate::plot::{self, Bar};
 use crate::rng::Rng;
 
 /// Flows one scheme may hold.
@@ -60,9 +61,9 @@ pub struct SharingArgs {
     /// Scheme file: one flow per line, `NAME SRC DST BYTES`
     #[arg(long, value_name = "FILE")]
     scheme: PathBuf,
-    /// Network (see `fasthsl demo --help`)
-    #[arg(long, value_name = "SPEC", default_value = "full:8", value_parser = crate::parse_topology)]
-    topology: Topology,
+    /// Network (see `fasthsl demo --help`) [default: full:8, or full:N for N --device cards]
+    #[arg(long, value_name = "SPEC", value_parser = crate::parse_topology)]
+    topology: Option<Topology>,
     /// Bytes per put: a flow is a train of puts of this size (K/KiB, M/MiB suffixes)
     #[arg(long, value_name = "BYTES", default_value = "4K", value_parser = crate::parse_size)]
     chunk: usize,
@@ -73,6 +74,14 @@ pub struct SharingArgs {
     /// fair_penalty
     #[arg(long)]
     json: bool,
+    /// Draw each flow's measured penalty beside its max-min fair penalty (bars) into
+    /// this PNG
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<PathBuf>,
+    /// Run on cards instead of the simulator, node i = the i-th --device (a PCI address
+    /// or vfio-user:/path/to.sock; see `fasthsl bench pingpong --help`)
+    #[arg(long = "device", value_name = "ADDR")]
+    devices: Vec<String>,
 }
 
 /// One flow of a scheme.
@@ -305,9 +314,8 @@ struct FlowBufs {
 }
 
 /// A configured cluster with the buffers of every flow of a scheme.
-struct Run {
-    cluster: Cluster,
-    cards: Vec<Card<SimDevice>>,
+struct Run<D: BenchDevice> {
+    cards: Vec<Card<D>>,
     flows: Vec<Flow>,
     bufs: Vec<FlowBufs>,
     chunk: usize,
@@ -317,20 +325,29 @@ struct Run {
 /// One run's result per flow: modeled ns from the start to the last byte landed.
 type Times = Vec<u64>;
 
-impl Run {
-    fn up(topo: &Topology, flows: &[Flow], chunk: usize, seed: u64) -> Result<Run> {
-        let region = |f: &Flow| f.bytes.min(REGION_MAX.max(chunk)).next_multiple_of(chunk);
-        let mut window = vec![0usize; topo.nodes()];
-        let mut dst_off = Vec::new();
-        for f in flows {
-            dst_off.push(window[f.dst]);
-            window[f.dst] += region(f).next_multiple_of(4096);
-        }
-        let cluster = Cluster::new(topo, SimConfig::default()).context("building the cluster")?;
-        let cards = configured_cards(&cluster, topo, |n| window[n].max(4096), |_, _| Ok(()))?;
+/// Receive window of every node for `flows`, and each flow's offset in its destination's.
+fn windows(nodes: usize, flows: &[Flow], chunk: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut window = vec![0usize; nodes];
+    let mut dst_off = Vec::new();
+    for f in flows {
+        dst_off.push(window[f.dst]);
+        window[f.dst] += region(f, chunk).next_multiple_of(4096);
+    }
+    (window.into_iter().map(|w| w.max(4096)).collect(), dst_off)
+}
+
+/// Bytes of a flow's region in its destination's receive window.
+fn region(f: &Flow, chunk: usize) -> usize {
+    f.bytes.min(REGION_MAX.max(chunk)).next_multiple_of(chunk)
+}
+
+impl<D: BenchDevice> Run<D> {
+    fn up(tb: Testbed<D>, flows: &[Flow], chunk: usize, seed: u64) -> Result<Run<D>> {
+        let (_, dst_off) = windows(tb.topology.nodes(), flows, chunk);
+        let cards = tb.cards;
         let mut bufs = Vec::new();
         for (f, off) in flows.iter().zip(dst_off) {
-            let r = region(f);
+            let r = region(f, chunk);
             bufs.push(FlowBufs {
                 src_buf: cards[f.src].device().dma_alloc(r)?,
                 dst_off: off,
@@ -338,13 +355,22 @@ impl Run {
             });
         }
         Ok(Run {
-            cluster,
             cards,
             flows: flows.to_vec(),
             bufs,
             chunk,
             rng: Rng::new(seed),
         })
+    }
+
+    /// The run's clock (node 0's card).
+    fn now_ns(&self) -> u64 {
+        self.cards[0].device().now_ns()
+    }
+
+    /// The cards advance one step (simulator: one cycle of the whole cluster).
+    fn step(&self) {
+        self.cards[0].device().relax(Pace::Step);
     }
 
     /// Runs the flows `which` all at once on the idle network; returns each one's time.
@@ -372,7 +398,7 @@ impl Run {
         }
         let total: usize = which.iter().map(|&f| self.flows[f].bytes).sum();
         let limit_ns = 2_000_000 + 4 * total as u64;
-        let t0 = self.cluster.now_ns();
+        let t0 = self.now_ns();
         loop {
             let mut progress = false;
             for (&ring, (members, next)) in rings.iter_mut() {
@@ -444,18 +470,18 @@ impl Run {
                             landed[k],
                             self.flows[which[k]].bytes
                         );
-                        end[k] = Some(self.cluster.now_ns() - t0);
+                        end[k] = Some(self.now_ns() - t0);
                     }
                 }
             }
             if end.iter().all(Option::is_some) {
                 break;
             }
-            if self.cluster.now_ns() - t0 > limit_ns {
+            if self.now_ns() - t0 > limit_ns {
                 bail!("flows still running after {limit_ns} ns: bytes landed {landed:?}");
             }
             if !progress {
-                self.cluster.step(1);
+                self.step();
             }
         }
         self.reap(which)?;
@@ -465,7 +491,7 @@ impl Run {
 
     /// Waits for the send completions of every source, so the next run starts idle.
     fn reap(&mut self, which: &[usize]) -> Result<()> {
-        let start = self.cluster.now_ns();
+        let start = self.now_ns();
         for &f in which {
             let s = self.flows[f].src;
             while self.cards[s].outstanding() > 0 {
@@ -475,10 +501,10 @@ impl Run {
                     }
                 }
                 ensure!(
-                    self.cluster.now_ns() - start < 10_000_000,
+                    self.now_ns() - start < 10_000_000,
                     "node {s}: send completions did not arrive"
                 );
-                self.cluster.step(1);
+                self.step();
             }
         }
         Ok(())
@@ -522,13 +548,15 @@ pub struct FlowResult {
 }
 
 /// Measures a scheme: every flow alone, then all together; computes the fair model.
-pub fn measure(
-    topo: &Topology,
+pub fn measure<D: BenchDevice>(
+    tb: Testbed<D>,
     flows: &[Flow],
     chunk: usize,
     seed: u64,
 ) -> Result<Vec<FlowResult>> {
-    let mut run = Run::up(topo, flows, chunk, seed)?;
+    let topo = tb.topology.clone();
+    let topo = &topo;
+    let mut run = Run::up(tb, flows, chunk, seed)?;
     let mut refs: BTreeMap<(usize, usize, usize), u64> = BTreeMap::new();
     let mut ref_ns = Vec::new();
     for (i, f) in flows.iter().enumerate() {
@@ -547,10 +575,10 @@ pub fn measure(
     }
     let all: Vec<usize> = (0..flows.len()).collect();
     let times = run.run(&all).context("the scheme")?;
+    let faults = bringup::iommu_faults(run.cards.iter().map(|c| c.device()));
     ensure!(
-        run.cluster.iommu_fault_count() == 0,
-        "the modeled IOMMU refused DMA accesses: {:?}",
-        run.cluster.iommu_faults()
+        faults.unwrap_or(0) == 0,
+        "the modeled IOMMU refused {faults:?} DMA accesses"
     );
     let fluid: Vec<FluidFlow> = flows
         .iter()
@@ -582,17 +610,47 @@ fn read_scheme(path: &Path, nodes: usize) -> Result<Vec<Flow>> {
     parse_scheme(&text, nodes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
+/// A simulated cluster with receive windows for `flows`.
+fn sim_bed(
+    topo: &Topology,
+    flows: &[Flow],
+    chunk: usize,
+) -> Result<Testbed<fasthsl_sim::SimDevice>> {
+    let (window, _) = windows(topo.nodes(), flows, chunk);
+    Testbed::sim(topo, SimConfig::default(), |n| window[n], |_, _| Ok(()))
+}
+
 /// Runs the benchmark.
 pub fn run(a: &SharingArgs) -> Result<ExitCode> {
-    let flows = read_scheme(&a.scheme, a.topology.nodes())?;
+    let topology = if a.devices.is_empty() {
+        match &a.topology {
+            Some(t) => t.clone(),
+            None => Topology::full(8).context("full:8")?,
+        }
+    } else {
+        bringup::device_topology(a.devices.len(), a.topology.as_ref(), None)?
+    };
+    let flows = read_scheme(&a.scheme, topology.nodes())?;
     let wall = std::time::Instant::now();
-    let res = measure(&a.topology, &flows, a.chunk, a.seed)?;
+    let (res, describe) = if a.devices.is_empty() {
+        let tb = sim_bed(&topology, &flows, a.chunk)?;
+        (measure(tb, &flows, a.chunk, a.seed)?, None)
+    } else {
+        let (window, _) = windows(topology.nodes(), &flows, a.chunk);
+        let tb = Testbed::devices(&a.devices, &topology, |n| window[n], |_, _| Ok(()))?;
+        let d = tb.describe();
+        (measure(tb, &flows, a.chunk, a.seed)?, d)
+    };
     if !a.json {
         outln!(
-            "bandwidth sharing, {} on {} ({}-byte puts, modeled time, seed {})",
+            "bandwidth sharing, {} on {} ({}-byte puts, {}, seed {})",
             a.scheme.display(),
-            a.topology,
+            topology,
             a.chunk,
+            match &describe {
+                None => "modeled time".to_string(),
+                Some(d) => format!("{} clock, {}", d["clock"], d["backend"]),
+            },
             a.seed
         );
         outln!(
@@ -611,16 +669,19 @@ pub fn run(a: &SharingArgs) -> Result<ExitCode> {
         if a.json {
             outln!(
                 "{}",
-                json!({
-                    "name": r.flow.name,
-                    "src": r.flow.src,
-                    "dst": r.flow.dst,
-                    "bytes": r.flow.bytes,
-                    "time_ns": r.time_ns,
-                    "ref_ns": r.ref_ns,
-                    "penalty": r.penalty,
-                    "fair_penalty": r.fair_penalty,
-                })
+                bringup::with_description(
+                    json!({
+                        "name": r.flow.name,
+                        "src": r.flow.src,
+                        "dst": r.flow.dst,
+                        "bytes": r.flow.bytes,
+                        "time_ns": r.time_ns,
+                        "ref_ns": r.ref_ns,
+                        "penalty": r.penalty,
+                        "fair_penalty": r.fair_penalty,
+                    }),
+                    describe.clone()
+                )
             );
         } else {
             outln!(
@@ -637,6 +698,23 @@ pub fn run(a: &SharingArgs) -> Result<ExitCode> {
         }
     }
     eprintln!("wall time {:.1} s", wall.elapsed().as_secs_f64());
+    if let Some(path) = &a.plot {
+        let bars: Vec<Bar> = res
+            .iter()
+            .map(|r| Bar {
+                label: r.flow.name.clone(),
+                values: vec![r.penalty, r.fair_penalty],
+            })
+            .collect();
+        plot::draw_bars_png(
+            path,
+            &format!("bandwidth sharing, {} on {topology}", a.scheme.display()),
+            "penalty (time in the scheme / time alone)",
+            &["measured", "max-min fair"],
+            &bars,
+        )
+        .with_context(|| format!("drawing {}", path.display()))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -811,13 +889,13 @@ mod tests {
     fn full4_lone_flow_and_two_flows_out_of_one_node() {
         let topo: Topology = "full:4".parse().unwrap();
         let flows = parse_scheme("lone 2 3 32K\n", 4).unwrap();
-        let r = measure(&topo, &flows, 4096, 1).unwrap();
+        let r = measure(sim_bed(&topo, &flows, 4096).unwrap(), &flows, 4096, 1).unwrap();
         // Same transfer on the same idle network: only ring positions differ.
         assert!((r[0].penalty - 1.0).abs() < 0.02, "{r:?}");
         assert!((r[0].fair_penalty - 1.0).abs() < 1e-9);
 
         let flows = parse_scheme("a 0 1 32K\nb 0 2 32K\n", 4).unwrap();
-        let r = measure(&topo, &flows, 4096, 1).unwrap();
+        let r = measure(sim_bed(&topo, &flows, 4096).unwrap(), &flows, 4096, 1).unwrap();
         for f in &r {
             assert!((f.fair_penalty - 2.0).abs() < 0.01, "{f:?}");
             // Both finish close together (chunks interleaved), and twice the bytes through
