@@ -86,6 +86,86 @@ pub fn draw_png(path: &Path, panels: &[Panel]) -> Result<()> {
     Ok(())
 }
 
+/// One group of bars: one bar per series, side by side above `label`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// Text under the group.
+    pub label: String,
+    /// One value per series, in the order of the series names.
+    pub values: Vec<f64>,
+}
+
+/// Draws grouped bars (one colour per series, legend with `series`) into a PNG file.
+pub fn draw_bars_png(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    series: &[&str],
+    bars: &[Bar],
+) -> Result<()> {
+    if bars.is_empty() || series.is_empty() {
+        bail!("nothing to plot");
+    }
+    register_font()?;
+    let n = bars.len();
+    let w = (PANEL_W)
+        .max(140 + 48 * (n * series.len()) as u32)
+        .min(4000);
+    let root = BitMapBackend::new(path, (w, PANEL_H)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let top = bars
+        .iter()
+        .flat_map(|b| b.values.iter().copied())
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let ymax = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let mut c = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..ymax)?;
+    let label_of = |x: &f64| {
+        let i = x.round();
+        if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
+            bars[i as usize].label.clone()
+        } else {
+            String::new()
+        }
+    };
+    c.configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n.min(40))
+        .x_label_formatter(&label_of)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    // Each group fills 0.8 of its unit slot, split evenly between the series.
+    let bw = 0.8 / series.len() as f64;
+    for (k, name) in series.iter().enumerate() {
+        let color = COLORS[k % COLORS.len()];
+        let x0 = |i: usize| i as f64 - 0.4 + k as f64 * bw;
+        c.draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
+            let v = *b.values.get(k)?;
+            v.is_finite()
+                .then(|| Rectangle::new([(x0(i), 0.0), (x0(i) + bw, v)], color.filled()))
+        }))?
+        .label(*name)
+        .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], color.filled()));
+    }
+    c.configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .label_font(("sans-serif", 15))
+        .draw()?;
+    root.present()
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
 /// The range of the kept values, padded so no point sits on the frame.
 fn axis_range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -220,5 +300,25 @@ mod tests {
         assert_eq!(w, 2 * PANEL_W);
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(draw_png(&path, &[]).is_err());
+    }
+
+    #[test]
+    fn draws_grouped_bars() {
+        let dir = std::env::temp_dir().join(format!("fasthsl-bars-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("b.png");
+        let bars: Vec<Bar> = (0..3)
+            .map(|i| Bar {
+                label: format!("f{i}"),
+                values: vec![1.0 + f64::from(i), 1.5],
+            })
+            .collect();
+        draw_bars_png(&path, "t", "penalty", &["measured", "fair"], &bars).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
+        let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        assert_eq!(w, PANEL_W);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(draw_bars_png(&path, "t", "y", &["a"], &[]).is_err());
     }
 }
