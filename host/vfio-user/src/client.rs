@@ -11,11 +11,12 @@ use fasthsl_contract::{BAR0_SIZE, PCI_DEVICE_ID, PCI_VENDOR_ID};
 use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
 use vfio_bindings::bindings::vfio::{
     VFIO_IRQ_SET_ACTION_TRIGGER, VFIO_IRQ_SET_DATA_EVENTFD, VFIO_PCI_BAR0_REGION_INDEX,
-    VFIO_PCI_BAR2_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_MSI_IRQ_INDEX,
+    VFIO_PCI_BAR2_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_INTX_IRQ_INDEX,
+    VFIO_PCI_MSI_IRQ_INDEX,
 };
 
 use crate::shm::{self, SharedMap, PAGE};
-use crate::{sim_regs, VfioUserError};
+use crate::{msi_cap, sim_regs, VfioUserError};
 
 /// Most cycles one `WAIT_IRQ` request runs the (shared) simulation for.
 const WAIT_CHUNK: u64 = 4096;
@@ -65,6 +66,8 @@ pub struct VfioUserDevice {
     arena: SharedMap,
     alloc: RefCell<Alloc>,
     eventfd: File,
+    /// Offset of the MSI capability in config space, if the device has one.
+    msi: Option<usize>,
     sim: Option<SimInfo>,
     node: Option<u64>,
     started: Instant,
@@ -155,15 +158,26 @@ impl VfioUserDevice {
         let arena = SharedMap::new(&memfd, 0, cfg.arena_bytes as usize)
             .map_err(os("mapping the DMA memory file"))?;
         let eventfd = shm::eventfd().map_err(os("creating the interrupt eventfd"))?;
+        let msi = find_msi(&mut client)?;
+        let (index, what) = match msi {
+            Some(_) => (
+                VFIO_PCI_MSI_IRQ_INDEX,
+                "routing MSI to an eventfd (SET_IRQS)",
+            ),
+            None => (
+                VFIO_PCI_INTX_IRQ_INDEX,
+                "routing INTx to an eventfd (SET_IRQS)",
+            ),
+        };
         client
             .set_irqs(
-                VFIO_PCI_MSI_IRQ_INDEX,
+                index,
                 VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
                 0,
                 1,
                 &[eventfd.as_raw_fd()],
             )
-            .map_err(proto("routing MSI to an eventfd (SET_IRQS)"))?;
+            .map_err(proto(what))?;
         Ok(VfioUserDevice {
             path: path.to_path_buf(),
             client: RefCell::new(client),
@@ -176,10 +190,29 @@ impl VfioUserDevice {
                 live: HashMap::new(),
             }),
             eventfd,
+            msi,
             sim,
             node,
             started: Instant::now(),
         })
+    }
+
+    /// How the card's interrupt reaches this client: "msi" when config space
+    /// advertises the MSI capability, "intx" otherwise.
+    pub fn irq_kind(&self) -> &'static str {
+        if self.msi.is_some() {
+            "msi"
+        } else {
+            "intx"
+        }
+    }
+
+    /// Reads `out.len()` (1, 2 or 4) bytes of PCI config space at `offset`.
+    pub fn config_read(&self, offset: u64, out: &mut [u8]) -> Result<(), DeviceError> {
+        self.client
+            .borrow_mut()
+            .region_read(VFIO_PCI_CONFIG_REGION_INDEX, offset, out)
+            .map_err(backend)
     }
 
     /// The node number the server gave this socket (simulated cards only).
@@ -226,6 +259,32 @@ impl VfioUserDevice {
         }
         Ok(())
     }
+}
+
+/// Walks the capability list of config space for MSI; bounded, so a looping list from a
+/// broken device ends the walk.
+fn find_msi(client: &mut vfio_user::Client) -> Result<Option<usize>, VfioUserError> {
+    let mut read = |off: u64| -> Result<u8, VfioUserError> {
+        let mut b = [0u8; 1];
+        client
+            .region_read(VFIO_PCI_CONFIG_REGION_INDEX, off, &mut b)
+            .map_err(proto("reading the PCI capability list"))?;
+        Ok(b[0])
+    };
+    if read(0x06)? & 0x10 == 0 {
+        return Ok(None);
+    }
+    let mut at = usize::from(read(0x34)? & 0xfc);
+    for _ in 0..48 {
+        if at < 0x40 {
+            return Ok(None);
+        }
+        if read(at as u64)? == msi_cap::ID {
+            return Ok(Some(at));
+        }
+        at = usize::from(read(at as u64 + 1)? & 0xfc);
+    }
+    Ok(None)
 }
 
 impl std::fmt::Debug for VfioUserDevice {

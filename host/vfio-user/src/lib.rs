@@ -5,17 +5,19 @@
 //! same model as a kernel VFIO device:
 //! - region 0 (BAR0, `BAR0_SIZE` bytes): 32-bit reads and writes go to the card's CSRs
 //!   (NIC page, router page) with the simulator's MMIO timing;
-//! - region 7: PCI config space with the contract's vendor and device ids;
+//! - region 7: PCI config space with the contract's vendor and device ids and an MSI
+//!   capability (one vector, 64-bit address; [`msi_cap`]);
 //! - region 2 (BAR2, 4 KiB): the simulation's control page ([`sim_regs`]): clock,
 //!   stepping, IOMMU fault count. A real card has no BAR2; only the simulated one does;
 //! - `DMA_MAP` with a file descriptor: the server maps the client's memory and the card's
 //!   DMA reaches it by IOVA; DMA anywhere else is an IOMMU fault (counted, not performed);
 //! - `SET_IRQS` (MSI or INTx, one vector): the card's interrupt line is delivered on the
-//!   client's eventfd, one signal per rising edge.
+//!   client's eventfd, one signal per rising edge. Routing the MSI vector sets the MSI
+//!   capability's enable bit; INTx is refused while MSI is enabled.
 //!
 //! [`VfioUserDevice`] is the matching [`fasthsl_device::Device`] backend: DMA buffers in
 //! a sealed memfd mapped locally and `DMA_MAP`ped at IOVAs it chooses, interrupts on an
-//! eventfd. `fasthsl_driver::Card` runs on it unchanged.
+//! eventfd: MSI when the config space advertises the capability, INTx otherwise. `fasthsl_driver::Card` runs on it unchanged.
 //!
 //! # Time
 //! With [`Clock::Driven`] (default) the simulation advances only when a client asks for
@@ -35,7 +37,7 @@ mod shm;
 use std::path::{Path, PathBuf};
 
 pub use client::{VfioUserConfig, VfioUserDevice};
-pub use server::{Clock, NodeStats, ServeConfig, Server};
+pub use server::{msi_cap, Clock, NodeStats, ServeConfig, Server};
 
 /// The simulation control page (region 2, BAR2): 64-bit little-endian registers,
 /// accessed 8 bytes at a time. Only the simulated card has it.

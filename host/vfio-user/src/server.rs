@@ -73,6 +73,20 @@ pub struct Server {
 const MAX_MAP: u64 = 16 << 30;
 /// Bytes of PCI configuration space served.
 const CONFIG_SIZE: u64 = 256;
+
+/// The MSI capability in configuration space (the only capability; see [`msi_cap`]).
+pub mod msi_cap {
+    /// Offset of the capability, as the capabilities pointer (0x34) gives it.
+    pub const OFFSET: usize = 0x40;
+    /// PCI capability id of MSI.
+    pub const ID: u8 = 0x05;
+    /// Message Control: MSI enable.
+    pub const CTRL_ENABLE: u16 = 1 << 0;
+    /// Message Control: 64-bit message address capable.
+    pub const CTRL_64BIT: u16 = 1 << 7;
+    /// Length of the 64-bit capability (id, next, control, address, upper address, data).
+    pub const LEN: usize = 0x0e;
+}
 /// Cycles the server lets a card drain after disabling it (client gone, reset): a
 /// 16 MiB message at the link rate, with margin.
 const DRAIN_CYCLES: u64 = 4_000_000;
@@ -485,7 +499,8 @@ impl NodeBackend {
     }
 
     /// Type-0 header of a network controller with a 32-bit BAR0 (the card) and BAR2
-    /// (the simulation page), INTA.
+    /// (the simulation page), INTA, and one capability: MSI, one vector, 64-bit address
+    /// (what a guest OS looks for before it falls back to INTx).
     fn reset_config(&mut self) {
         let c = &mut self.config;
         c.fill(0);
@@ -496,6 +511,22 @@ impl NodeBackend {
         c[0x2c..0x2e].copy_from_slice(&(PCI_VENDOR_ID as u16).to_le_bytes());
         c[0x2e..0x30].copy_from_slice(&(PCI_DEVICE_ID as u16).to_le_bytes());
         c[0x3d] = 1;
+        c[0x06] = 0x10; // status: capabilities list
+        c[0x34] = msi_cap::OFFSET as u8;
+        let m = msi_cap::OFFSET;
+        c[m] = msi_cap::ID;
+        c[m + 1] = 0; // last capability
+        c[m + 2..m + 4].copy_from_slice(&msi_cap::CTRL_64BIT.to_le_bytes());
+    }
+
+    /// Whether the MSI capability is enabled (by a guest, or by SET_IRQS on the MSI index).
+    fn msi_enabled(&self) -> bool {
+        self.config[msi_cap::OFFSET + 2] & msi_cap::CTRL_ENABLE as u8 != 0
+    }
+
+    fn set_msi_enabled(&mut self, on: bool) {
+        let o = msi_cap::OFFSET + 2;
+        self.config[o] = (self.config[o] & !(msi_cap::CTRL_ENABLE as u8)) | u8::from(on);
     }
 
     fn config_write(&mut self, off: usize, data: &[u8]) {
@@ -506,6 +537,14 @@ impl NodeBackend {
                 0x04 => self.config[o] = b & 0x06,
                 0x05 => self.config[o] = b & 0x04,
                 0x3c => self.config[o] = b,
+                // MSI control: only the enable bit; one vector, so Multiple Message
+                // Enable stays 0.
+                o if o == msi_cap::OFFSET + 2 => self.config[o] = b & 0x01,
+                // Message address (dword aligned), upper address, data.
+                o if o == msi_cap::OFFSET + 4 => self.config[o] = b & 0xfc,
+                o if (msi_cap::OFFSET + 5..msi_cap::OFFSET + msi_cap::LEN).contains(&o) => {
+                    self.config[o] = b
+                }
                 _ => {}
             }
         }
@@ -703,6 +742,20 @@ impl ServerBackend for NodeBackend {
         } else {
             return self.refuse(invalid(format!("SET_IRQS data flags {flags:#x}")));
         };
+        // As on a PCI function, MSI and INTx exclude each other: with MSI enabled the
+        // card does not assert INTx.
+        if index == VFIO_PCI_INTX_IRQ_INDEX && fd.is_some() && self.msi_enabled() {
+            return self.refuse(invalid(
+                "SET_IRQS INTx while MSI is enabled: disable MSI first (SET_IRQS MSI with no \
+                 eventfd)"
+                    .into(),
+            ));
+        }
+        // Enabling the vector enables the capability, as the kernel's vfio-pci does on
+        // a real function.
+        if index == VFIO_PCI_MSI_IRQ_INDEX {
+            self.set_msi_enabled(fd.is_some());
+        }
         self.call(Op::SetIrq(fd)).map(|_| ())
     }
 }
