@@ -158,3 +158,83 @@ fn stats_shows_every_node() {
     );
     assert!(nodes[1]["router"].is_null());
 }
+
+#[test]
+fn sharing_draws_its_penalty_bars() {
+    let dir = std::env::temp_dir().join(format!("fasthsl-cli-sharing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scheme = dir.join("s.txt");
+    std::fs::write(&scheme, "a 0 1 16K\nb 0 1 16K\n").unwrap();
+    let png = dir.join("s.png");
+    let o = fasthsl(&[
+        "bench",
+        "sharing",
+        "--topology",
+        "full:2",
+        "--scheme",
+        scheme.to_str().unwrap(),
+        "--json",
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let lines: Vec<serde_json::Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    // Two equal flows out of one node share its link: each takes about twice as long.
+    for l in &lines {
+        assert!(l["penalty"].as_f64().unwrap() > 1.5, "{l}");
+    }
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn pingpong_layer_adds_the_message_layer_beside_the_put() {
+    let o = fasthsl(&[
+        "bench",
+        "pingpong",
+        "--sizes",
+        "8,8K",
+        "--iterations",
+        "2",
+        "--stream-bytes",
+        "8",
+        "--bidir-size",
+        "0",
+        "--layer",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: Vec<serde_json::Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(v.len(), 3);
+    for p in &v[..2] {
+        let raw = p["one_way_ns"].as_f64().unwrap();
+        let layer = p["layer_one_way_ns"].as_f64().unwrap();
+        // The layer sends the same bytes through the same cards, plus its own work.
+        assert!(layer > raw, "{p}");
+        assert_eq!(p["layer_overhead_ns"].as_f64().unwrap(), layer - raw);
+    }
+    // Without --layer the lines keep their fields.
+    let o = fasthsl(&[
+        "bench",
+        "pingpong",
+        "--sizes",
+        "8",
+        "--iterations",
+        "1",
+        "--stream-bytes",
+        "8",
+        "--bidir-size",
+        "0",
+        "--json",
+    ]);
+    let first = text(&o.stdout).lines().next().unwrap().to_string();
+    assert!(!first.contains("layer"), "{first}");
+}

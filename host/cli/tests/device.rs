@@ -101,6 +101,7 @@ fn pingpong_on_two_served_cards() {
         "8",
         "--bidir-size",
         "0",
+        "--layer",
         "--json",
     ];
     for d in &s.sockets {
@@ -117,6 +118,11 @@ fn pingpong_on_two_served_cards() {
         assert!(p["one_way_cycles"].as_f64().unwrap() > 50.0, "{p}");
         assert!(p["mbytes_per_s"].as_f64().unwrap() > 0.0, "{p}");
         assert_eq!(p["stream_messages"], 8);
+        // The message layer on the same cards: its own ping-pong, and the difference.
+        let layer = p["layer_one_way_ns"].as_f64().unwrap();
+        assert!(layer > 200.0, "{p}");
+        let added = p["layer_overhead_ns"].as_f64().unwrap();
+        assert!((added - (layer - ns)).abs() < 1e-6, "{p}");
     }
     let sum = &v[2];
     assert_eq!(sum["backend"], "vfio-user");

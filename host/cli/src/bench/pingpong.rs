@@ -9,10 +9,13 @@ use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use fasthsl_driver::contract::{status_done, DescErr};
 use fasthsl_driver::{Device, DmaBuffer, DriverError, Pace};
+use fasthsl_msg::layout::Layout;
+use fasthsl_msg::{Endpoint, MsgConfig, Request};
 use fasthsl_sim::{SimConfig, Topology};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use crate::bench::exchange;
 use crate::bringup::{self, BenchDevice, Clock, Testbed};
 use crate::plot::{self, Panel, Series};
 use crate::rng::Rng;
@@ -34,10 +37,22 @@ headers and CRC trailers are overhead counted against it.
 cycle); n_half_bytes the message size at which streaming bandwidth reaches half the peak \
 (interpolated on log2 size); bidir_mbytes_per_s the lower of the two directions when both \
 nodes stream --bidir-size messages to each other at once.
+  layer_one_way_ns (with --layer)  the same ping-pong on the message layer (fasthsl-msg) on \
+the same cards, after the put measurements: node 1 has its receive posted, node 0 sends \
+from a registered buffer (isend_buf: eager up to 4080 bytes, zero-copy rendezvous above) \
+with its receive for the reply posted, node 1 sends the message back from where it \
+landed; half the mean round trip after one untimed round, every reply checked. \
+layer_overhead_ns = layer_one_way_ns - one_way_ns.
+  With --device the times come from the cards: modeled cycles when they are simulated \
+cards of `fasthsl serve` (\"clock\": \"modeled_cycles\"), the host's monotonic clock for \
+real cards (\"clock\": \"host_wall_clock\", one_way_cycles null).
 
 Examples:
   fasthsl bench pingpong --json
-  fasthsl bench pingpong --sizes 8,4K,64K --iterations 10 --plot pingpong.png")]
+  fasthsl bench pingpong --sizes 8,4K,64K --iterations 10 --plot pingpong.png
+  fasthsl bench pingpong --layer --plot layer.png
+  fasthsl serve --topology full:2 --socket /tmp/fh &
+  fasthsl bench pingpong --device vfio-user:/tmp/fh/node0.sock --device vfio-user:/tmp/fh/node1.sock")]
 pub struct PingpongArgs {
     /// Network [default: full:2] (see `fasthsl demo --help`); nodes 0 and 1 are measured
     #[arg(long, value_name = "SPEC", value_parser = crate::parse_topology)]
@@ -66,6 +81,10 @@ pub struct PingpongArgs {
     /// One JSON object per size on stdout, then a summary object
     #[arg(long)]
     json: bool,
+    /// Also measure the ping-pong on the message layer (send/recv) beside the raw put:
+    /// layer_one_way_ns and layer_overhead_ns per size, a second curve in the plot
+    #[arg(long)]
+    layer: bool,
     /// Draw latency and bandwidth against message size (log axes) into this PNG
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
@@ -91,6 +110,8 @@ struct Point {
     one_way_ns: f64,
     mbytes_per_s: f64,
     messages: usize,
+    /// Message-layer one-way time, ns (with --layer).
+    layer_one_way_ns: Option<f64>,
 }
 
 /// Two configured nodes (0 and 1) of a testbed; times on the testbed's clock (ticks:
@@ -106,15 +127,26 @@ fn timeout_ns(len: usize) -> u64 {
     2_000_000 + len as u64 * 20
 }
 
-/// Receive window and source buffer sizes for messages of up to `max_size` bytes.
-fn buffer_sizes(max_size: usize) -> (usize, usize) {
-    let rx_len = (2 * max_size).max(4 << 20).next_multiple_of(4096);
-    (rx_len, max_size.next_multiple_of(4096))
+/// Receive window and source buffer sizes for messages of up to `max_size` bytes; with
+/// `layer`, the window also holds the message layer's slots and three buffers of that
+/// size in its heap.
+fn buffer_sizes(max_size: usize, layer: bool) -> (usize, usize) {
+    let raw = (2 * max_size).max(4 << 20);
+    let rx_len = if layer {
+        let l = Layout::new(2, &MsgConfig::default());
+        raw.max(l.heap_off + 3 * max_size.next_multiple_of(4096) + (256 << 10))
+    } else {
+        raw
+    };
+    (
+        rx_len.next_multiple_of(4096),
+        max_size.next_multiple_of(4096),
+    )
 }
 
 impl Pair<fasthsl_sim::SimDevice> {
-    fn sim(topology: &Topology, max_size: usize) -> Result<Self> {
-        let (rx_len, src_len) = buffer_sizes(max_size);
+    fn sim(topology: &Topology, max_size: usize, layer: bool) -> Result<Self> {
+        let (rx_len, src_len) = buffer_sizes(max_size, layer);
         let mut cfg = SimConfig::default();
         cfg.host_mem_bytes = cfg.host_mem_bytes.max(2 * (rx_len + src_len) + (8 << 20));
         let mut src = Vec::new();
@@ -132,8 +164,13 @@ impl Pair<fasthsl_sim::SimDevice> {
 }
 
 impl Pair<bringup::CardDevice> {
-    fn devices(specs: &[String], topology: &Topology, max_size: usize) -> Result<Self> {
-        let (rx_len, src_len) = buffer_sizes(max_size);
+    fn devices(
+        specs: &[String],
+        topology: &Topology,
+        max_size: usize,
+        layer: bool,
+    ) -> Result<Self> {
+        let (rx_len, src_len) = buffer_sizes(max_size, layer);
         let mut src = Vec::new();
         let tb = Testbed::devices(
             specs,
@@ -289,6 +326,70 @@ impl<D: BenchDevice> Pair<D> {
     }
 }
 
+/// Half the mean round trip of `iters` message-layer ping-pongs of `size` bytes between
+/// nodes 0 and 1 (after one untimed round), ns on `clock`; every reply is checked.
+fn layer_ping_pong<D: BenchDevice>(
+    eps: &mut [Endpoint<D>],
+    clock: Clock,
+    rng: &mut Rng,
+    size: usize,
+    iters: u32,
+) -> Result<f64> {
+    let data = rng.bytes(size);
+    let out = eps[0].alloc(size)?;
+    let back = eps[0].alloc(size)?;
+    let mid = eps[1].alloc(size)?;
+    eps[0].write(&out, 0, &data)?;
+    let mut t0 = 0;
+    for i in 0..=iters {
+        if i == 1 {
+            t0 = clock.ticks(eps[0].card().device());
+        }
+        let (ping, pong) = (1 + 2 * (i % 1000), 2 + 2 * (i % 1000));
+        let r1 = eps[1].irecv(0u16, ping, &mid)?;
+        let r0 = eps[0].irecv(1u16, pong, &back)?;
+        let s0 = eps[0].isend_buf(1, ping, &out, size)?;
+        drive(eps, &[(1, r1)])?;
+        let s1 = eps[1].isend_buf(0, pong, &mid, size)?;
+        drive(eps, &[(0, r0), (0, s0), (1, s1)])?;
+    }
+    let t = (clock.ticks(eps[0].card().device()) - t0) as f64 * clock.ns_per_tick();
+    let mut got = vec![0u8; size];
+    eps[0].read(&back, 0, &mut got)?;
+    ensure!(got == data, "the reply differs from the message sent");
+    eps[0].free(out);
+    eps[0].free(back);
+    eps[1].free(mid);
+    Ok(t / (2.0 * f64::from(iters)))
+}
+
+/// Drives both endpoints until every `(node, request)` is done.
+fn drive<D: BenchDevice>(eps: &mut [Endpoint<D>], reqs: &[(usize, Request)]) -> Result<()> {
+    let mut done = vec![false; reqs.len()];
+    let start = eps[0].card().device().now_ns();
+    let limit = timeout_ns(1 << 24);
+    loop {
+        for (k, (n, r)) in reqs.iter().enumerate() {
+            if !done[k] {
+                done[k] = eps[*n].test(r)?.is_some();
+            }
+        }
+        if done.iter().all(|&d| d) {
+            return Ok(());
+        }
+        // Both progress, so the one not waiting answers rendezvous requests.
+        for ep in eps.iter_mut() {
+            ep.progress()?;
+        }
+        let dev = eps[0].card().device();
+        ensure!(
+            dev.now_ns() - start < limit,
+            "message-layer requests not done after {limit} ns"
+        );
+        dev.relax(Pace::Step);
+    }
+}
+
 /// Messages streamed for one size: `stream_bytes` worth, 8..=512 of them.
 fn stream_count(size: usize, stream_bytes: usize) -> usize {
     (stream_bytes / size).clamp(8, 512)
@@ -337,9 +438,10 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
     sizes.dedup();
     let max_size = sizes.iter().copied().max().unwrap_or(1).max(a.bidir_size);
     if a.devices.is_empty() {
-        measure(a, Pair::sim(&topology, max_size)?, &sizes)
+        measure(a, Pair::sim(&topology, max_size, a.layer)?, &sizes)
     } else {
-        measure(a, Pair::devices(&a.devices, &topology, max_size)?, &sizes)
+        let pair = Pair::devices(&a.devices, &topology, max_size, a.layer)?;
+        measure(a, pair, &sizes)
     }
 }
 
@@ -369,11 +471,50 @@ fn measure<D: BenchDevice>(
             },
             a.seed
         );
-        println!(
-            "{:>10} {:>12} {:>10} {:>14} {:>9}",
-            "size", "one-way ns", "cycles", "stream MB/s", "messages"
-        );
+        if a.layer {
+            println!(
+                "{:>10} {:>12} {:>10} {:>14} {:>9} {:>12} {:>10}",
+                "size", "one-way ns", "cycles", "stream MB/s", "messages", "layer ns", "added ns"
+            );
+        } else {
+            println!(
+                "{:>10} {:>12} {:>10} {:>14} {:>9}",
+                "size", "one-way ns", "cycles", "stream MB/s", "messages"
+            );
+        }
     }
+    let print_point = |p: &Point| {
+        if a.json {
+            let mut v = json!({
+                "size": p.size,
+                "one_way_ns": p.one_way_ns,
+                "one_way_cycles": clock.counts_cycles().then_some(p.one_way_cycles),
+                "mbytes_per_s": p.mbytes_per_s,
+                "stream_messages": p.messages,
+            });
+            if let Some(l) = p.layer_one_way_ns {
+                v["layer_one_way_ns"] = json!(l);
+                v["layer_overhead_ns"] = json!(l - p.one_way_ns);
+            }
+            println!("{v}");
+        } else if let Some(l) = p.layer_one_way_ns {
+            println!(
+                "{:>10} {:>12.0} {:>10.1} {:>14.1} {:>9} {:>12.0} {:>10.0}",
+                p.size,
+                p.one_way_ns,
+                p.one_way_cycles,
+                p.mbytes_per_s,
+                p.messages,
+                l,
+                l - p.one_way_ns
+            )
+        } else {
+            println!(
+                "{:>10} {:>12.0} {:>10.1} {:>14.1} {:>9}",
+                p.size, p.one_way_ns, p.one_way_cycles, p.mbytes_per_s, p.messages
+            )
+        }
+    };
     let mut points = Vec::new();
     for &size in sizes {
         bar.set_message(format!("{size} B"));
@@ -386,25 +527,11 @@ fn measure<D: BenchDevice>(
             one_way_ns: cyc * clock.ns_per_tick(),
             mbytes_per_s: pair.mbytes_per_s(size * count, t),
             messages: count,
+            layer_one_way_ns: None,
         };
-        if a.json {
-            println!(
-                "{}",
-                json!({
-                    "size": p.size,
-                    "one_way_ns": p.one_way_ns,
-                    "one_way_cycles": clock.counts_cycles().then_some(p.one_way_cycles),
-                    "mbytes_per_s": p.mbytes_per_s,
-                    "stream_messages": p.messages,
-                })
-            );
-        } else {
-            bar.suspend(|| {
-                println!(
-                    "{:>10} {:>12.0} {:>10.1} {:>14.1} {:>9}",
-                    p.size, p.one_way_ns, p.one_way_cycles, p.mbytes_per_s, p.messages
-                )
-            });
+        // With --layer, a size's line waits for its layer measurement.
+        if !a.layer {
+            bar.suspend(|| print_point(&p));
         }
         points.push(p);
         bar.inc(1);
@@ -422,7 +549,34 @@ fn measure<D: BenchDevice>(
     } else {
         None
     };
+    // The message layer takes the cards over: it runs last.
+    let describe = pair.tb.describe();
+    let eps = if a.layer {
+        bar.set_message("message layer");
+        let cards = std::mem::take(&mut pair.tb.cards);
+        let mut eps = exchange::endpoints(cards)?;
+        for p in points.iter_mut() {
+            let t = layer_ping_pong(&mut eps, clock, &mut rng, p.size, a.iterations)
+                .with_context(|| format!("message-layer ping-pong of {} B", p.size))?;
+            p.layer_one_way_ns = Some(t);
+        }
+        for (n, ep) in eps.iter().enumerate() {
+            let s = ep.stats();
+            ensure!(
+                s.protocol_errors == 0 && s.put_errors == 0,
+                "node {n}: {s:?}"
+            );
+        }
+        points.iter().for_each(|p| bar.suspend(|| print_point(p)));
+        Some(eps)
+    } else {
+        None
+    };
     bar.finish_and_clear();
+    let devs: Vec<&D> = match &eps {
+        Some(e) => e.iter().map(|e| e.card().device()).collect(),
+        None => pair.tb.cards.iter().map(|c| c.device()).collect(),
+    };
 
     // The raw link moves 8 bytes per core clock cycle (250 MHz on every card).
     let ns_per_cycle = match clock {
@@ -433,7 +587,7 @@ fn measure<D: BenchDevice>(
     let peak = points.iter().map(|p| p.mbytes_per_s).fold(0.0, f64::max);
     let curve: Vec<(usize, f64)> = points.iter().map(|p| (p.size, p.mbytes_per_s)).collect();
     let nh = n_half(&curve, peak / 2.0);
-    let faults = bringup::iommu_faults(pair.tb.cards.iter().map(|c| c.device()));
+    let faults = bringup::iommu_faults(devs.iter().copied());
     let summary = json!({
         "peak_mbytes_per_s": peak,
         "link_mbytes_per_s": link,
@@ -444,10 +598,10 @@ fn measure<D: BenchDevice>(
         "topology": topology.to_string(),
         "seed": a.seed,
         "iterations": a.iterations,
-        "sim_cycles": pair.tb.dev().cycles(),
+        "sim_cycles": devs[0].cycles(),
         "iommu_faults": faults,
     });
-    let summary = bringup::with_description(summary, pair.tb.describe());
+    let summary = bringup::with_description(summary, describe);
     if a.json {
         println!("{summary}");
     } else {
@@ -470,13 +624,22 @@ fn measure<D: BenchDevice>(
         } else {
             "host clock"
         };
-        let lat = Series {
-            label: "one-way latency".into(),
+        let mut lat = vec![Series {
+            label: "put one-way latency".into(),
             points: points
                 .iter()
                 .map(|p| (p.size as f64, p.one_way_ns))
                 .collect(),
-        };
+        }];
+        if a.layer {
+            lat.push(Series {
+                label: "message layer (send/recv)".into(),
+                points: points
+                    .iter()
+                    .filter_map(|p| Some((p.size as f64, p.layer_one_way_ns?)))
+                    .collect(),
+            });
+        }
         let bw = Series {
             label: "streaming bandwidth".into(),
             points: points
@@ -492,12 +655,12 @@ fn measure<D: BenchDevice>(
             path,
             &[
                 Panel {
-                    title: format!("put ping-pong, {topology}: one-way latency"),
+                    title: format!("ping-pong, {topology}: one-way latency"),
                     x_label: "message size, bytes".into(),
                     y_label: format!("one-way latency, ns ({time})"),
                     log_x: true,
                     log_y: true,
-                    series: vec![lat],
+                    series: lat,
                 },
                 Panel {
                     title: format!("put streaming, {topology}: bandwidth"),
