@@ -55,8 +55,8 @@ enum Command {
     /// Card counters: of every simulated node after a short demo, or of a real card
     /// with --device
     Stats(StatsArgs),
-    /// Performance experiments on the simulated cluster (JSON lines with --json, plots
-    /// with --plot)
+    /// Performance experiments on the simulated cluster, or on cards with --device (JSON
+    /// lines with --json, plots with --plot)
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Serve a simulated card (or a whole simulated cluster, one socket per node) over

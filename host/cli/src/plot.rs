@@ -118,7 +118,7 @@ pub fn draw_bars_png(
         .flat_map(|b| b.values.iter().copied())
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
-    let ymax = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let ymax = if top > 0.0 { top * 1.3 } else { 1.0 };
     let mut c = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(12)

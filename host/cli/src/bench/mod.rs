@@ -1,5 +1,6 @@
 //! `fasthsl bench ...`: the performance experiments. Each prints one JSON object per line
-//! with `--json`, and draws its curves with `--plot FILE.png`.
+//! with `--json`, and draws its curves with `--plot FILE.png`. All but `router` also run
+//! on cards (`--device`, through `bringup::Testbed`).
 
 pub mod bcast;
 pub mod exchange;
@@ -18,7 +19,8 @@ pub enum BenchCommand {
     /// Traffic generators at the ports of one RCUBE router (or of a whole network with
     /// --topology): accepted load and latency vs. offered load
     Router(router::RouterArgs),
-    /// Put ping-pong latency and streaming bandwidth between two simulated nodes, 1 B to 1 MiB
+    /// Put ping-pong latency and streaming bandwidth between two nodes, 1 B to 1 MiB (with
+    /// --layer also the message layer's ping-pong)
     Pingpong(pingpong::PingpongArgs),
     /// The MPC paper's CADNA exchange on the message layer: 3 processes each send a
     /// 32-byte value to the other two; mean time of one exchange

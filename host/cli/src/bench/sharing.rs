@@ -649,7 +649,11 @@ pub fn run(a: &SharingArgs) -> Result<ExitCode> {
             a.chunk,
             match &describe {
                 None => "modeled time".to_string(),
-                Some(d) => format!("{} clock, {}", d["clock"], d["backend"]),
+                Some(d) => format!(
+                    "{} clock, {}",
+                    d["clock"].as_str().unwrap_or("?"),
+                    d["backend"].as_str().unwrap_or("?")
+                ),
             },
             a.seed
         );
