@@ -538,8 +538,10 @@ impl NodeBackend {
                 0x05 => self.config[o] = b & 0x04,
                 0x3c => self.config[o] = b,
                 // MSI control: only the enable bit; one vector, so Multiple Message
-                // Enable stays 0.
-                o if o == msi_cap::OFFSET + 2 => self.config[o] = b & 0x01,
+                // Enable stays 0, and the 64-bit bit is read-only.
+                o if o == msi_cap::OFFSET + 2 => {
+                    self.config[o] = (self.config[o] & !0x01) | (b & 0x01)
+                }
                 // Message address (dword aligned), upper address, data.
                 o if o == msi_cap::OFFSET + 4 => self.config[o] = b & 0xfc,
                 o if (msi_cap::OFFSET + 5..msi_cap::OFFSET + msi_cap::LEN).contains(&o) => {

@@ -103,3 +103,102 @@ fn msi_capability_is_advertised_enabled_and_delivers_the_interrupt() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What a guest (or a raw client) can do with the capability: only the enable bit, the
+/// message address (dword aligned) and data are writable, one vector stays one vector;
+/// routing INTx while MSI is enabled is refused (and counted), and allowed again once
+/// the MSI vector is removed.
+#[test]
+fn msi_control_bits_and_intx_exclusion() {
+    use std::os::fd::AsRawFd;
+    use vfio_bindings::bindings::vfio::{
+        VFIO_IRQ_SET_ACTION_TRIGGER, VFIO_IRQ_SET_DATA_EVENTFD, VFIO_IRQ_SET_DATA_NONE,
+        VFIO_PCI_BAR2_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_INTX_IRQ_INDEX,
+        VFIO_PCI_MSI_IRQ_INDEX,
+    };
+    let sock = std::env::temp_dir().join(format!("fasthsl-vu-msi2-{}.sock", std::process::id()));
+    let _server = Server::start(ServeConfig {
+        topology: Topology::full(1).unwrap(),
+        sim: SimConfig::default(),
+        clock: Clock::Driven,
+        socket: sock.clone(),
+    })
+    .unwrap();
+    let mut c = vfio_user::Client::new(&sock).unwrap();
+    let m = msi_cap::OFFSET as u64;
+    let mut rd = |c: &mut vfio_user::Client, region: u32, off: u64, n: usize| -> u64 {
+        let mut b = [0u8; 8];
+        c.region_read(region, off, &mut b[..n]).unwrap();
+        u64::from_le_bytes(b)
+    };
+    let ctrl = |c: &mut vfio_user::Client,
+                rd: &mut dyn FnMut(&mut vfio_user::Client, u32, u64, usize) -> u64| {
+        rd(c, VFIO_PCI_CONFIG_REGION_INDEX, m + 2, 2) as u16
+    };
+    assert_eq!(
+        ctrl(&mut c, &mut rd),
+        msi_cap::CTRL_64BIT,
+        "off after reset"
+    );
+    c.region_write(VFIO_PCI_CONFIG_REGION_INDEX, m + 2, &[0xff, 0xff])
+        .unwrap();
+    assert_eq!(
+        ctrl(&mut c, &mut rd),
+        msi_cap::CTRL_64BIT | msi_cap::CTRL_ENABLE,
+        "only the enable bit is writable"
+    );
+    c.region_write(
+        VFIO_PCI_CONFIG_REGION_INDEX,
+        m + 4,
+        &0xfee0_0003u32.to_le_bytes(),
+    )
+    .unwrap();
+    c.region_write(
+        VFIO_PCI_CONFIG_REGION_INDEX,
+        m + 0xc,
+        &0x4321u16.to_le_bytes(),
+    )
+    .unwrap();
+    assert_eq!(
+        rd(&mut c, VFIO_PCI_CONFIG_REGION_INDEX, m + 4, 4),
+        0xfee0_0000
+    );
+    assert_eq!(rd(&mut c, VFIO_PCI_CONFIG_REGION_INDEX, m + 0xc, 2), 0x4321);
+    c.region_write(VFIO_PCI_CONFIG_REGION_INDEX, m + 2, &[0, 0])
+        .unwrap();
+    assert_eq!(ctrl(&mut c, &mut rd), msi_cap::CTRL_64BIT);
+
+    // Any file stands in for the eventfd: only the routing is looked at here.
+    let fd = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/null")
+        .unwrap();
+    let bad = |c: &mut vfio_user::Client| {
+        let mut b = [0u8; 8];
+        c.region_read(
+            VFIO_PCI_BAR2_REGION_INDEX,
+            fasthsl_vfio_user::sim_regs::BAD_REQUESTS,
+            &mut b,
+        )
+        .unwrap();
+        u64::from_le_bytes(b)
+    };
+    let trigger = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+    c.set_irqs(VFIO_PCI_MSI_IRQ_INDEX, trigger, 0, 1, &[fd.as_raw_fd()])
+        .unwrap();
+    assert_eq!(
+        ctrl(&mut c, &mut rd) & msi_cap::CTRL_ENABLE,
+        msi_cap::CTRL_ENABLE,
+        "routing the MSI vector enables MSI"
+    );
+    let before = bad(&mut c);
+    let _ = c.set_irqs(VFIO_PCI_INTX_IRQ_INDEX, trigger, 0, 1, &[fd.as_raw_fd()]);
+    assert_eq!(bad(&mut c), before + 1, "INTx refused while MSI is on");
+    let none = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER;
+    c.set_irqs(VFIO_PCI_MSI_IRQ_INDEX, none, 0, 0, &[]).unwrap();
+    assert_eq!(ctrl(&mut c, &mut rd) & msi_cap::CTRL_ENABLE, 0);
+    c.set_irqs(VFIO_PCI_INTX_IRQ_INDEX, trigger, 0, 1, &[fd.as_raw_fd()])
+        .unwrap();
+    assert_eq!(bad(&mut c), before + 1, "INTx accepted with MSI off");
+    let _ = std::fs::remove_file(&sock);
+}
