@@ -134,7 +134,7 @@ fn pingpong_on_two_served_cards() {
 }
 
 #[test]
-fn exchange_on_three_served_cards_and_device_errors() {
+fn exchange_bcast_sharing_on_three_served_cards_and_device_errors() {
     watchdog(240);
     let s = serve("ex", "full:3", 3);
     let mut args = vec![
@@ -154,6 +154,41 @@ fn exchange_on_three_served_cards_and_device_errors() {
     assert_eq!(v[0]["clock"], "modeled_cycles");
     assert!(v[1]["layer_one_way_ns"].as_f64().unwrap() > 0.0);
     assert!(v[1]["raw_one_way_ns"].as_f64().unwrap() > 0.0);
+
+    // Broadcast and sharing on the same cards (the served cluster is reused: each run
+    // reconfigures the cards).
+    let mut args = vec!["bench", "bcast", "--sizes", "8,5000", "--json"];
+    for d in &s.sockets {
+        args.extend(["--device", d.as_str()]);
+    }
+    let v = json_lines(&fasthsl(&args));
+    assert_eq!(v.len(), 2, "{v:?}");
+    for p in &v {
+        assert_eq!(p["nodes"], 3);
+        assert_eq!(p["clock"], "modeled_cycles");
+        assert!(p["latency_ns"].as_f64().unwrap() > 600.0, "{p}");
+    }
+    let scheme = s.dir.with_extension("scheme");
+    std::fs::write(&scheme, "a 0 2 16K\nb 1 2 16K\n").unwrap();
+    let mut args = vec![
+        "bench",
+        "sharing",
+        "--scheme",
+        scheme.to_str().unwrap(),
+        "--json",
+    ];
+    for d in &s.sockets {
+        args.extend(["--device", d.as_str()]);
+    }
+    let v = json_lines(&fasthsl(&args));
+    let _ = std::fs::remove_file(&scheme);
+    assert_eq!(v.len(), 2, "{v:?}");
+    for p in &v {
+        assert_eq!(p["backend"], "vfio-user");
+        // Two flows into one node share its ejection link.
+        assert!(p["penalty"].as_f64().unwrap() > 1.3, "{p}");
+        assert!(p["fair_penalty"].as_f64().unwrap() > 1.9, "{p}");
+    }
 
     // The topology must agree with the number of cards.
     let mut bad = vec!["bench", "exchange", "--topology", "full:4"];
