@@ -23,8 +23,8 @@ use crate::rng::Rng;
 /// Options of `fasthsl bench pingpong`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Definitions (all times are modeled: simulated cycles of the 250 MHz core clock with the \
-default host model, deterministic for a seed):
+Definitions (on the simulator all times are modeled: simulated cycles of the 250 MHz core \
+clock with the default host model, deterministic for a seed; for --device see the end):
   one_way_ns / one_way_cycles  half the mean round trip of a ping-pong between nodes 0 and \
 1, driver to driver: node 0 puts, node 1 polls its LMR ring until the entry appears and puts \
 the same size back, node 0 polls likewise (after one untimed warm-up round trip). Card::put \
@@ -81,7 +81,7 @@ pub struct PingpongArgs {
     /// One JSON object per size on stdout, then a summary object
     #[arg(long)]
     json: bool,
-    /// Also measure the ping-pong on the message layer (send/recv) beside the raw put:
+    /// Also measure the ping-pong on the message layer (isend_buf/irecv) beside the raw put:
     /// layer_one_way_ns and layer_overhead_ns per size, a second curve in the plot
     #[arg(long)]
     layer: bool,
@@ -633,7 +633,7 @@ fn measure<D: BenchDevice>(
         }];
         if a.layer {
             lat.push(Series {
-                label: "message layer (send/recv)".into(),
+                label: "message layer (isend_buf/irecv)".into(),
                 points: points
                     .iter()
                     .filter_map(|p| Some((p.size as f64, p.layer_one_way_ns?)))
