@@ -40,6 +40,7 @@ module tb_ddc_tx_complete;
     .cpl_msg_id_i(cpl_msg_id),
     .cpl_irq_i   (cpl_irq),
     .msg_done_i  (msg_done),
+    .msg_err_i   (1'b0),
     .wr_valid_o  (wr_valid),
     .wr_ready_i  (wr_ready),
     .wr_addr_o   (wr_addr),

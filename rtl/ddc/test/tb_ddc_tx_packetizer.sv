@@ -28,7 +28,7 @@ module tb_ddc_tx_packetizer;
   logic [63:0] pbuf_data = '0;
   link_flit_t  tx_flit;
   logic        tx_credit = 1'b0;
-  logic        pkt_sent, msg_done, idle;
+  logic        pkt_sent, msg_done, msg_err, idle;
 
   always #5 clk = ~clk;
 
@@ -55,10 +55,12 @@ module tb_ddc_tx_packetizer;
     .pbuf_valid_i (pbuf_valid),
     .pbuf_ready_o (pbuf_ready),
     .pbuf_data_i  (pbuf_data),
+    .pbuf_err_i   (1'b0),
     .tx_flit_o    (tx_flit),
     .tx_credit_i  (tx_credit),
     .pkt_sent_o   (pkt_sent),
     .msg_done_o   (msg_done),
+    .msg_err_o    (msg_err),
     .idle_o       (idle)
   );
 
@@ -186,6 +188,7 @@ module tb_ddc_tx_packetizer;
       if (pbuf_valid && (pbuf_ready || drain)) void'(words.pop_front());
       if (pkt_sent) pkt_sent_n++;
       if (msg_done) msg_done_n++;
+      if (msg_err) fail("msg_err without a read error");
       if (tx_flit.valid) begin
         flits++;
         rx_fill++;
