@@ -436,10 +436,12 @@ pub struct Counters {
     pub push: u32,
     /// CNT_PUSH_REJECT: pushes the card served from the ring copy instead.
     pub push_reject: u32,
+    /// CNT_DMA_RD_ERR: DMA reads the host answered with an error (IOMMU refusal).
+    pub dma_rd_err: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 13] = [
+    const REGS: [(&'static str, u32); 14] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -453,10 +455,11 @@ impl Counters {
         ("err_status", nic::ERR_STATUS),
         ("push", nic::CNT_PUSH),
         ("push_reject", nic::CNT_PUSH_REJECT),
+        ("dma_rd_err", nic::CNT_DMA_RD_ERR),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 13] {
+    pub fn fields(&self) -> [(&'static str, u32); 14] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -471,8 +474,9 @@ impl Counters {
             self.err_status,
             self.push,
             self.push_reject,
+            self.dma_rd_err,
         ];
-        let mut out = [("", 0); 13];
+        let mut out = [("", 0); 14];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -1374,7 +1378,7 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 13];
+        let mut v = [0u32; 14];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             v[i] = self.dev.bar_read32(*reg)?;
         }
@@ -1392,6 +1396,7 @@ impl<D: Device> Card<D> {
             err_status: v[10],
             push: v[11],
             push_reject: v[12],
+            dma_rd_err: v[13],
         })
     }
 
