@@ -1556,8 +1556,16 @@ fn check_cut_message(
     // Let the EEP'd packet cross the router.
     f.cluster.step(20_000);
     let k = f.cards[1].counters().unwrap();
-    assert_eq!(k.rx_pkts - k1.rx_pkts, pkts_landed, "packets before the error land");
-    assert_eq!(k.rx_drop_malformed - k1.rx_drop_malformed, 1, "the cut packet is dropped");
+    assert_eq!(
+        k.rx_pkts - k1.rx_pkts,
+        pkts_landed,
+        "packets before the error land"
+    );
+    assert_eq!(
+        k.rx_drop_malformed - k1.rx_drop_malformed,
+        1,
+        "the cut packet is dropped"
+    );
     assert_eq!(k.rx_msgs, k1.rx_msgs, "no LMR entry for a cut message");
     assert!(f.cards[1].poll_lmr().unwrap().is_empty());
     let mut got = vec![0u8; len];
@@ -1654,6 +1662,10 @@ fn source_running_into_unmapped_memory_cuts_the_message() {
     assert_eq!(c.result, Err(CompletionError::Rejected(DescErr::DmaRd)));
     let k = f.cards[0].counters().unwrap();
     assert!(k.dma_rd_err > k0.dma_rd_err);
-    assert_eq!(k.tx_pkts - k0.tx_pkts, 1, "only the packet before the fault");
+    assert_eq!(
+        k.tx_pkts - k0.tx_pkts,
+        1,
+        "only the packet before the fault"
+    );
     check_cut_message(&mut f, k1, EDGE, len, &data[..mtu], 1);
 }
