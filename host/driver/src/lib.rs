@@ -512,6 +512,8 @@ pub struct CsrState {
     pub lme_prod: u32,
     /// LME_CONS.
     pub lme_cons: u32,
+    /// PUSH_STATUS (bit 0 FREE: the push path holds no descriptor).
+    pub push_status: u32,
     /// LMR_BASE_HI:LO.
     pub lmr_base: u64,
     /// LMR_SIZE.
@@ -528,6 +530,10 @@ pub struct CsrState {
     pub int_status: u32,
     /// INT_MASK.
     pub int_mask: u32,
+    /// INT_COAL_LME_DONE (int_coal format: count 15:0, cycles 31:16).
+    pub int_coal_lme_done: u32,
+    /// INT_COAL_LMR_NEW (int_coal format).
+    pub int_coal_lmr_new: u32,
     /// ERR_STATUS.
     pub err_status: u32,
 }
@@ -546,6 +552,7 @@ impl CsrState {
             ("LME_SIZE", self.lme_size.into()),
             ("LME_PROD", self.lme_prod.into()),
             ("LME_CONS", self.lme_cons.into()),
+            ("PUSH_STATUS", self.push_status.into()),
             ("LMR_BASE", self.lmr_base),
             ("LMR_SIZE", self.lmr_size.into()),
             ("LMR_PROD", self.lmr_prod.into()),
@@ -554,8 +561,27 @@ impl CsrState {
             ("RXWIN_SIZE", self.rxwin_size),
             ("INT_STATUS", self.int_status.into()),
             ("INT_MASK", self.int_mask.into()),
+            ("INT_COAL_LME_DONE", self.int_coal_lme_done.into()),
+            ("INT_COAL_LMR_NEW", self.int_coal_lmr_new.into()),
             ("ERR_STATUS", self.err_status.into()),
         ]
+    }
+
+    /// The status and notification registers (`fasthsl stats` shows them next to the
+    /// counters): push path, interrupt status/mask/coalescing, errors.
+    pub fn status_fields(&self) -> Vec<(&'static str, u64)> {
+        const STATUS: [&str; 6] = [
+            "PUSH_STATUS",
+            "INT_STATUS",
+            "INT_MASK",
+            "INT_COAL_LME_DONE",
+            "INT_COAL_LMR_NEW",
+            "ERR_STATUS",
+        ];
+        self.fields()
+            .into_iter()
+            .filter(|(n, _)| STATUS.contains(n))
+            .collect()
     }
 }
 
@@ -1424,6 +1450,7 @@ impl<D: Device> Card<D> {
             lme_size: r(nic::LME_SIZE)?,
             lme_prod: r(nic::LME_PROD)?,
             lme_cons: r(nic::LME_CONS)?,
+            push_status: r(nic::PUSH_STATUS)?,
             lmr_base: r64(nic::LMR_BASE_LO, nic::LMR_BASE_HI)?,
             lmr_size: r(nic::LMR_SIZE)?,
             lmr_prod: r(nic::LMR_PROD)?,
@@ -1432,6 +1459,8 @@ impl<D: Device> Card<D> {
             rxwin_size: r64(nic::RXWIN_SIZE_LO, nic::RXWIN_SIZE_HI)?,
             int_status: r(nic::INT_STATUS)?,
             int_mask: r(nic::INT_MASK)?,
+            int_coal_lme_done: r(nic::INT_COAL_LME_DONE)?,
+            int_coal_lmr_new: r(nic::INT_COAL_LMR_NEW)?,
             err_status: r(nic::ERR_STATUS)?,
         })
     }
