@@ -1610,7 +1610,11 @@ fn unmapped_source_is_reported_as_an_error() {
         "descriptor with an unmapped payload"
     );
     let k = f.cards[0].counters().unwrap();
-    assert!(k.dma_rd_err > k0.dma_rd_err, "failed reads counted");
+    assert_eq!(
+        (k.dma_rd_err - k0.dma_rd_err) as usize,
+        f.cluster.iommu_fault_count(),
+        "every refused read counted once"
+    );
     assert_eq!(k.desc_err - k0.desc_err, 1);
     assert_eq!(k.tx_pkts, k0.tx_pkts, "a cut packet is not a sent packet");
     assert_ne!(k.err_status & err::DESC_ERROR, 0);
@@ -1662,6 +1666,11 @@ fn source_running_into_unmapped_memory_cuts_the_message() {
     assert_eq!(c.result, Err(CompletionError::Rejected(DescErr::DmaRd)));
     let k = f.cards[0].counters().unwrap();
     assert!(k.dma_rd_err > k0.dma_rd_err);
+    assert_eq!(
+        (k.dma_rd_err - k0.dma_rd_err) as usize,
+        f.cluster.iommu_fault_count(),
+        "every refused read counted once"
+    );
     assert_eq!(
         k.tx_pkts - k0.tx_pkts,
         1,
