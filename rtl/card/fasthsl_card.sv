@@ -36,6 +36,7 @@ module fasthsl_card #(
   input  logic [63:0]                  dma_rd_rsp_data_i,
   input  logic [7:0]                   dma_rd_rsp_tag_i,
   input  logic                         dma_rd_rsp_last_i,
+  input  logic                         dma_rd_rsp_err_i,
   // DMA write master
   output logic                         dma_wr_valid_o,
   input  logic                         dma_wr_ready_i,
@@ -111,6 +112,7 @@ module fasthsl_card #(
     .dma_rd_rsp_data_i (dma_rd_rsp_data_i),
     .dma_rd_rsp_tag_i  (dma_rd_rsp_tag_i),
     .dma_rd_rsp_last_i (dma_rd_rsp_last_i),
+    .dma_rd_rsp_err_i  (dma_rd_rsp_err_i),
     .dma_wr_valid_o    (dma_wr_valid_o),
     .dma_wr_ready_i    (dma_wr_ready_i),
     .dma_wr_addr_o     (dma_wr_addr_o),

@@ -31,6 +31,7 @@ module ddc_nic (
   input  logic [63:0]                  dma_rd_rsp_data_i,
   input  logic [7:0]                   dma_rd_rsp_tag_i,
   input  logic                         dma_rd_rsp_last_i,
+  input  logic                         dma_rd_rsp_err_i,   // host refused the read (UR/CA)
   // DMA write master: one 8-byte-aligned word per beat with byte strobes; posted, in order
   output logic                         dma_wr_valid_o,
   input  logic                         dma_wr_ready_i,
@@ -62,7 +63,7 @@ module ddc_nic (
   logic [31:0]      push_msg_id;
   logic [6:0][63:0] push_data;
   // events
-  logic        tx_desc_done, tx_desc_err, tx_desc_irq, tx_pkt_sent;
+  logic        tx_desc_done, tx_desc_err, tx_desc_irq, tx_pkt_sent, dma_rd_err;
   logic        rx_pkt, rx_msg, rx_msg_irq;
   logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window;
 
@@ -106,6 +107,7 @@ module ddc_nic (
     .push_free_i        (push_free),
     .push_accept_i      (push_accept),
     .push_reject_i      (push_reject),
+    .dma_rd_err_i       (dma_rd_err),
     .irq_o              (irq_o)
   );
 
@@ -174,6 +176,8 @@ module ddc_nic (
     .dma_rd_rsp_data_i (dma_rd_rsp_data_i),
     .dma_rd_rsp_tag_i  (dma_rd_rsp_tag_i),
     .dma_rd_rsp_last_i (dma_rd_rsp_last_i),
+    .dma_rd_rsp_err_i  (dma_rd_rsp_err_i),
+    .dma_rd_err_o      (dma_rd_err),
     .dma_wr_valid_o    (tx_wr_valid),
     .dma_wr_ready_i    (tx_wr_ready),
     .dma_wr_addr_o     (tx_wr_addr),

@@ -16,6 +16,12 @@
 // owed by the host are counted and dropped as they arrive (they come in request order);
 // no new read is issued until the queues are empty. A status write already offered to
 // the host is still completed (valid/ready rule) but raises no event.
+//
+// Read errors (dma_rd_rsp_err_i: an IOMMU refusal, a PCIe completion with UR/CA status)
+// travel with each beat: payload beats carry the flag through the payload buffer to the
+// packetizer, which ends that packet with EEP and drops the rest of its message (the
+// descriptor completes with DMA_RD); descriptor beats are zeroed, so a descriptor the
+// host cannot deliver completes with ZERO_LEN instead of acting on whatever came back.
 module ddc_tx
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -59,6 +65,8 @@ module ddc_tx
   input  logic [63:0] dma_rd_rsp_data_i,
   input  logic [7:0]  dma_rd_rsp_tag_i,
   input  logic        dma_rd_rsp_last_i,
+  input  logic        dma_rd_rsp_err_i,
+  output logic        dma_rd_err_o,       // pulse: a read ended whose response had an error
   // DMA write master (descriptor status write-back only)
   output logic        dma_wr_valid_o,
   input  logic        dma_wr_ready_i,
@@ -162,6 +170,14 @@ module ddc_tx
   assign df_rsp_valid = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i == TagDesc);
   assign pbuf_push    = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i != TagDesc);
 
+  // One count per read: the flag of any beat sticks until the read's last beat.
+  logic rd_err_q, rd_err_d, df_rsp_zero;
+  assign rd_err_d     = dma_rd_rsp_valid_i ? (!dma_rd_rsp_last_i && (rd_err_q ||
+                                                                    dma_rd_rsp_err_i))
+                                           : rd_err_q;
+  assign dma_rd_err_o = rsp_end && (rd_err_q || dma_rd_rsp_err_i);
+  assign df_rsp_zero  = dma_rd_rsp_err_i;
+
   always_comb begin
     out_d = out_q;
     unique case ({req_load, rsp_end})
@@ -181,10 +197,12 @@ module ddc_tx
     if (!rst_ni) begin
       out_q      <= '0;
       drop_q     <= '0;
+      rd_err_q   <= 1'b0;
       flushing_q <= 1'b0;
     end else begin
       out_q      <= out_d;
       drop_q     <= drop_d;
+      rd_err_q   <= rd_err_d;
       flushing_q <= flushing_d;
     end
   end
@@ -221,7 +239,7 @@ module ddc_tx
     .req_ready_i  (df_req_ready),
     .req_addr_o   (df_req_addr),
     .rsp_valid_i  (df_rsp_valid),
-    .rsp_data_i   (dma_rd_rsp_data_i),
+    .rsp_data_i   (df_rsp_zero ? 64'h0 : dma_rd_rsp_data_i),
     .desc_valid_o (desc_valid),
     .desc_ready_i (desc_ready),
     .desc_local_o (desc_local),
@@ -305,15 +323,20 @@ module ddc_tx
   // Payload buffer
   // ---------------------------------------------------------------------------------
   logic        pbuf_in_ready, pbuf_valid, pbuf_ready, pk_pbuf_ready;
-  logic [63:0] pbuf_data, pbuf_in_data;
-  logic        pbuf_in_valid;
+  logic [63:0] pbuf_data;
+  logic [64:0] pbuf_in_data, pbuf_out;
+  logic        pbuf_in_valid, pbuf_err;
 
-  // The read engine writes inline words only while no payload beat is owed.
+  // The read engine writes inline words only while no payload beat is owed. Bit 64 is
+  // the beat's read-error flag (inline words have none).
   assign pbuf_in_valid = pbuf_push || inl_push;
-  assign pbuf_in_data  = inl_push ? inl_data : dma_rd_rsp_data_i;
+  assign pbuf_in_data  = inl_push         ? {1'b0, inl_data} :
+                         dma_rd_rsp_err_i ? {1'b1, 64'h0}    : {1'b0, dma_rd_rsp_data_i};
+  assign pbuf_data     = pbuf_out[63:0];
+  assign pbuf_err      = pbuf_out[64];
 
   fifo_sync #(
-    .WIDTH(64),
+    .WIDTH(65),
     .DEPTH(PbufDepth)
   ) u_pbuf (
     .clk_i      (clk_i),
@@ -323,7 +346,7 @@ module ddc_tx
     .in_data_i  (pbuf_in_data),
     .out_valid_o(pbuf_valid),
     .out_ready_i(pbuf_ready),
-    .out_data_o (pbuf_data),
+    .out_data_o (pbuf_out),
     .count_o    (pbuf_count)
   );
 
@@ -332,7 +355,7 @@ module ddc_tx
   // ---------------------------------------------------------------------------------
   // Packetizer
   // ---------------------------------------------------------------------------------
-  logic msg_done;
+  logic msg_done, msg_err;
 
   ddc_tx_packetizer #(
     .JobDepth(JobDepth),
@@ -357,10 +380,12 @@ module ddc_tx
     .pbuf_valid_i (pbuf_valid),
     .pbuf_ready_o (pk_pbuf_ready),
     .pbuf_data_i  (pbuf_data),
+    .pbuf_err_i   (pbuf_err),
     .tx_flit_o    (tx_flit_o),
     .tx_credit_i  (tx_credit_i),
     .pkt_sent_o   (pkt_sent_o),
     .msg_done_o   (msg_done),
+    .msg_err_o    (msg_err),
     .idle_o       (pk_idle)
   );
 
@@ -382,6 +407,7 @@ module ddc_tx
     .cpl_msg_id_i(cpl_msg_id),
     .cpl_irq_i   (cpl_irq),
     .msg_done_i  (msg_done),
+    .msg_err_i   (msg_err),
     .wr_valid_o  (dma_wr_valid_o),
     .wr_ready_i  (dma_wr_ready_i),
     .wr_addr_o   (dma_wr_addr_o),

@@ -5,6 +5,8 @@
 // report its message's last trailer. Messages finish in ring order, so a count of such
 // reports is all the matching needed. The status word (descriptor word 3) goes out as one
 // posted 8-byte write; LME_CONS advances and the event pulses fire when the host takes it.
+// A message cut by a payload read error (msg_err_i with its msg_done_i) completes with
+// DMA_RD: one flag per reported message, kept in report order next to the count.
 module ddc_tx_complete
   import fasthsl_pkg::*;
 #(
@@ -26,6 +28,7 @@ module ddc_tx_complete
   input  logic        cpl_irq_i,
 
   input  logic        msg_done_i,   // the last trailer of the oldest good message left
+  input  logic        msg_err_i,    // ... and the message was cut by a DMA read error
 
   // Status write-back.
   output logic        wr_valid_o,
@@ -73,6 +76,11 @@ module ddc_tx_complete
 
   // Good messages whose last trailer left but whose record is not yet written back.
   logic [CntW-1:0] done_cnt_q, done_cnt_d;
+  // Read-error flags of those messages: a ring of CplDepth bits (there are never more
+  // reports pending than records queued).
+  localparam int unsigned PtrW = $clog2(CplDepth);
+  logic [CplDepth-1:0] done_err_q, done_err_d;
+  logic [PtrW-1:0]     err_wp_q, err_wp_d, err_rp_q, err_rp_d;
 
   logic        wr_valid_q, wr_valid_d;
   logic        wr_stale_q, wr_stale_d;   // issued before a ring reset: no completion event
@@ -87,6 +95,10 @@ module ddc_tx_complete
   logic         head_ok, load, accept;
   lme_desc_w3_t status_word;
   logic [15:0]  status;
+  desc_err_e    head_err;
+
+  assign head_err = (q_out.err == DESC_ERR_OK && done_err_q[err_rp_q]) ? DESC_ERR_DMA_RD :
+                                                                          q_out.err;
 
   assign head_ok = (q_out.err != DESC_ERR_OK) || (done_cnt_q != '0);
   assign accept  = wr_valid_q && wr_ready_i;
@@ -94,7 +106,7 @@ module ddc_tx_complete
   assign q_pop   = load || (drain_i && q_valid);
 
   always_comb begin
-    status                  = {8'h00, q_out.err};
+    status                  = {8'h00, head_err};
     status[STATUS_DONE_BIT] = 1'b1;
   end
   assign status_word = '{rsvd48: 16'h0, status: status, msg_id: q_out.msg_id};
@@ -105,6 +117,9 @@ module ddc_tx_complete
 
   always_comb begin
     done_cnt_d = done_cnt_q;
+    done_err_d = done_err_q;
+    err_wp_d   = err_wp_q;
+    err_rp_d   = err_rp_q;
     wr_valid_d = wr_valid_q;
     wr_stale_d = wr_stale_q;
     wr_addr_d  = wr_addr_q;
@@ -122,6 +137,11 @@ module ddc_tx_complete
       2'b01:   done_cnt_d = done_cnt_q - 1'b1;
       default: done_cnt_d = done_cnt_q;
     endcase
+    if (msg_done_i) begin
+      done_err_d[err_wp_q] = msg_err_i;
+      err_wp_d             = err_wp_q + 1'b1;
+    end
+    if (load && q_out.err == DESC_ERR_OK) err_rp_d = err_rp_q + 1'b1;
 
     if (accept) begin
       wr_valid_d = 1'b0;
@@ -138,7 +158,7 @@ module ddc_tx_complete
       wr_valid_d = 1'b1;
       wr_addr_d  = lme_base_i + {43'h0, wr_idx_q, 5'h00} + 64'd24;
       wr_data_d  = status_word;
-      wr_err_d   = (q_out.err != DESC_ERR_OK);
+      wr_err_d   = (head_err != DESC_ERR_OK);
       wr_irq_d   = q_out.irq;
       wr_idx_d   = ring_next(wr_idx_q, lme_size_i);
     end
@@ -147,6 +167,8 @@ module ddc_tx_complete
     // longer belongs to the ring.
     if (flush_i) begin
       done_cnt_d = '0;
+      err_wp_d   = '0;
+      err_rp_d   = '0;
       wr_stale_d = wr_valid_d;
       wr_idx_d   = '0;
       cons_d     = '0;
@@ -159,6 +181,9 @@ module ddc_tx_complete
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       done_cnt_q <= '0;
+      done_err_q <= '0;
+      err_wp_q   <= '0;
+      err_rp_q   <= '0;
       wr_valid_q <= 1'b0;
       wr_stale_q <= 1'b0;
       wr_addr_q  <= '0;
@@ -172,6 +197,9 @@ module ddc_tx_complete
       irq_q      <= 1'b0;
     end else begin
       done_cnt_q <= done_cnt_d;
+      done_err_q <= done_err_d;
+      err_wp_q   <= err_wp_d;
+      err_rp_q   <= err_rp_d;
       wr_valid_q <= wr_valid_d;
       wr_stale_q <= wr_stale_d;
       wr_addr_q  <= wr_addr_d;

@@ -9,6 +9,13 @@
 //
 // flush_i (ring reset) abandons the packet in progress: if any flit of it already left,
 // one end-of-packet flit with err=1 (EEP) tells the router to drop it.
+//
+// A payload word the host answered with an error (pbuf_err_i) poisons its packet: the
+// packet still goes out whole (its header already left, or the receiver could not tell
+// where it ends), but ends with an EEP flit instead of the trailer, so the receiver drops
+// it as malformed. The rest of that message is not sent: its packets' words are taken
+// from the buffer and discarded (no link credit needed), and the message is reported
+// done with msg_err_o, so its descriptor completes with DMA_RD.
 module ddc_tx_packetizer
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -41,12 +48,14 @@ module ddc_tx_packetizer
   input  logic            pbuf_valid_i,
   output logic            pbuf_ready_o,
   input  logic [63:0]     pbuf_data_i,
+  input  logic            pbuf_err_i,   // the host answered this word's read with an error
 
   output link_flit_t      tx_flit_o,
   input  logic            tx_credit_i,
 
   output logic            pkt_sent_o,   // a trailer left
   output logic            msg_done_o,   // ... and it ended its message
+  output logic            msg_err_o,    // with msg_done_o: the message was cut by a read error
   output logic            idle_o        // no job queued
 );
   typedef struct packed {
@@ -67,7 +76,9 @@ module ddc_tx_packetizer
     StHdr2,
     StPay,
     StTrl,
-    StEep     // abandoned mid-packet: owe the link an EEP flit
+    StEep,    // abandoned mid-packet: owe the link an EEP flit
+    StSkip,   // a packet after a read error in its message: discard its words
+    StSkipEnd
   } state_e;
 
   state_e state_q, state_d;
@@ -111,6 +122,11 @@ module ddc_tx_packetizer
 
   // Only the head job is ever presented, and never once it is abandoned.
   assign ra_pkt_valid = job_valid && !drain_i && (state_q != StEep);
+
+  // pkt_bad_q: a word of the packet in progress came with a read error.
+  // msg_skip_q: the current message was cut; its remaining packets are discarded.
+  logic pkt_bad_q, pkt_bad_d, msg_skip_q, msg_skip_d, pbuf_fire;
+  assign pbuf_fire = pbuf_valid_i && pbuf_ready_o;
 
   ddc_tx_realign u_realign (
     .clk_i      (clk_i),
@@ -171,11 +187,16 @@ module ddc_tx_packetizer
     job_pop      = drain_i && job_valid;
     pkt_sent_o   = 1'b0;
     msg_done_o   = 1'b0;
+    msg_err_o    = 1'b0;
+    pkt_bad_d    = pkt_bad_q || (pbuf_fire && pbuf_err_i);
+    msg_skip_d   = msg_skip_q;
 
     unique case (state_q)
       StHdr0: begin
         send_data = hdr_w0;
-        if (job_valid && !drain_i && ra_in_avail && has_credit) begin
+        if (job_valid && !drain_i && msg_skip_q) begin
+          state_d = StSkip;
+        end else if (job_valid && !drain_i && ra_in_avail && has_credit) begin
           send    = 1'b1;
           state_d = StHdr1;
         end
@@ -203,16 +224,33 @@ module ddc_tx_packetizer
         end
       end
       StTrl: begin
-        send_data = trl;
+        send_data = pkt_bad_q ? 64'h0 : trl;
         send_last = 1'b1;
+        send_err  = pkt_bad_q;
         if (has_credit) begin
           send       = 1'b1;
           job_pop    = 1'b1;
           ra_clear   = 1'b1;
-          pkt_sent_o = 1'b1;
+          pkt_sent_o = !pkt_bad_q;
           msg_done_o = job.last;
+          msg_err_o  = job.last && pkt_bad_q;
+          msg_skip_d = pkt_bad_q && !job.last;
+          pkt_bad_d  = 1'b0;
           state_d    = StHdr0;
         end
+      end
+      StSkip: begin
+        ra_out_ready = 1'b1;
+        if (ra_out_valid && ra_out_last) state_d = StSkipEnd;
+      end
+      StSkipEnd: begin
+        job_pop    = 1'b1;
+        ra_clear   = 1'b1;
+        msg_done_o = job.last;
+        msg_err_o  = job.last;
+        msg_skip_d = !job.last;
+        pkt_bad_d  = 1'b0;
+        state_d    = StHdr0;
       end
       StEep: begin
         send_last = 1'b1;
@@ -232,6 +270,9 @@ module ddc_tx_packetizer
       ra_clear     = 1'b1;
       pkt_sent_o   = 1'b0;
       msg_done_o   = 1'b0;
+      msg_err_o    = 1'b0;
+      pkt_bad_d    = 1'b0;
+      msg_skip_d   = 1'b0;
       job_pop      = job_valid;
       unique case (state_q)
         StHdr1, StHdr2, StPay, StTrl, StEep: state_d = StEep;
@@ -270,12 +311,16 @@ module ddc_tx_packetizer
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q  <= StHdr0;
+      state_q    <= StHdr0;
+      pkt_bad_q  <= 1'b0;
+      msg_skip_q <= 1'b0;
       crc_q    <= '0;
       credit_q <= '0;
       flit_q   <= LINK_FLIT_IDLE;
     end else begin
-      state_q  <= state_d;
+      state_q    <= state_d;
+      pkt_bad_q  <= pkt_bad_d;
+      msg_skip_q <= msg_skip_d;
       crc_q    <= crc_d;
       credit_q <= credit_d;
       flit_q   <= flit_d;

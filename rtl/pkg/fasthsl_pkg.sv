@@ -2,7 +2,7 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010002;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010003;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
@@ -38,7 +38,8 @@ package fasthsl_pkg;
     DESC_ERR_ZERO_LEN = 8'd1,
     DESC_ERR_LEN_TOO_BIG = 8'd2,
     DESC_ERR_BAD_DEST = 8'd3,
-    DESC_ERR_INLINE_LEN = 8'd4
+    DESC_ERR_INLINE_LEN = 8'd4,
+    DESC_ERR_DMA_RD = 8'd10
   } desc_err_e;
 
   // Packet type (header word 0).
@@ -206,6 +207,7 @@ package fasthsl_pkg;
   localparam logic [15:0] CNT_RX_DROP_WINDOW_OFFSET = 16'h0124;
   localparam logic [15:0] CNT_PUSH_OFFSET = 16'h0128;
   localparam logic [15:0] CNT_PUSH_REJECT_OFFSET = 16'h012C;
+  localparam logic [15:0] CNT_DMA_RD_ERR_OFFSET = 16'h0160;
 
   // router registers (byte offsets)
   localparam logic [15:0] RT_ID_OFFSET = 16'h0000;

@@ -11,7 +11,7 @@ module synth_wrap_card (
 
   localparam int unsigned NLinks = 7;
   localparam int unsigned FlitW  = $bits(link_flit_t);
-  localparam int unsigned InW    = (2 + 13 + 32) + 1 + (1 + 64 + 8 + 1) + 1
+  localparam int unsigned InW    = (2 + 13 + 32) + 1 + (1 + 64 + 8 + 1 + 1) + 1
                                    + NLinks * FlitW + NLinks;
   localparam int unsigned OutW   = (1 + 32) + (1 + 64 + 6 + 8) + 1 + (1 + 64 + 64 + 8) + 1
                                    + NLinks + NLinks * FlitW;
@@ -23,7 +23,7 @@ module synth_wrap_card (
   logic [63:0]             dma_rd_req_addr;
   logic [5:0]              dma_rd_req_beats;
   logic [7:0]              dma_rd_req_tag;
-  logic                    dma_rd_rsp_valid, dma_rd_rsp_ready, dma_rd_rsp_last;
+  logic                    dma_rd_rsp_valid, dma_rd_rsp_ready, dma_rd_rsp_last, dma_rd_rsp_err;
   logic [63:0]             dma_rd_rsp_data;
   logic [7:0]              dma_rd_rsp_tag;
   logic                    dma_wr_valid, dma_wr_ready;
@@ -36,7 +36,8 @@ module synth_wrap_card (
   logic [OutW-1:0]         core_out;
 
   assign {csr_req_valid, csr_req_write, csr_req_addr, csr_req_wdata, dma_rd_req_ready,
-          dma_rd_rsp_valid, dma_rd_rsp_data, dma_rd_rsp_tag, dma_rd_rsp_last, dma_wr_ready,
+          dma_rd_rsp_valid, dma_rd_rsp_data, dma_rd_rsp_tag, dma_rd_rsp_last, dma_rd_rsp_err,
+          dma_wr_ready,
           link_in_flit, link_out_credit} = core_in;
   assign core_out = {csr_rsp_valid, csr_rsp_rdata, dma_rd_req_valid, dma_rd_req_addr,
                      dma_rd_req_beats, dma_rd_req_tag, dma_rd_rsp_ready, dma_wr_valid,
@@ -74,6 +75,7 @@ module synth_wrap_card (
     .dma_rd_rsp_data_i (dma_rd_rsp_data),
     .dma_rd_rsp_tag_i  (dma_rd_rsp_tag),
     .dma_rd_rsp_last_i (dma_rd_rsp_last),
+    .dma_rd_rsp_err_i  (dma_rd_rsp_err),
     .dma_wr_valid_o    (dma_wr_valid),
     .dma_wr_ready_i    (dma_wr_ready),
     .dma_wr_addr_o     (dma_wr_addr),

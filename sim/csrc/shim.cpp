@@ -41,7 +41,8 @@ struct FhNicIn {
     uint8_t rx_valid;
     uint8_t rx_last;
     uint8_t rx_err;
-    uint8_t pad[7];
+    uint8_t dma_rd_rsp_err;
+    uint8_t pad[6];
 };
 
 struct FhNicOut {
@@ -307,6 +308,7 @@ void fh_nic_tick(void* mp, const FhNicIn* in, FhNicOut* out) {
         t->dma_rd_rsp_data_i = in->dma_rd_rsp_data;
         t->dma_rd_rsp_tag_i = in->dma_rd_rsp_tag;
         t->dma_rd_rsp_last_i = in->dma_rd_rsp_last;
+        t->dma_rd_rsp_err_i = in->dma_rd_rsp_err;
         t->dma_wr_ready_i = in->dma_wr_ready;
         t->tx_credit_i = in->tx_credit;
         t->rx_valid_i = in->rx_valid;

@@ -554,6 +554,7 @@ impl Inner {
                     ni.dma_rd_rsp_data = b.data;
                     ni.dma_rd_rsp_tag = b.tag;
                     ni.dma_rd_rsp_last = u8::from(b.last);
+                    ni.dma_rd_rsp_err = u8::from(b.err);
                 }
                 None => ni.dma_rd_rsp_valid = 0,
             }

@@ -27,7 +27,9 @@ pub(crate) struct NicIn {
     pub rx_valid: u8,
     pub rx_last: u8,
     pub rx_err: u8,
-    pub pad: [u8; 7],
+    /// The host refuses this read beat (IOMMU fault; a PCIe UR/CA completion).
+    pub dma_rd_rsp_err: u8,
+    pub pad: [u8; 6],
 }
 
 /// Outputs of one NIC cycle (C++: `FhNicOut`), all sampled after the clock edge; the

@@ -112,6 +112,8 @@ pub(crate) struct Beat {
     pub data: u64,
     pub tag: u8,
     pub last: bool,
+    /// The IOMMU refused the read: the beat is an error response (zeros).
+    pub err: bool,
 }
 
 /// Host side of one node.
@@ -402,10 +404,12 @@ impl Host {
             self.reads.front_mut().expect("head exists").faulted = true;
             0
         };
+        let err = self.reads.front().expect("head exists").faulted;
         Some(Beat {
             data,
             tag: head.tag,
             last: head.sent + 1 == head.beats,
+            err,
         })
     }
 

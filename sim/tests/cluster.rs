@@ -284,8 +284,10 @@ fn dma_outside_any_buffer_is_an_iommu_fault() {
 
     // Source address below every node's IOVA window.
     let bogus = 0xDEAD_0003u64;
+    rx.dev.mem_write(&rx.rxwin, 0, &[0xFFu8; 100]).unwrap();
     let slot = post(&mut tx, desc(bogus, rx.rxwin.iova(), 100, 1, 7));
-    wait_lme(&tx, slot, MSG_BUDGET);
+    let status = wait_lme(&tx, slot, MSG_BUDGET);
+    assert_eq!(status, status_done(DescErr::DmaRd), "refused read: DMA_RD");
     let faults = c.iommu_faults();
     assert!(!faults.is_empty());
     for f in &faults {
@@ -295,12 +297,16 @@ fn dma_outside_any_buffer_is_an_iommu_fault() {
             "{f:?}"
         );
     }
-    // Reads of unmapped memory return zeros: the receiver gets a zero-filled message.
-    let e = wait_lmr(&mut rx, MSG_BUDGET);
-    assert_eq!(e.len, 100);
-    let mut got = [0xFFu8; 100];
+    // The host answers the refused reads with an error: the packet is ended with EEP and
+    // dropped by the receiver, nothing lands and no LMR entry is written.
+    c.step(5_000);
+    let malformed = rx.dev.bar_read32(nr::CNT_RX_DROP_MALFORMED).unwrap();
+    assert_eq!(malformed, 1, "the cut packet is dropped as malformed");
+    assert_eq!(rx.dev.bar_read32(nr::CNT_RX_MSGS).unwrap(), 0);
+    assert!(tx.dev.bar_read32(nr::CNT_DMA_RD_ERR).unwrap() >= 1);
+    let mut got = [0u8; 100];
     rx.dev.mem_read(&rx.rxwin, 0, &mut got).unwrap();
-    assert!(got.iter().all(|&b| b == 0));
+    assert!(got.iter().all(|&b| b == 0xFF), "receiver memory untouched");
 
     // A receive window whose memory was freed: the card's writes fault on node 1.
     let n_before = c.iommu_fault_count();

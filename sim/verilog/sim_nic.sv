@@ -26,6 +26,7 @@ module sim_nic (
   input  logic [63:0] dma_rd_rsp_data_i,
   input  logic [7:0]  dma_rd_rsp_tag_i,
   input  logic        dma_rd_rsp_last_i,
+  input  logic        dma_rd_rsp_err_i,
   // DMA writes (fired: accepted on the last edge)
   output logic        dma_wr_fire_o,
   input  logic        dma_wr_ready_i,
@@ -104,6 +105,7 @@ module sim_nic (
     .dma_rd_rsp_data_i (dma_rd_rsp_data_i),
     .dma_rd_rsp_tag_i  (dma_rd_rsp_tag_i),
     .dma_rd_rsp_last_i (dma_rd_rsp_last_i),
+    .dma_rd_rsp_err_i  (dma_rd_rsp_err_i),
     .dma_wr_valid_o    (wr_valid),
     .dma_wr_ready_i    (dma_wr_ready_i),
     .dma_wr_addr_o     (wr_addr),

@@ -302,22 +302,24 @@ fn sim_stats(a: &ClusterArgs) -> Result<ExitCode> {
     let mut nodes = Vec::new();
     for (n, card) in bench.cards.iter().enumerate() {
         let cnt = card.counters()?;
+        let csr = card.csr_state()?;
         let routers = topo.managed_by(n);
         let router = if routers.is_empty() {
             None
         } else {
             Some(card.router_state()?)
         };
-        nodes.push((n, cnt, routers, router));
+        nodes.push((n, cnt, csr, routers, router));
     }
     if a.json {
         let v = json!({
             "topology": topo.to_string(),
             "verified": r.verified,
             "sim_cycles": r.sim_cycles,
-            "nodes": nodes.iter().map(|(n, c, rs, rt)| json!({
+            "nodes": nodes.iter().map(|(n, c, s, rs, rt)| json!({
                 "node": n,
                 "counters": real::object(c.fields()),
+                "status": real::object(s.status_fields()),
                 "routers": rs,
                 "router": rt.as_ref().map(real::router_json),
             })).collect::<Vec<_>>(),
@@ -335,9 +337,10 @@ fn sim_stats(a: &ClusterArgs) -> Result<ExitCode> {
             },
             r.sim_cycles
         );
-        for (n, c, rs, rt) in &nodes {
+        for (n, c, s, rs, rt) in &nodes {
             outln!("node {n}:");
             real::print_counters(c);
+            real::print_status(s);
             if let Some(rt) = rt {
                 outln!(" router {rs:?} (this node's router page):");
                 real::print_router(rt);

@@ -127,7 +127,14 @@ pub fn print_router(r: &RouterState) {
 
 fn print_csr(s: &CsrState) {
     for (name, v) in s.fields() {
-        outln!("  {name:<12} {v:#x}");
+        outln!("  {name:<17} {v:#x}");
+    }
+}
+
+/// Prints the status and notification registers (push path, interrupts, coalescing).
+pub fn print_status(s: &CsrState) {
+    for (name, v) in s.status_fields() {
+        outln!("  {name:<18} {v:#x}");
     }
 }
 
@@ -173,14 +180,21 @@ pub fn info(addr: &str, json_out: bool) -> Result<()> {
 pub fn stats(addr: &str, json_out: bool) -> Result<()> {
     let card = open(addr)?;
     let cnt = card.counters()?;
+    let csr = card.csr_state()?;
     if json_out {
         outln!(
             "{}",
-            json!({ "device": card.device().name(), "counters": object(cnt.fields()) })
+            json!({
+                "device": card.device().name(),
+                "counters": object(cnt.fields()),
+                "status": object(csr.status_fields()),
+            })
         );
     } else {
         outln!("{}:", card.device().name());
         print_counters(&cnt);
+        outln!("status:");
+        print_status(&csr);
     }
     Ok(())
 }

@@ -152,6 +152,13 @@ fn stats_shows_every_node() {
     let nodes = v["nodes"].as_array().unwrap();
     assert_eq!(nodes.len(), 3);
     assert!(nodes[0]["counters"]["tx_desc"].as_u64().unwrap() > 0);
+    assert_eq!(nodes[0]["counters"]["dma_rd_err"].as_u64(), Some(0));
+    assert_eq!(
+        nodes[0]["status"]["PUSH_STATUS"].as_u64(),
+        Some(1),
+        "push path free after the demo"
+    );
+    assert!(nodes[0]["status"]["INT_COAL_LMR_NEW"].is_u64());
     assert!(
         nodes[0]["router"].is_object(),
         "node 0 manages the star's router"

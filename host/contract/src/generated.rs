@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010002;
+pub const CONTRACT_VERSION: u32 = 0x00010003;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -48,11 +48,13 @@ pub enum DescErr {
     BadDest = 3,
     /// DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.
     InlineLen = 4,
+    /// A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.
+    DmaRd = 10,
 }
 
 impl DescErr {
     /// Every value, in code order.
-    pub const ALL: [DescErr; 5] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen];
+    pub const ALL: [DescErr; 6] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::DmaRd];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
@@ -62,6 +64,7 @@ impl DescErr {
             2 => Some(DescErr::LenTooBig),
             3 => Some(DescErr::BadDest),
             4 => Some(DescErr::InlineLen),
+            10 => Some(DescErr::DmaRd),
             _ => None,
         }
     }
@@ -74,6 +77,7 @@ impl DescErr {
             DescErr::LenTooBig => "Descriptor length above MSG_LEN_MAX; no DMA issued.",
             DescErr::BadDest => "Destination outside DEST_RANGE (the routing tables); no DMA issued.",
             DescErr::InlineLen => "DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.",
+            DescErr::DmaRd => "A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.",
         }
     }
 }
@@ -728,6 +732,8 @@ pub mod nic_regs {
     pub const CNT_PUSH: u32 = 0x128;
     /// Push doorbells rejected (ERR_STATUS.PUSH_REJECT): applied as plain doorbells. (ro)
     pub const CNT_PUSH_REJECT: u32 = 0x12c;
+    /// DMA reads (payload or descriptor) the host answered with an error. A payload read error completes its descriptor with DMA_RD; a descriptor read error delivers the descriptor as zeros (ZERO_LEN). (ro)
+    pub const CNT_DMA_RD_ERR: u32 = 0x160;
 }
 
 /// ROUTER register byte offsets.

@@ -436,10 +436,12 @@ pub struct Counters {
     pub push: u32,
     /// CNT_PUSH_REJECT: pushes the card served from the ring copy instead.
     pub push_reject: u32,
+    /// CNT_DMA_RD_ERR: DMA reads the host answered with an error (IOMMU refusal).
+    pub dma_rd_err: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 13] = [
+    const REGS: [(&'static str, u32); 14] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -453,10 +455,11 @@ impl Counters {
         ("err_status", nic::ERR_STATUS),
         ("push", nic::CNT_PUSH),
         ("push_reject", nic::CNT_PUSH_REJECT),
+        ("dma_rd_err", nic::CNT_DMA_RD_ERR),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 13] {
+    pub fn fields(&self) -> [(&'static str, u32); 14] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -471,8 +474,9 @@ impl Counters {
             self.err_status,
             self.push,
             self.push_reject,
+            self.dma_rd_err,
         ];
-        let mut out = [("", 0); 13];
+        let mut out = [("", 0); 14];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -508,6 +512,8 @@ pub struct CsrState {
     pub lme_prod: u32,
     /// LME_CONS.
     pub lme_cons: u32,
+    /// PUSH_STATUS (bit 0 FREE: the push path holds no descriptor).
+    pub push_status: u32,
     /// LMR_BASE_HI:LO.
     pub lmr_base: u64,
     /// LMR_SIZE.
@@ -524,6 +530,10 @@ pub struct CsrState {
     pub int_status: u32,
     /// INT_MASK.
     pub int_mask: u32,
+    /// INT_COAL_LME_DONE (int_coal format: count 15:0, cycles 31:16).
+    pub int_coal_lme_done: u32,
+    /// INT_COAL_LMR_NEW (int_coal format).
+    pub int_coal_lmr_new: u32,
     /// ERR_STATUS.
     pub err_status: u32,
 }
@@ -542,6 +552,7 @@ impl CsrState {
             ("LME_SIZE", self.lme_size.into()),
             ("LME_PROD", self.lme_prod.into()),
             ("LME_CONS", self.lme_cons.into()),
+            ("PUSH_STATUS", self.push_status.into()),
             ("LMR_BASE", self.lmr_base),
             ("LMR_SIZE", self.lmr_size.into()),
             ("LMR_PROD", self.lmr_prod.into()),
@@ -550,8 +561,27 @@ impl CsrState {
             ("RXWIN_SIZE", self.rxwin_size),
             ("INT_STATUS", self.int_status.into()),
             ("INT_MASK", self.int_mask.into()),
+            ("INT_COAL_LME_DONE", self.int_coal_lme_done.into()),
+            ("INT_COAL_LMR_NEW", self.int_coal_lmr_new.into()),
             ("ERR_STATUS", self.err_status.into()),
         ]
+    }
+
+    /// The status and notification registers (`fasthsl stats` shows them next to the
+    /// counters): push path, interrupt status/mask/coalescing, errors.
+    pub fn status_fields(&self) -> Vec<(&'static str, u64)> {
+        const STATUS: [&str; 6] = [
+            "PUSH_STATUS",
+            "INT_STATUS",
+            "INT_MASK",
+            "INT_COAL_LME_DONE",
+            "INT_COAL_LMR_NEW",
+            "ERR_STATUS",
+        ];
+        self.fields()
+            .into_iter()
+            .filter(|(n, _)| STATUS.contains(n))
+            .collect()
     }
 }
 
@@ -1374,7 +1404,7 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 13];
+        let mut v = [0u32; 14];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             v[i] = self.dev.bar_read32(*reg)?;
         }
@@ -1392,6 +1422,7 @@ impl<D: Device> Card<D> {
             err_status: v[10],
             push: v[11],
             push_reject: v[12],
+            dma_rd_err: v[13],
         })
     }
 
@@ -1419,6 +1450,7 @@ impl<D: Device> Card<D> {
             lme_size: r(nic::LME_SIZE)?,
             lme_prod: r(nic::LME_PROD)?,
             lme_cons: r(nic::LME_CONS)?,
+            push_status: r(nic::PUSH_STATUS)?,
             lmr_base: r64(nic::LMR_BASE_LO, nic::LMR_BASE_HI)?,
             lmr_size: r(nic::LMR_SIZE)?,
             lmr_prod: r(nic::LMR_PROD)?,
@@ -1427,6 +1459,8 @@ impl<D: Device> Card<D> {
             rxwin_size: r64(nic::RXWIN_SIZE_LO, nic::RXWIN_SIZE_HI)?,
             int_status: r(nic::INT_STATUS)?,
             int_mask: r(nic::INT_MASK)?,
+            int_coal_lme_done: r(nic::INT_COAL_LME_DONE)?,
+            int_coal_lmr_new: r(nic::INT_COAL_LMR_NEW)?,
             err_status: r(nic::ERR_STATUS)?,
         })
     }

@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use fasthsl_driver::contract::{
-    ctrl, err, int, nic_regs as nic, router_regs as rt, RouteBounds, CONTRACT_VERSION, ID_MAGIC,
-    ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
+    ctrl, err, int, nic_regs as nic, push, router_regs as rt, RouteBounds, CONTRACT_VERSION,
+    ID_MAGIC, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
 use fasthsl_driver::{Card, CardConfig, Device, DeviceError, DmaBuffer, DriverError, Pace};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
@@ -237,7 +237,13 @@ fn configure_programs_every_register_and_enables() {
     assert_eq!(s.int_mask, int::ALL);
     assert_eq!(s.ctrl, ctrl::ENABLE);
     assert_eq!((s.err_status, s.int_status), (0, 0));
-    assert_eq!(s.fields().len(), 19);
+    assert_eq!(s.fields().len(), 22);
+    assert_eq!(
+        s.push_status,
+        push::FREE,
+        "nothing pushed: the push path is free"
+    );
+    assert_eq!(s.status_fields().len(), 6);
     assert_eq!(c.counters().unwrap().csr_err, 0, "every write was accepted");
 }
 

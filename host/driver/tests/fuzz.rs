@@ -31,10 +31,13 @@
 //! only into the unmapped LME ring the test pointed the card at.
 //! `the_oracle_fails_when_the_model_is_wrong` shows five deliberate model errors caught.
 //!
-//! What the card does with a source it cannot read is what it can do today: the DMA read
-//! interface carries no error, so refused reads return zeros, the descriptor completes OK
-//! and zeros are delivered (checked byte for byte). `unmapped_source_is_reported_as_an_error`
-//! (ignored) states what issue 4 asks for instead.
+//! A source the card cannot read: the sim host answers the refused reads with an error,
+//! the packet the first refused word falls in is ended with EEP (node 1 counts it as
+//! malformed), the rest of the message is not sent, and the descriptor completes with
+//! DMA_RD; the packets wholly before it are sent and land (no LMR entry). The model
+//! predicts the packet from the MTU and where the mapping ends.
+//! `unmapped_source_is_reported_as_an_error` and
+//! `source_running_into_unmapped_memory_cuts_the_message` check it directly.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
@@ -111,6 +114,8 @@ struct Count {
     csr_err: u32,
     rx_drop_dest: u32,
     rx_drop_window: u32,
+    /// Packets cut by a DMA read error at the sender (EEP): dropped as malformed.
+    rx_drop_malformed: u32,
 }
 
 /// What the model knows of one NIC.
@@ -301,6 +306,7 @@ impl Fuzz {
                 csr_err: k.csr_err,
                 rx_drop_dest: k.rx_drop_dest,
                 rx_drop_window: k.rx_drop_window,
+                rx_drop_malformed: k.rx_drop_malformed,
             };
             f.nics[n].push_total = (k.push, k.push_reject);
         }
@@ -382,15 +388,17 @@ impl Fuzz {
 
     /// Accounts for an accepted descriptor: packets, drops, landings, the LMR entry.
     /// `data`: the bytes the receiver must hold if everything lands (None: unknown).
-    fn expect_delivery(&mut self, d: &LmeDesc, data: Option<Vec<u8>>) {
+    /// `cut`: the packet a DMA read error falls in: the ones before it are sent, it is
+    /// ended with EEP, the rest of the message is not sent.
+    fn expect_delivery(&mut self, d: &LmeDesc, data: Option<Vec<u8>>, cut: Option<u64>) {
         let mtu = u64::from(self.nics[0].reg(nic::MTU));
         let len = u64::from(d.len);
-        let pkts = len.div_ceil(mtu) as u32;
+        let pkts = cut.unwrap_or(len.div_ceil(mtu)) as u32;
         self.nics[0].cnt.tx_pkts += pkts;
         let node = match self.route(0, d.dest) {
             Ok(node) => node,
             Err((r, input)) => {
-                self.rt_drop[r][input] += pkts;
+                self.rt_drop[r][input] += pkts + u32::from(cut.is_some());
                 self.bump("unroutable");
                 return;
             }
@@ -418,6 +426,14 @@ impl Fuzz {
                 landed += 1;
                 last_landed = i + 1 == u64::from(pkts);
             }
+        }
+        if cut.is_some() {
+            // EEP is checked before anything else: malformed whatever the header says.
+            let m = &mut self.nics[node];
+            m.cnt.rx_drop_malformed += 1;
+            m.async_error(err::RX_DROP);
+            self.bump("cut by a DMA read error");
+            return;
         }
         if !last_landed {
             self.bump(if accept {
@@ -567,7 +583,14 @@ impl Fuzz {
 
     /// Posts `ring` (and `pushed` through the window) unchecked, retrying while the ring is
     /// full, and records what the card must answer.
-    fn post(&mut self, ring: LmeDesc, pushed: Option<(LmeDesc, Vec<u8>)>, data: Option<Vec<u8>>) {
+    /// `cut`: see [`Fuzz::expect_delivery`].
+    fn post(
+        &mut self,
+        ring: LmeDesc,
+        pushed: Option<(LmeDesc, Vec<u8>)>,
+        data: Option<Vec<u8>>,
+        cut: Option<u64>,
+    ) {
         // With nothing outstanding the push path is free, so a push is taken for sure.
         self.poll();
         let idle = self.posted.is_empty();
@@ -575,6 +598,10 @@ impl Fuzz {
         if let Some((p, _)) = &pushed {
             assert_eq!(self.classify(p, true), want, "fuzzer: copies disagree");
         }
+        let want = match (want, cut) {
+            (Ok(()), Some(_)) => Err(DescErr::DmaRd),
+            (w, _) => w,
+        };
         let t = loop {
             let r = match &pushed {
                 None => self.cards[0].post_unchecked(ring),
@@ -606,7 +633,12 @@ impl Fuzz {
         });
         self.nics[0].cnt.tx_desc += 1;
         match want {
-            Ok(()) => self.expect_delivery(&ring, data),
+            Ok(()) => self.expect_delivery(&ring, data, None),
+            Err(DescErr::DmaRd) => {
+                self.nics[0].cnt.desc_err += 1;
+                self.nics[0].async_error(err::DESC_ERROR);
+                self.expect_delivery(&ring, None, cut);
+            }
             Err(_) => {
                 self.nics[0].cnt.desc_err += 1;
                 self.nics[0].async_error(err::DESC_ERROR);
@@ -701,7 +733,7 @@ impl Fuzz {
         });
         self.nics[0].cnt.tx_desc += 1;
         match want {
-            Ok(()) => self.expect_delivery(&d, Some(data)),
+            Ok(()) => self.expect_delivery(&d, Some(data), None),
             Err(_) => {
                 // DEST_RANGE may exclude node 1 this epoch.
                 self.nics[0].cnt.desc_err += 1;
@@ -860,7 +892,18 @@ impl Fuzz {
         let reads = ring.flags & desc_flag::INLINE == 0
             && ring.local_addr == local
             && self.classify(&ring, false).is_ok();
+        // The first packet whose read words reach unmapped memory (the guard page is
+        // page-aligned, so a read is refused whole or not at all).
+        let mut cut = None;
         if reads && src_kind != 0 {
+            let mtu = u64::from(self.nics[0].reg(nic::MTU));
+            let len = u64::from(ring.len);
+            let end = if src_kind == 1 {
+                local
+            } else {
+                self.src.iova() + SRC_BYTES as u64
+            };
+            cut = (0..len.div_ceil(mtu)).find(|&k| local + ((k + 1) * mtu).min(len) > end);
             let lo = ring.local_addr & !255;
             let hi = (ring.local_addr + u64::from(ring.len) + 255) & !255;
             if self.sabotage != Sabotage::Faults {
@@ -871,7 +914,7 @@ impl Fuzz {
             }
             self.bump("unmapped sources");
         }
-        self.post(ring, pushed, expect_data);
+        self.post(ring, pushed, expect_data, cut);
         true
     }
 
@@ -913,6 +956,7 @@ impl Fuzz {
             .contains(&off)
                 || (nic::CNT_TX_DESC..=nic::CNT_PUSH_REJECT).contains(&off)
                     && off.is_multiple_of(4)
+                || off == nic::CNT_DMA_RD_ERR
                 || (nic::PUSH_DESC..nic::PUSH_DATA + nic::PUSH_DATA_COUNT * 4).contains(&off)
                     && off.is_multiple_of(4);
             if !defined {
@@ -1149,7 +1193,8 @@ impl Fuzz {
         ];
         !(known.contains(&off)
             || self.nics[0].regs.contains_key(&off)
-            || (nic::CNT_TX_DESC..=nic::CNT_PUSH_REJECT).contains(&off))
+            || (nic::CNT_TX_DESC..=nic::CNT_PUSH_REJECT).contains(&off)
+            || off == nic::CNT_DMA_RD_ERR)
     }
 
     // ---- epochs ----
@@ -1169,14 +1214,11 @@ impl Fuzz {
                 csr_err: k.csr_err,
                 rx_drop_dest: k.rx_drop_dest,
                 rx_drop_window: k.rx_drop_window,
+                rx_drop_malformed: k.rx_drop_malformed,
             };
             let m = &mut self.nics[n];
             assert_eq!(got, m.cnt, "node {n} counters: {ctx}");
-            assert_eq!(
-                (k.rx_crc_err, k.rx_drop_malformed),
-                (0, 0),
-                "node {n}: {ctx}"
-            );
+            assert_eq!(k.rx_crc_err, 0, "node {n}: {ctx}");
             let (push, rej) = (k.push - m.push_total.0, k.push_reject - m.push_total.1);
             assert!(
                 push + rej == m.push_taken + m.push_rejected + m.push_either
@@ -1501,19 +1543,59 @@ fn the_oracle_fails_when_the_model_is_wrong() {
     }
 }
 
-/// What issue 4 asks for and the card does not do: the DMA read interface has no error
-/// signal, so a payload the IOMMU refuses is read as zeros, the descriptor completes OK and
-/// the zeros are delivered as if they were the message. A DMA error code in `desc_err`
-/// (and an error/response bit on the read port) would be needed. Fails today.
+/// Node 1's counters, LMR ring and receive region after a message whose source read
+/// failed: `landed` leading bytes of `src` (already known) arrived, nothing else.
+fn check_cut_message(
+    f: &mut Fuzz,
+    k1: fasthsl_driver::Counters,
+    rx_off: usize,
+    len: usize,
+    landed: &[u8],
+    pkts_landed: u32,
+) {
+    // Let the EEP'd packet cross the router.
+    f.cluster.step(20_000);
+    let k = f.cards[1].counters().unwrap();
+    assert_eq!(
+        k.rx_pkts - k1.rx_pkts,
+        pkts_landed,
+        "packets before the error land"
+    );
+    assert_eq!(
+        k.rx_drop_malformed - k1.rx_drop_malformed,
+        1,
+        "the cut packet is dropped"
+    );
+    assert_eq!(k.rx_msgs, k1.rx_msgs, "no LMR entry for a cut message");
+    assert!(f.cards[1].poll_lmr().unwrap().is_empty());
+    let mut got = vec![0u8; len];
+    f.cards[1].read_rx(rx_off, &mut got).unwrap();
+    assert_eq!(&got[..landed.len()], landed, "bytes before the error");
+    assert!(
+        got[landed.len()..].iter().all(|&b| b == 0xA5),
+        "nothing written past the packets before the error"
+    );
+    assert!(f.cards[1].device().iommu_faults().is_empty());
+}
+
+/// A payload the IOMMU refuses: the sim host answers the read with an error, the card
+/// ends the packet with EEP (the receiver drops it as malformed), sends nothing more of
+/// the message, completes the descriptor with DMA_RD and counts the failed reads; the
+/// receiver's memory is untouched and no LMR entry appears. The card keeps working.
 #[test]
-#[ignore = "gap: no DMA error path; an unmapped payload completes OK and sends zeros"]
 fn unmapped_source_is_reported_as_an_error() {
     let mut f = Fuzz::new(1);
     let rx = f.cards[1].rx_iova().unwrap();
+    let len = 3000;
+    f.cards[1].write_rx(EDGE, &vec![0xA5u8; len]).unwrap();
+    let (k0, k1) = (
+        f.cards[0].counters().unwrap(),
+        f.cards[1].counters().unwrap(),
+    );
     let d = LmeDesc {
         local_addr: 0x1000, // below node 0's IOVA window: never mapped
         remote_addr: rx + EDGE as u64,
-        len: 64,
+        len: len as u32,
         dest: 1,
         flags: 0,
         msg_id: 7,
@@ -1521,10 +1603,78 @@ fn unmapped_source_is_reported_as_an_error() {
     };
     let t = f.cards[0].post_unchecked(d).unwrap();
     let c = f.cards[0].wait_completion(&t, 5_000_000).unwrap();
-    assert_eq!(f.cluster.iommu_fault_count(), 1, "the read was refused");
-    assert!(
-        c.result.is_err(),
-        "descriptor with an unmapped payload completed {:?}",
-        c.result
+    assert!(f.cluster.iommu_fault_count() >= 1, "the read was refused");
+    assert_eq!(
+        c.result,
+        Err(CompletionError::Rejected(DescErr::DmaRd)),
+        "descriptor with an unmapped payload"
     );
+    let k = f.cards[0].counters().unwrap();
+    assert_eq!(
+        (k.dma_rd_err - k0.dma_rd_err) as usize,
+        f.cluster.iommu_fault_count(),
+        "every refused read counted once"
+    );
+    assert_eq!(k.desc_err - k0.desc_err, 1);
+    assert_eq!(k.tx_pkts, k0.tx_pkts, "a cut packet is not a sent packet");
+    assert_ne!(k.err_status & err::DESC_ERROR, 0);
+    check_cut_message(&mut f, k1, EDGE, len, &[], 0);
+
+    // The card goes on: a good put right after is delivered.
+    let data = f.rng.bytes(100);
+    f.cards[0].device().mem_write(&f.src, 0, &data).unwrap();
+    let t = f.cards[0]
+        .put_via(PutPath::Ring, 1, &f.src, 0, rx + EDGE as u64, 100, 0)
+        .unwrap();
+    let c = f.cards[0].wait_completion(&t, 5_000_000).unwrap();
+    assert_eq!(c.result, Ok(()));
+    let e = f.cards[1].wait_lmr(5_000_000).unwrap();
+    assert_eq!(e.len, 100);
+    let mut got = vec![0u8; 100];
+    f.cards[1].read_rx(EDGE, &mut got).unwrap();
+    assert_eq!(got, data);
+}
+
+/// A source that runs into unmapped memory mid-message: the packets wholly before the
+/// fault land, the one it falls in is cut (EEP), the rest is not sent; DMA_RD.
+#[test]
+fn source_running_into_unmapped_memory_cuts_the_message() {
+    let mut f = Fuzz::new(1);
+    let rx = f.cards[1].rx_iova().unwrap();
+    let mtu = f.cards[0].device().bar_read32(nic::MTU).unwrap() as usize;
+    let len = 3 * mtu;
+    // The source ends mtu + mtu/2 bytes into the message: packet 1 faults.
+    let off = SRC_BYTES - (mtu + mtu / 2);
+    let data = f.rng.bytes(mtu + mtu / 2);
+    f.cards[0].device().mem_write(&f.src, off, &data).unwrap();
+    f.cards[1].write_rx(EDGE, &vec![0xA5u8; len]).unwrap();
+    let (k0, k1) = (
+        f.cards[0].counters().unwrap(),
+        f.cards[1].counters().unwrap(),
+    );
+    let d = LmeDesc {
+        local_addr: f.src.iova() + off as u64,
+        remote_addr: rx + EDGE as u64,
+        len: len as u32,
+        dest: 1,
+        flags: 0,
+        msg_id: 9,
+        status: 0,
+    };
+    let t = f.cards[0].post_unchecked(d).unwrap();
+    let c = f.cards[0].wait_completion(&t, 5_000_000).unwrap();
+    assert_eq!(c.result, Err(CompletionError::Rejected(DescErr::DmaRd)));
+    let k = f.cards[0].counters().unwrap();
+    assert!(k.dma_rd_err > k0.dma_rd_err);
+    assert_eq!(
+        (k.dma_rd_err - k0.dma_rd_err) as usize,
+        f.cluster.iommu_fault_count(),
+        "every refused read counted once"
+    );
+    assert_eq!(
+        k.tx_pkts - k0.tx_pkts,
+        1,
+        "only the packet before the fault"
+    );
+    check_cut_message(&mut f, k1, EDGE, len, &data[..mtu], 1);
 }

@@ -60,6 +60,7 @@ module tb_fasthsl_card;
     .dma_rd_rsp_data_i (64'h0),
     .dma_rd_rsp_tag_i  (8'h0),
     .dma_rd_rsp_last_i (1'b0),
+    .dma_rd_rsp_err_i  (1'b0),
     .dma_wr_valid_o    (wr_valid),
     .dma_wr_ready_i    (1'b1),
     .dma_wr_addr_o     (wr_addr),

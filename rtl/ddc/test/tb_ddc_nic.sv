@@ -70,6 +70,7 @@ module tb_ddc_nic;
     .dma_rd_rsp_data_i (rd_rsp_data),
     .dma_rd_rsp_tag_i  (rd_rsp_tag),
     .dma_rd_rsp_last_i (rd_rsp_last),
+    .dma_rd_rsp_err_i  (1'b0),
     .dma_wr_valid_o    (wr_valid),
     .dma_wr_ready_i    (wr_ready),
     .dma_wr_addr_o     (wr_addr),

@@ -41,6 +41,7 @@ module tb_ddc_tx;
   logic [63:0] rd_rsp_data = '0;
   logic [7:0]  rd_rsp_tag = '0;
   logic        rd_rsp_last = 1'b0;
+  logic        rd_err_pulse;      // no read error is injected here: must stay low
   logic        wr_valid, wr_ready = 1'b0;
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
@@ -88,6 +89,8 @@ module tb_ddc_tx;
     .dma_rd_rsp_data_i (rd_rsp_data),
     .dma_rd_rsp_tag_i  (rd_rsp_tag),
     .dma_rd_rsp_last_i (rd_rsp_last),
+    .dma_rd_rsp_err_i  (1'b0),
+    .dma_rd_err_o      (rd_err_pulse),
     .dma_wr_valid_o    (wr_valid),
     .dma_wr_ready_i    (wr_ready),
     .dma_wr_addr_o     (wr_addr),
@@ -291,6 +294,7 @@ module tb_ddc_tx;
     #4;
     if (run) begin
       if (rd_rsp_ready !== 1'b1) fail("dma_rd_rsp_ready_o low");
+      if (rd_err_pulse !== 1'b0) fail("dma_rd_err_o without an error response");
 
       // Read requests.
       if (rd_req_valid && rd_req_ready) begin

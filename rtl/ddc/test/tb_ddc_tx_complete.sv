@@ -3,7 +3,8 @@
 // its message's msg_done, an error record needs none (errors alone all complete); the
 // done/err/irq pulses and cons_o follow each accepted write; random record, msg_done and
 // write-ready timing; a ring reset with a write pending completes that write without an
-// event and restarts at slot 0.
+// event and restarts at slot 0. A msg_done with msg_err (message cut by a DMA read error)
+// completes its good record with DMA_RD (and the err pulse), random messages cut.
 module tb_ddc_tx_complete;
   import fasthsl_pkg::*;
 
@@ -16,7 +17,9 @@ module tb_ddc_tx_complete;
   logic        cpl_valid = 1'b0, cpl_ready, cpl_irq = 1'b0;
   desc_err_e   cpl_err = DESC_ERR_OK;
   logic [31:0] cpl_msg_id = '0;
-  logic        msg_done = 1'b0;
+  logic        msg_done = 1'b0, msg_err = 1'b0;
+  bit          cut[int];      // good_idx -> its msg_done came with msg_err
+  int          p_cut = 0, cuts = 0;
   logic        wr_valid, wr_ready = 1'b0;
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
@@ -40,6 +43,7 @@ module tb_ddc_tx_complete;
     .cpl_msg_id_i(cpl_msg_id),
     .cpl_irq_i   (cpl_irq),
     .msg_done_i  (msg_done),
+    .msg_err_i   (msg_err),
     .wr_valid_o  (wr_valid),
     .wr_ready_i  (wr_ready),
     .wr_addr_o   (wr_addr),
@@ -95,6 +99,7 @@ module tb_ddc_tx_complete;
     end
     // The packetizer finishes good messages in order, only after their record exists.
     msg_done = !drain && (dones_sent < good_pushed) && ($urandom_range(0, 99) < p_done);
+    msg_err  = msg_done && ($urandom_range(0, 99) < p_cut);
     wr_ready = ($urandom_range(0, 99) < p_wr);
     #4;
     if (run) begin
@@ -108,7 +113,10 @@ module tb_ddc_tx_complete;
         pushed.push_back(m_r);
         if (m_r.err == 0) good_pushed++;
       end
-      if (msg_done) dones_sent++;
+      if (msg_done) begin
+        cut[dones_sent] = msg_err;
+        dones_sent++;
+      end
       if (wr_valid && wr_ready) begin
         if (wr_strb !== 8'hFF) fail("strobe");
         if (flush) begin
@@ -120,6 +128,10 @@ module tb_ddc_tx_complete;
           fail("write with no record");
         end else begin
           m_r = pushed.pop_front();
+          if (m_r.err == 0 && cut.exists(int'(m_r.good_idx)) && cut[int'(m_r.good_idx)]) begin
+            m_r.err = 8'(DESC_ERR_DMA_RD);
+            cuts++;
+          end
           if (wr_addr !== lme_base + 64'(32 * (written % int'(lme_size))) + 64'd24) fail($sformatf("addr %h", wr_addr));
           if (wr_data !== {16'h0, 16'h8000 | {8'h0, m_r.err}, m_r.msg_id}) fail($sformatf("data %h", wr_data));
           if (m_r.err == 0 && int'(m_r.good_idx) >= dones_sent) fail("good record written before its msg_done");
@@ -166,6 +178,12 @@ module tb_ddc_tx_complete;
     p_done = 100; p_rec = 100; p_wr = 100;
     for (int i = 0; i < 100; i++) add(20);
     wait_done(100000);
+    // Messages cut by read errors, mixed with good and bad records.
+    p_cut = 40; p_done = 50; p_rec = 70; p_wr = 60;
+    for (int i = 0; i < 300; i++) add(25);
+    wait_done(100000);
+    p_cut = 0; p_done = 100; p_rec = 100; p_wr = 100;
+    if (cuts < 20) fail($sformatf("only %0d cut messages completed", cuts));
     $display("%0d status writes", written);
 
     // Ring reset with a write held by the host.

@@ -4,7 +4,10 @@
 // a reference; credits are never exceeded; pkt_sent/msg_done pulse per trailer / last
 // packet. With everything available, consecutive packets leave with no idle cycle. A flush
 // mid-packet ends it with one EEP flit; a flush between packets sends none; queued jobs are
-// discarded while draining and the next packets are intact.
+// discarded while draining and the next packets are intact. A payload word flagged with a
+// read error (pbuf_err_i): its packet keeps its header and length but ends with EEP instead
+// of the trailer, the message's later packets never reach the link (their words are still
+// consumed), and the message's msg_done comes with msg_err; the next message is intact.
 module tb_ddc_tx_packetizer;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -26,9 +29,10 @@ module tb_ddc_tx_packetizer;
   logic [2:0]  job_src_off = '0;
   logic        pbuf_valid = 1'b0, pbuf_ready;
   logic [63:0] pbuf_data = '0;
+  logic        pbuf_err = 1'b0;
   link_flit_t  tx_flit;
   logic        tx_credit = 1'b0;
-  logic        pkt_sent, msg_done, idle;
+  logic        pkt_sent, msg_done, msg_err, idle;
 
   always #5 clk = ~clk;
 
@@ -55,10 +59,12 @@ module tb_ddc_tx_packetizer;
     .pbuf_valid_i (pbuf_valid),
     .pbuf_ready_o (pbuf_ready),
     .pbuf_data_i  (pbuf_data),
+    .pbuf_err_i   (pbuf_err),
     .tx_flit_o    (tx_flit),
     .tx_credit_i  (tx_credit),
     .pkt_sent_o   (pkt_sent),
     .msg_done_o   (msg_done),
+    .msg_err_o    (msg_err),
     .idle_o       (idle)
   );
 
@@ -73,11 +79,14 @@ module tb_ddc_tx_packetizer;
     logic [31:0] offset;
     logic [2:0]  src_off;
     logic [31:0] base;    // first byte in all_bytes
+    logic        bad;     // one of its words carries a read error: ends with EEP
   } pkt_t;
 
   pkt_t        to_send[$];     // jobs not yet offered
   pkt_t        expect_q[$];    // packets expected on the link
   logic [63:0] words[$];       // payload buffer contents
+  bit          werr[$];        // ... and their read-error flags
+  int          cut_msgs = 0, msg_err_n = 0, cut_pkts = 0;
   logic [7:0]  all_bytes[$];
 
   int     errors = 0;
@@ -102,7 +111,9 @@ module tb_ddc_tx_packetizer;
     return c;
   endfunction
 
-  task automatic add_packet(int s, int r, int len, bit first, bit last);
+  // bad_word: index of a word with a read error (-1: none); skip: a packet after the cut.
+  task automatic add_packet(int s, int r, int len, bit first, bit last, int bad_word = -1,
+                            bit skip = 0);
     pkt_t p;
     int   n = (s + len + 7) / 8;
     logic [7:0] raw[$];
@@ -113,14 +124,16 @@ module tb_ddc_tx_packetizer;
     p.remote[2:0] = 3'(r);
     p.msg_id = $urandom(); p.offset = $urandom(); p.src_off = 3'(s);
     p.base = 32'(all_bytes.size());
+    p.bad = (bad_word >= 0);
     for (int k = 0; k < len; k++) all_bytes.push_back(raw[s + k]);
     for (int w = 0; w < n; w++) begin
       logic [63:0] x;
       for (int k = 0; k < 8; k++) x[k*8 +: 8] = raw[8 * w + k];
       words.push_back(x);
+      werr.push_back(w == bad_word);
     end
     to_send.push_back(p);
-    expect_q.push_back(p);
+    if (!skip) expect_q.push_back(p);
   endtask
 
   task automatic check_packet();
@@ -146,6 +159,11 @@ module tb_ddc_tx_packetizer;
     end
     if (cur[1] !== p.remote) fail("bad w1");
     if (cur[2] !== {p.offset, p.msg_id}) fail("bad w2");
+    if (p.bad) begin
+      // Cut by a read error: full length, EEP instead of the trailer; no CRC to check.
+      cut_pkts++;
+      return;
+    end
     for (int i = 0; i < m; i++) begin
       logic [63:0] want;
       for (int b = 0; b < 8; b++) begin
@@ -174,6 +192,7 @@ module tb_ddc_tx_packetizer;
     end
     pbuf_valid = (words.size() != 0) && ($urandom_range(0, 99) < p_pbuf);
     pbuf_data  = (words.size() != 0) ? words[0] : 64'hx;
+    pbuf_err   = (words.size() != 0) ? werr[0] : 1'b0;
     tx_credit = 1'b0;
     if (credit_debt > 0) begin
       credit_debt--; tx_credit = 1'b1; credits_given++;
@@ -183,9 +202,14 @@ module tb_ddc_tx_packetizer;
     #4;
     if (run) begin
       if (job_valid && job_ready) void'(to_send.pop_front());
-      if (pbuf_valid && (pbuf_ready || drain)) void'(words.pop_front());
+      if (pbuf_valid && (pbuf_ready || drain)) begin
+        void'(words.pop_front());
+        void'(werr.pop_front());
+      end
       if (pkt_sent) pkt_sent_n++;
       if (msg_done) msg_done_n++;
+      if (msg_err && !msg_done) fail("msg_err without msg_done");
+      if (msg_err) msg_err_n++;
       if (tx_flit.valid) begin
         flits++;
         rx_fill++;
@@ -198,8 +222,13 @@ module tb_ddc_tx_packetizer;
           eep_expected = 0;
           eep_n++;
           cur.delete();
+        end else if (tx_flit.err && tx_flit.last && expect_q.size() != 0 && expect_q[0].bad) begin
+          cur.push_back(tx_flit.data);
+          check_packet();
+          cur.delete();
         end else begin
           if (tx_flit.err) fail("unexpected err");
+          if (tx_flit.last && expect_q.size() != 0 && expect_q[0].bad) fail("cut packet ended with a trailer");
           cur.push_back(tx_flit.data);
           if (tx_flit.last) begin
             trl_n++;
@@ -235,6 +264,7 @@ module tb_ddc_tx_packetizer;
     flush = 1'b0;
     to_send.delete();
     words.delete();
+    werr.delete();
     expect_q.delete();
     while (!idle) @(negedge clk);
     @(negedge clk);
@@ -272,6 +302,28 @@ module tb_ddc_tx_packetizer;
     wait_done(100000);
     $display("back-to-back: %0d flits in %0d cycles", busy_flits, busy_last - busy_first + 1);
     if (busy_flits != busy_last - busy_first + 1) fail("idle cycles between packets");
+
+    // Messages of 1..4 packets, some cut by a read error in a random word of a random
+    // packet; a clean message between them checks that nothing leaks into the next one.
+    p_job = 70; p_pbuf = 70; p_rx = 60;
+    msg_done_n = 0; last_n = 0; pkt_sent_n = 0; trl_n = 0;
+    for (int mi = 0; mi < 120; mi++) begin
+      int np = $urandom_range(1, 4);
+      int bad_pkt = ($urandom_range(0, 99) < 50) ? $urandom_range(0, np - 1) : -1;
+      if (bad_pkt >= 0) cut_msgs++;
+      for (int k = 0; k < np; k++) begin
+        int s = $urandom_range(0, 7), len = $urandom_range(1, 300);
+        int bw = (k == bad_pkt) ? $urandom_range(0, (s + len + 7) / 8 - 1) : -1;
+        add_packet(s, $urandom_range(0, 7), len, k == 0, k == np - 1, bw,
+                   bad_pkt >= 0 && k > bad_pkt);
+      end
+    end
+    wait_done(400000);
+    $display("read errors: %0d messages cut, %0d EEP-ended packets", cut_msgs, cut_pkts);
+    if (cut_pkts != cut_msgs) fail($sformatf("%0d cut packets, %0d cut messages", cut_pkts, cut_msgs));
+    if (msg_err_n != cut_msgs) fail($sformatf("msg_err %0d, cut messages %0d", msg_err_n, cut_msgs));
+    if (msg_done_n != last_n + cut_msgs) fail($sformatf("msg_done %0d, want %0d", msg_done_n, last_n + cut_msgs));
+    if (pkt_sent_n != trl_n) fail($sformatf("pkt_sent %0d, trailers %0d (cut)", pkt_sent_n, trl_n));
 
     // Flushes at random points (also between packets and before anything was sent).
     for (int k = 0; k < 40; k++) begin
