@@ -3,8 +3,9 @@
 //
 // The host reaches BAR0 with single 32-bit reads and writes (docs/HARDWARE.md); on the
 // 64-bit bus a register at offset A sits in byte lanes 4*A[2]..4*A[2]+3. One access at a
-// time: a CSR read answers exactly one cycle after its request, so the block waits for
-// it rather than tracking several. Reads and writes alternate when both are waiting.
+// time, and a read waits for its answer however late it comes: the card answers one
+// cycle after the request, a clock crossing (card_cdc) a few cycles later, and exactly
+// one answer comes back per read request. Reads and writes alternate when both wait.
 //
 // Anything else is refused without touching a register and answered SLVERR, so the
 // bridge never waits: bursts (LEN > 0; every beat answered), reads wider than 4 bytes,
@@ -42,7 +43,8 @@ module axi_csr_slave #(
   output logic [63:0]       s_axi_rdata_o,
   output logic [1:0]        s_axi_rresp_o,
   output logic              s_axi_rlast_o,
-  // core CSR bus (fasthsl_card): one request per cycle, always accepted
+  // core CSR bus (fasthsl_card, or card_cdc in front of it): requests always accepted,
+  // one answer per read request
   output logic              csr_req_valid_o,
   output logic              csr_req_write_o,
   output logic [ADDR_W-1:0] csr_req_addr_o,
@@ -151,11 +153,13 @@ module axi_csr_slave #(
       end
       StRdReq: begin
         state_d = StRdCap;  // the request is on the bus (from flops) this cycle
+
       end
       StRdCap: begin
-        // the card answers exactly one cycle after the request
-        rdata_d = csr_rsp_valid_i ? csr_rsp_rdata_i : 32'hffff_ffff;
-        state_d = StRdResp;
+        if (csr_rsp_valid_i) begin
+          rdata_d = csr_rsp_rdata_i;
+          state_d = StRdResp;
+        end
       end
       StRdResp: begin
         if (s_axi_rready_i) begin

@@ -1,6 +1,7 @@
 // Self-checking testbench for axi_csr_slave. The AXI master here stands for the PCIe
 // bridge's BAR0 master (XDMA M_AXI_B) driven by a host doing 32-bit MMIO; the register
-// file here stands for fasthsl_card's CSR bus (a read answers exactly one cycle later).
+// file here stands for fasthsl_card's CSR bus: a read answers one cycle later, or (half
+// of the run) 1..6 cycles later, as through the card_cdc clock crossing.
 // A read thread and a write thread run at once (so AR and AW contend), with random
 // IDs, random W-before-AW and random R/B back-pressure. Checked: every read returns the
 // last value written to that register, in the right byte lanes, with its ID; writes land
@@ -45,13 +46,30 @@ module tb_axi_csr_slave;
   logic [31:0] regs [2048];
   int n_csr_wr = 0, n_csr_rd = 0, n_err = 0;
   initial for (int i = 0; i < 2048; i++) regs[i] = 32'hdead_0000 | 32'(i);
+  bit slow_rsp = 1'b0;
+  logic [31:0] late_q[$];
+  int late_wait = 0;
   always @(posedge clk) begin
     csr_rsp_valid <= 1'b0;
+    if (late_q.size() > 0) begin
+      if (late_wait == 0) begin
+        logic [31:0] v;
+        v = late_q.pop_front();
+        csr_rsp_valid <= 1'b1;
+        csr_rdata     <= v;
+      end else begin
+        late_wait--;
+      end
+    end
     if (rst_n && csr_valid) begin
       if (csr_addr[1:0] != 0) $fatal(1, "csr: unaligned %h", csr_addr);
       if (csr_write) begin
         regs[csr_addr[AW-1:2]] <= csr_wdata;
         n_csr_wr++;
+      end else if (slow_rsp) begin
+        late_q.push_back(regs[csr_addr[AW-1:2]]);
+        late_wait = $urandom_range(0, 5);
+        n_csr_rd++;
       end else begin
         csr_rsp_valid <= 1'b1;
         csr_rdata     <= regs[csr_addr[AW-1:2]];
@@ -165,6 +183,7 @@ module tb_axi_csr_slave;
         for (int n = 0; n < 400; n++) begin
           int r, kind;
           logic [31:0] got;
+          slow_rsp = (n >= 200);
           r = $urandom_range(0, 2047);
           // some reads of the registers just written, so reads see writes
           if (n % 3 == 0 && pend_r >= 0) r = pend_r;
