@@ -162,7 +162,7 @@ module axi_dma_rd_master #(
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
-    if (rst_ni && req_valid_i && req_ready_o) begin
+    if (req_valid_i && req_ready_o) begin
       assert (req_beats_i != '0) else $error("axi_dma_rd_master: request of 0 beats");
     end
   end
