@@ -30,6 +30,7 @@ help:
 	@echo "make synth-check  fresh synthesis vs the committed report: fail if a block grew or slowed >10%"
 	@echo "make formal     SymbiYosys proofs of FIFO, credits, arbiter, wormhole lock, NIC CSRs (PyPI yowasp; docs/FORMAL.md)"
 	@echo "make bitstream BOARD=ulx3s  board bitstream with the open ECP5 tools -> target/bitstream/ (docs/BOARDS.md)"
+	@echo "make bitstream BOARD=litefury  PCIe card (Artix-7 LiteFury) with AMD Vivado, which must be on PATH"
 	@echo "make wave       a short 2-node demo that writes FST waveforms to target/wave/ (GTKWave, Surfer)"
 	@echo "make test-vfio  the VFIO backend on a real kernel: QEMU + emulated IOMMU + edu device (~30-60 s; installs qemu, kernel)"
 	@echo "make soak       router soak: 10M cycles of mixed + malformed traffic per topology and router (hours; SOAK_CYCLES=, SOAK_ARGS=)"
