@@ -23,7 +23,7 @@
 //
 // In simulation (no SYNTHESIS) the GT clock buffer and the MMCM are left out: the core
 // runs on the AXI clock (card_cdc then crosses between two copies of one clock, which
-// it must handle too), and the testbench provides xdma_fasthsl (a host model).
+// it must handle too); a simulation must provide xdma_fasthsl (e.g. a host model).
 module litefury_fasthsl_top #(
   // core clock = 125 MHz * CORE_MULT / CORE_DIV (MMCM VCO = 125 * CORE_MULT MHz, which
   // must stay in 600..1200 MHz); the default gives 40 MHz, as on the ULX3S
