@@ -219,14 +219,8 @@ module litefury_fasthsl_top #(
   assign core_locked = 1'b1;
 `endif
 
-  // one reset source (bridge reset and clock lock), released in each domain. The core's
-  // simulation-only assertions (rcube ports, ddc_push) sample their reset synchronously,
-  // which Verilator reports on these nets in the board testbench; the hardware uses them
-  // only as asynchronous resets.
-  logic rst_src_n;
-  /* verilator lint_off SYNCASYNCNET */
-  logic b_rst_n, c_rst_n;
-  /* verilator lint_on SYNCASYNCNET */
+  // one reset source (bridge reset and clock lock), released in each domain
+  logic rst_src_n, b_rst_n, c_rst_n;
   assign rst_src_n = axi_rst_n && core_locked;
   phy_rst_sync u_b_rst (
     .clk_i (axi_clk),
