@@ -39,6 +39,14 @@ BOARDS = {
         # more than half of each batch ripped up again); router2 converges
         "pnr_router": "router2",
     },
+    # PCIe card: Vivado flow in vivado_flow.py, scripts in constraints/litefury/
+    "litefury": {
+        "what": "RHS Research LiteFury, Xilinx Artix-7 XC7A100T-L2FGG484E, M.2 PCIe x4",
+        "flow": "vivado",
+        "top": "litefury_fasthsl_top",
+        "part": "xc7a100tfgg484-2L",
+        "build_tcl": ROOT / "constraints" / "litefury" / "build.tcl",
+    },
 }
 
 T0 = time.monotonic()
@@ -139,6 +147,9 @@ def main():
     b = BOARDS[name]
     if b["flow"] == "ecp5":
         ecp5_flow(name, b)
+    elif b["flow"] == "vivado":
+        import vivado_flow
+        return vivado_flow.run(ROOT, name, b)
     else:
         vendor_flow(name, b)
     return 0

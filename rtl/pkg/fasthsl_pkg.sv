@@ -31,6 +31,8 @@ package fasthsl_pkg;
   localparam int unsigned PCI_VENDOR_ID = 7893;
   // PCI device id of the FastHSL card.
   localparam int unsigned PCI_DEVICE_ID = 18515;
+  // MSI vectors the card requests (one: the NIC's interrupt line, INT_STATUS says why).
+  localparam int unsigned MSI_VECTORS = 1;
 
   // Completion error code a descriptor (LME status) or an LMR entry carries.
   typedef enum logic [7:0] {

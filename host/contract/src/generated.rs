@@ -33,6 +33,8 @@ pub const BAR0_SIZE: u64 = 0x2000;
 pub const PCI_VENDOR_ID: u64 = 0x1ed5;
 /// PCI device id of the FastHSL card.
 pub const PCI_DEVICE_ID: u64 = 0x4853;
+/// MSI vectors the card requests (one: the NIC's interrupt line, INT_STATUS says why).
+pub const MSI_VECTORS: u64 = 0x1;
 
 /// Completion error code a descriptor (LME status) or an LMR entry carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
