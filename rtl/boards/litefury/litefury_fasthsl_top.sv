@@ -458,6 +458,7 @@ module litefury_fasthsl_top #(
     .dma_rd_rsp_data_i (c_rd_rsp_data),
     .dma_rd_rsp_tag_i  (c_rd_rsp_tag),
     .dma_rd_rsp_last_i (c_rd_rsp_last),
+    .dma_rd_rsp_err_i  (c_rd_rsp_err),
     .dma_wr_valid_o    (c_wr_valid),
     .dma_wr_ready_i    (c_wr_ready),
     .dma_wr_addr_o     (c_wr_addr),
@@ -484,8 +485,9 @@ module litefury_fasthsl_top #(
   end
 
   // ---- LEDs ----
-  // ddc_nic has no DMA read error input yet: the bridge's read error status reaches
-  // the core clock (c_rd_rsp_err) and stops there; the bridge side shows it on led_n[3]
+  // A read error (SLVERR/DECERR, i.e. a PCIe UR/CA completion) reaches the NIC as
+  // dma_rd_rsp_err_i, which completes the descriptor with DMA_RD; led_n[3] latches
+  // every bridge-side error for a person looking at the board.
   logic [25:0] beat_q;
   logic        bridge_err_q;
   always_ff @(posedge core_clk or negedge c_rst_n) begin
@@ -500,7 +502,7 @@ module litefury_fasthsl_top #(
                    beat_q[25], lnk_up};
 
   logic unused;
-  assign unused = ^{lk_in_credit, c_rd_rsp_err, msi_width, msi_sent, bar_awsize,
+  assign unused = ^{lk_in_credit, msi_width, msi_sent, bar_awsize,
                     bar_awburst, bar_awprot, bar_awlock, bar_awcache, bar_wlast, bar_arburst,
                     bar_arprot, bar_arlock, bar_arcache};
 
