@@ -18,6 +18,7 @@
 
 use std::fmt;
 
+use crate::bcast::BcastTables;
 use crate::routing::{port_map, Peer};
 use crate::{RouterTables, Topology, ROUTER_PORTS, ROUTE_ENTRIES};
 
@@ -126,6 +127,37 @@ pub enum CheckError {
         /// The channel used twice.
         again: Channel,
     },
+    /// Broadcast tables that do not match the topology's routers.
+    #[error("broadcast tables: {0}")]
+    BcastShape(String),
+    /// A broadcast reached a node other than exactly once (in range, not the source) or
+    /// not at all (outside the range, or the source).
+    #[error("broadcast from {src} to {lo}..={hi}: node {node} received it {got} times")]
+    BcastDelivery {
+        /// Source node.
+        src: usize,
+        /// Range, lowest node.
+        lo: usize,
+        /// Range, highest node.
+        hi: usize,
+        /// The node.
+        node: usize,
+        /// Copies it received.
+        got: usize,
+    },
+    /// Two outputs of one broadcast branch point depend on each other through the
+    /// network: a broadcast stalled on one while holding the other can close a cycle.
+    #[error("broadcast branch at router {router} input {input}: {to} depends on {from}")]
+    BcastCoupling {
+        /// Router of the branch point.
+        router: usize,
+        /// Input the broadcast arrives on.
+        input: usize,
+        /// The output whose traffic leads back ...
+        from: Channel,
+        /// ... to this sibling output.
+        to: Channel,
+    },
     /// (b) the channel dependency graph has a cycle: deadlock-prone without VCs.
     #[error("channel dependency cycle (deadlock-prone without virtual channels): {}", cycle_text(.cycle))]
     Deadlock {
@@ -210,6 +242,166 @@ pub fn check(t: &Topology, tables: &[RouterTables]) -> Result<CheckReport, Check
         }
     }
     Ok(report)
+}
+
+/// What [`check_bcast`] replayed and found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BcastReport {
+    /// Broadcasts replayed: every source with every range of node ids.
+    pub broadcasts: usize,
+    /// Most router-to-router hops from a source to a receiver of a whole-network
+    /// broadcast (the tree depth that sets the latency to the last receiver).
+    pub max_depth: usize,
+    /// Channel dependencies the broadcast trees add to the unicast ones.
+    pub added_dependencies: usize,
+}
+
+/// Checks broadcast tables `bc` together with the unicast `tables` (which must pass
+/// [`check`]): every source with every range `lo..=hi` of node ids, replayed with the
+/// router's rule (copy to every enabled output of the arrival input whose interval
+/// overlaps the range, never back to the input), reaches each node of the range except
+/// the source exactly once and no other node; the union of the unicast dependencies and
+/// the trees' (arrival channel -> each output) is acyclic; and no output of a branch
+/// point can reach a sibling output through that graph (crate::bcast explains why).
+pub fn check_bcast(
+    t: &Topology,
+    tables: &[RouterTables],
+    bc: &[BcastTables],
+) -> Result<BcastReport, CheckError> {
+    check(t, tables)?;
+    let (_, mut deps) = measure(t, tables)?;
+    let unicast_deps: usize = deps.iter().map(Vec::len).sum();
+    if bc.len() != t.routers()
+        || bc
+            .iter()
+            .enumerate()
+            .any(|(r, b)| b.router != r || b.inputs.len() > ROUTER_PORTS)
+    {
+        return Err(CheckError::BcastShape(format!(
+            "want one table per router 0..{} in order, at most {ROUTER_PORTS} inputs each",
+            t.routers()
+        )));
+    }
+    let n = t.nodes();
+    let peers = port_map(t);
+    let chans = Chans { n };
+    let into = |r: usize, p: usize| match peers[r][p] {
+        Some(Peer::Nic(node)) => Some(Channel::Inject(node)),
+        Some(Peer::Router(r2, p2)) => Some(Channel::Link {
+            router: r2,
+            port: p2,
+        }),
+        None => None,
+    };
+    let out_of = |r: usize, o: usize| match peers[r][o] {
+        Some(Peer::Nic(node)) => Some(Channel::Eject(node)),
+        Some(Peer::Router(..)) => Some(Channel::Link { router: r, port: o }),
+        None => None,
+    };
+    let mut branches: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    let mut broadcasts = 0;
+    let mut max_depth = 0;
+    let mut got = vec![0usize; n];
+    for src in 0..n {
+        for lo in 0..n {
+            for hi in lo..n {
+                broadcasts += 1;
+                let whole = lo == 0 && hi == n - 1;
+                got.iter_mut().for_each(|g| *g = 0);
+                let a = t.attachment(src);
+                let mut queue = vec![(a.router, a.port, 0usize)];
+                let mut steps = 0;
+                while let Some((r, p, depth)) = queue.pop() {
+                    steps += 1;
+                    if steps > t.routers() * ROUTER_PORTS {
+                        return Err(CheckError::BcastDelivery {
+                            src,
+                            lo,
+                            hi,
+                            node: src,
+                            got: usize::MAX,
+                        });
+                    }
+                    let row = bc[r].inputs.get(p).copied().unwrap_or([None; ROUTER_PORTS]);
+                    let mut outs = Vec::new();
+                    for (o, e) in row.iter().enumerate() {
+                        let Some((l, h)) = *e else { continue };
+                        if o == p || usize::from(h) < lo || usize::from(l) > hi {
+                            continue;
+                        }
+                        match peers[r][o] {
+                            Some(Peer::Nic(node)) => got[node] += 1,
+                            Some(Peer::Router(r2, p2)) => {
+                                max_depth = max_depth.max(depth + 1);
+                                queue.push((r2, p2, depth + 1));
+                            }
+                            None => {
+                                return Err(CheckError::BcastShape(format!(
+                                    "router {r} input {p} forwards to unconnected port {o}"
+                                )))
+                            }
+                        }
+                        if whole {
+                            let (ci, co) = (into(r, p), out_of(r, o));
+                            if let (Some(ci), Some(co)) = (ci, co) {
+                                let (ci, co) = (chans.index(ci), chans.index(co));
+                                if !deps[ci].contains(&co) {
+                                    deps[ci].push(co);
+                                }
+                                outs.push(co);
+                            }
+                        }
+                    }
+                    if whole && outs.len() > 1 && !branches.iter().any(|b| b.0 == r && b.1 == p) {
+                        branches.push((r, p, outs));
+                    }
+                }
+                for (node, &g) in got.iter().enumerate() {
+                    let want = usize::from((lo..=hi).contains(&node) && node != src);
+                    if g != want {
+                        return Err(CheckError::BcastDelivery {
+                            src,
+                            lo,
+                            hi,
+                            node,
+                            got: g,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if let Some(cycle) = find_cycle(&deps) {
+        return Err(CheckError::Deadlock {
+            cycle: cycle.into_iter().map(|i| chans.channel(i)).collect(),
+        });
+    }
+    for (router, input, outs) in &branches {
+        for &from in outs {
+            let mut seen = vec![false; deps.len()];
+            let mut stack = deps[from].clone();
+            while let Some(v) = stack.pop() {
+                if seen[v] {
+                    continue;
+                }
+                seen[v] = true;
+                stack.extend(deps[v].iter().copied());
+            }
+            if let Some(&to) = outs.iter().find(|&&to| to != from && seen[to]) {
+                return Err(CheckError::BcastCoupling {
+                    router: *router,
+                    input: *input,
+                    from: chans.channel(from),
+                    to: chans.channel(to),
+                });
+            }
+        }
+    }
+    Ok(BcastReport {
+        broadcasts,
+        max_depth,
+        added_dependencies: deps.iter().map(Vec::len).sum::<usize>() - unicast_deps,
+    })
 }
 
 /// (a) and the measurements, without (b) and without the hardware's entry limit: for
@@ -468,6 +660,92 @@ fn find_cycle(adj: &[Vec<usize>]) -> Option<Vec<usize>> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod bcast_tests {
+    use super::*;
+    use crate::NIC_PORT;
+
+    fn all_kinds() -> Vec<Topology> {
+        let mut v = vec![
+            Topology::star(8).unwrap(),
+            Topology::full(8).unwrap(),
+            Topology::hypercube(6).unwrap(),
+            Topology::hypercube(1).unwrap(),
+        ];
+        for n in [2, 3, 8, 16, 64] {
+            v.push(Topology::ring(n).unwrap());
+        }
+        for (x, y) in [(2, 2), (4, 4), (8, 8), (3, 5), (1, 4)] {
+            v.push(Topology::mesh(x, y).unwrap());
+        }
+        v
+    }
+
+    #[test]
+    fn every_kind_broadcasts_exactly_once_without_deadlock() {
+        for t in all_kinds() {
+            let tables = t.routing_tables().unwrap();
+            let bc = t.bcast_tables().unwrap();
+            let r = check_bcast(&t, &tables, &bc).unwrap_or_else(|e| panic!("{t}: {e}"));
+            let n = t.nodes();
+            assert_eq!(r.broadcasts, n * n * (n + 1) / 2, "{t}");
+            assert!(r.max_depth <= t.routers(), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_duplicating_table_is_rejected() {
+        // Ring 8: node 0's router also sends its own broadcasts over the wrap link to 7,
+        // which the line 0 -> 1 -> ... -> 7 reaches as well.
+        let t = Topology::ring(8).unwrap();
+        let tables = t.routing_tables().unwrap();
+        let mut bc = t.bcast_tables().unwrap();
+        bc[7].inputs[crate::PORT_EAST][NIC_PORT] = Some((7, 7));
+        bc[0].inputs[NIC_PORT][crate::PORT_WEST] = Some((7, 7));
+        let e = check_bcast(&t, &tables, &bc).unwrap_err();
+        assert!(matches!(e, CheckError::BcastDelivery { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_missing_entry_is_a_missed_node() {
+        let t = Topology::mesh(4, 4).unwrap();
+        let tables = t.routing_tables().unwrap();
+        let mut bc = t.bcast_tables().unwrap();
+        bc[5].inputs[crate::PORT_WEST][NIC_PORT] = None;
+        let e = check_bcast(&t, &tables, &bc).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CheckError::BcastDelivery {
+                    node: 5,
+                    got: 0,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_mesh_tree_on_a_torus_couples_through_the_wrap() {
+        // Torus 4x4 with the mesh tree: node 0 branches south and east; the southward
+        // chain comes back into row 0 over the wrap link and turns east there, so a
+        // broadcast stalled on south while holding east can close a cycle.
+        let t = Topology::torus(4, 4).unwrap();
+        let tables = t.routing_tables().unwrap();
+        let bc = crate::bcast::tables_unchecked(&t).unwrap();
+        let e = check_bcast(&t, &tables, &bc).unwrap_err();
+        assert!(
+            matches!(e, CheckError::BcastCoupling { router: 0, .. }),
+            "{e}"
+        );
+        assert!(matches!(
+            t.bcast_tables(),
+            Err(crate::TopologyError::Broadcast(_))
+        ));
+    }
 }
 
 #[cfg(test)]
