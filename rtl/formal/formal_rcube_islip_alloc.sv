@@ -38,6 +38,7 @@ module formal_rcube_islip_alloc #(
     .credit_ok_i(credit_ok_i),
     .rd_valid_i (rd_valid_q),
     .rd_last_i  (rd_last),
+    .credit_bc_i('0),
     .bc_avail_i ('0),
     .bc_mask_i  ('0),
     .pop_o      (pop),

@@ -23,6 +23,10 @@ package fasthsl_pkg;
   localparam int unsigned ROUTE_ENTRIES = 8;
   // Broadcast ranges encode node ids in 8 bits: a broadcast reaches only nodes 0..BCAST_NODES-1.
   localparam int unsigned BCAST_NODES = 256;
+  // Largest payload of one broadcast packet, bytes: the NIC cuts broadcasts into packets of at most this much (and at most MTU), so a broadcast packet is at most BCAST_PKT_FLITS flits.
+  localparam int unsigned BCAST_MTU = 64;
+  // Largest broadcast packet, flits (3 header + 9 payload for 64 bytes at any alignment + 1 trailer). A router starts a broadcast only when every output of its set has this many credits, so a started broadcast never stalls (router input buffers must hold at least this many flits).
+  localparam int unsigned BCAST_PKT_FLITS = 13;
   // Ports of one router.
   localparam int unsigned ROUTER_PORTS = 8;
   // BAR0 offset of the local router's CSR page on a card (NIC + router).

@@ -26,16 +26,17 @@
 // of link rate on 64-flit uniform traffic with 128-flit buffers.)
 //
 // Broadcasts: an input whose broadcast queue has a packet (bc_avail_i, output set
-// bc_mask_i) and no open connection reserves the set's outputs one per cycle in
-// ascending port order, each as it becomes free (not in a connection, not reserved,
-// not matched by iSLIP in that cycle; ties between inputs go round robin per output).
-// It starts the packet in a cycle when it holds the whole set and every output of it
-// has a credit, and then pops a flit only when all of them have one; every held
-// output's crossbar column carries it. The set is released when the last flit crosses.
-// An input reserving or sending a broadcast takes no iSLIP match. Ascending reservation
-// is what keeps broadcasts from deadlocking each other here: a broadcast waits only for
-// outputs above every output it holds, so no cycle of waits closes within a router
-// (the network-wide argument is in rtl/rcube/README.md).
+// bc_mask_i) and no open connection takes the whole set at once, in a cycle when every
+// output of it is free (not in a connection, not matched by iSLIP in that cycle) and has
+// credits for a whole broadcast packet (credit_bc_i: BCAST_PKT_FLITS, the NIC cuts
+// broadcasts that short); one such acquisition per cycle, round robin over the inputs.
+// It pops the head the next cycle and then one flit per cycle on all of the set's
+// outputs at once (every held output's crossbar column carries it); the set is released
+// when the last flit crosses. A broadcast therefore never holds an output while waiting
+// for anything: it waits holding nothing, and once started it cannot stall, as its
+// credits were there from the start. That is what keeps broadcasts out of deadlocks
+// (holding some outputs while stalled on another couples the tree's branches; rtl/rcube/
+// README.md). An input waiting for or sending a broadcast takes no iSLIP match.
 module rcube_islip_alloc #(
   parameter int unsigned NPORTS = 8,
   parameter int unsigned ITERS  = 1,
@@ -47,6 +48,8 @@ module rcube_islip_alloc #(
   input  logic [NPORTS-1:0][NPORTS-1:0]  avail_i,
   // output o may be given a flit this cycle (a credit is left for it)
   input  logic [NPORTS-1:0]              credit_ok_i,
+  // output o has credits for a whole broadcast packet
+  input  logic [NPORTS-1:0]              credit_bc_i,
   // the flit each input popped at the last edge (crossing the crossbar now)
   input  logic [NPORTS-1:0]              rd_valid_i,
   input  logic [NPORTS-1:0]              rd_last_i,
@@ -96,7 +99,7 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][PortW-1:0] xsel_q, xsel_d;
   logic [NPORTS-1:0]             bc_conn_q, bc_conn_d;   // input i sends a broadcast ...
   logic [NPORTS-1:0][NPORTS-1:0] bc_held_q, bc_held_d;   // ... to / reserving these outputs
-  logic [NPORTS-1:0][PortW-1:0]  bptr_q, bptr_d;         // per output: reservation round robin
+  logic [PortW-1:0]              bptr_q, bptr_d;         // acquisition round robin over inputs
 
   // Connections still open for pops now: a last flit crossing now has closed its own.
   // A broadcast's reservations (started or not) count as open for their outputs.
@@ -162,35 +165,22 @@ module rcube_islip_alloc #(
     end
   end
 
-  // ---- broadcast reservations: each reserving input asks for its lowest missing output ----
-  logic [NPORTS-1:0][NPORTS-1:0] bc_want;    // [input][output], one-hot or zero per input
-  logic [NPORTS-1:0][NPORTS-1:0] bc_take;    // [input][output] reserved at this edge
-  logic [NPORTS-1:0]             bc_col;
-  logic [NPORTS-1:0]             bc_first_found;
+  // ---- broadcast acquisition: a whole set in one cycle, or nothing ----
+  logic [NPORTS-1:0]             bc_cand;
+  logic [NPORTS-1:0][NPORTS-1:0] bc_take;    // [input][output] taken at this edge
+  logic [PortW-1:0]              bc_win;
   always_comb begin
-    bc_want = '0;
     bc_take = '0;
-    bc_col  = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      bc_first_found[i] = 1'b0;
-      if (bc_busy[i] && !bc_open[i]) begin
-        for (int unsigned o = 0; o < NPORTS; o++) begin
-          if (bc_mask_i[i][o] && !bc_held_q[i][o] && !bc_first_found[i]) begin
-            bc_want[i][o]     = 1'b1;
-            bc_first_found[i] = 1'b1;
-          end
-        end
-      end
+      bc_cand[i] = bc_busy[i] && !bc_open[i] && bc_held_q[i] == '0 && bc_mask_i[i] != '0 &&
+                   ((bc_mask_i[i] & ~out_open & ~out_matched & credit_bc_i) == bc_mask_i[i]);
     end
-    for (int unsigned o = 0; o < NPORTS; o++) begin
-      for (int unsigned i = 0; i < NPORTS; i++) bc_col[i] = bc_want[i][o];
-      if (bc_col != '0 && !out_open[o] && !out_matched[o]) begin
-        bc_take[rr_pick(bc_col, bptr_q[o])][o] = 1'b1;
-      end
-    end
+    bc_win = rr_pick(bc_cand, bptr_q);
+    if (bc_cand != '0) bc_take[bc_win] = bc_mask_i[bc_win];
   end
 
-  // A reserving input holding its whole set starts when every output of it has a credit.
+  // An input holding its whole set starts (its credits are there) and keeps popping while
+  // every output of the set has a credit (always, for packets of at most BCAST_PKT_FLITS).
   logic [NPORTS-1:0] bc_ready, bc_go;
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
@@ -245,11 +235,7 @@ module rcube_islip_alloc #(
       end
       if (!bc_conn_d[i] && bc_conn_q[i]) bc_held_d[i] = '0;
     end
-    for (int unsigned o = 0; o < NPORTS; o++) begin
-      for (int unsigned i = 0; i < NPORTS; i++) begin
-        if (bc_take[i][o]) bptr_d[o] = next_of(PortW'(i));
-      end
-    end
+    if (bc_cand != '0) bptr_d = next_of(bc_win);
     for (int unsigned o = 0; o < NPORTS; o++) begin
       if (first_out[o]) gptr_d[o] = next_of(out_pick[o]);
     end

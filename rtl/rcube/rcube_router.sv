@@ -86,7 +86,7 @@ module rcube_router #(
     logic       [NPORTS-1:0]             pop, rd_valid, rd_last, credit_ok;
     logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel;
     logic       [NPORTS-1:0]             xvalid, sched;
-    logic       [NPORTS-1:0]             bc_avail, pop_bc, bc_start;
+    logic       [NPORTS-1:0]             bc_avail, pop_bc, bc_start, credit_bc;
     logic       [NPORTS-1:0][NPORTS-1:0] bc_mask;     // [input][output]
 
     for (genvar i = 0; i < NPORTS; i++) begin : gen_in
@@ -129,6 +129,7 @@ module rcube_router #(
       .rst_ni     (rst_ni),
       .avail_i    (avail),
       .credit_ok_i(credit_ok),
+      .credit_bc_i(credit_bc),
       .rd_valid_i (rd_valid),
       .rd_last_i  (rd_last),
       .bc_avail_i (bc_avail),
@@ -150,6 +151,7 @@ module rcube_router #(
         .clk_i      (clk_i),
         .rst_ni     (rst_ni),
         .credit_ok_o(credit_ok[o]),
+        .credit_bc_o(credit_bc[o]),
         .sched_i    (sched[o]),
         .flit_i     (rd_flit),
         .xvalid_i   (xvalid[o]),

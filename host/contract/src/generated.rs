@@ -25,6 +25,10 @@ pub const DMA_RD_BEATS_MAX: u64 = 0x20;
 pub const ROUTE_ENTRIES: u64 = 0x8;
 /// Broadcast ranges encode node ids in 8 bits: a broadcast reaches only nodes 0..BCAST_NODES-1.
 pub const BCAST_NODES: u64 = 0x100;
+/// Largest payload of one broadcast packet, bytes: the NIC cuts broadcasts into packets of at most this much (and at most MTU), so a broadcast packet is at most BCAST_PKT_FLITS flits.
+pub const BCAST_MTU: u64 = 0x40;
+/// Largest broadcast packet, flits (3 header + 9 payload for 64 bytes at any alignment + 1 trailer). A router starts a broadcast only when every output of its set has this many credits, so a started broadcast never stalls (router input buffers must hold at least this many flits).
+pub const BCAST_PKT_FLITS: u64 = 0xd;
 /// Ports of one router.
 pub const ROUTER_PORTS: u64 = 0x8;
 /// BAR0 offset of the local router's CSR page on a card (NIC + router).

@@ -15,29 +15,22 @@
 //! The routing functions, chosen so the trees' channel dependencies stay within the
 //! rank order of the unicast routing ([`crate::routing`]):
 //!
-//! - **mesh**: dimension order Y then X: a broadcast goes up and down the source's
-//!   column, and from every router of it east and west along the row. Rows are
-//!   consecutive ids, so every set is a block of rows or part of a row.
-//! - **torus**: no hardware broadcast (an error; the message layer falls back to its
-//!   software tree). The mesh tree is delivery-correct and stays within the rings'
-//!   rank order, but a row-0 source branches south and east, and the southward chain
-//!   re-enters row 0 over the wrap link and turns east there: a broadcast stalled on
-//!   south while holding east can close a cycle (the checker's coupling test finds it).
-//!   Fixing that needs per-branch progress in the router or virtual channels.
+//! - **mesh and torus**: dimension order Y then X as on a mesh (no wrap-around links):
+//!   a broadcast goes up and down the source's column, and from every router of it
+//!   east and west along the row. Rows are consecutive ids, so every set is a block of
+//!   rows or part of a row. On a torus the mesh paths never cross a dateline, so they
+//!   use the rings' channels in the unicast rank order.
 //! - **ring**: the line 0..N-1 (east to higher ids, west to lower), never the link
 //!   between N-1 and 0, so never across the dateline.
 //! - **hypercube**: e-cube (highest differing bit first), the unicast routing: the
 //!   nodes reached over dimension `d` form a block of 2^d ids.
 //! - **full, star**: the unicast routing (one hop, or none).
 //!
-//! Deadlock: a broadcast holds all its outputs at a router and waits for credits on
-//! any of them, so on top of the unicast dependencies each (input, outputs) entry adds
-//! input -> output edges (within the tree) and couples the outputs among themselves.
-//! The checker requires the union of the unicast and tree dependencies to be acyclic,
-//! and that no output of a branch point can reach a sibling through that graph (a
-//! waiting broadcast is blocked only behind packets that moved away from it). Within a
-//! router, broadcasts reserve outputs in ascending order, so two of them never hold
-//! parts of each other's sets (rtl/rcube/README.md).
+//! Deadlock: a router takes a broadcast's whole output set at once, only with credits
+//! for the whole packet on each output, so a broadcast never holds an output while it
+//! waits and never stalls once started (rtl/rcube/README.md). Its dependencies are then
+//! just the tree's (arrival channel -> each output), and the checker requires the union
+//! of those and the unicast dependencies to be acyclic.
 
 use crate::routing::{next_port, port_map, Peer};
 use crate::{Shape, Topology, TopologyError, PORT_EAST, PORT_NORTH, PORT_SOUTH, PORT_WEST};
@@ -108,18 +101,6 @@ pub fn bcast_next_port(t: &Topology, router: usize, dest: usize) -> usize {
 /// The broadcast tables of every router (module docs). Errors if a set of nodes is not
 /// an interval, or the network is larger than a broadcast range can name.
 pub(crate) fn tables(t: &Topology) -> Result<Vec<BcastTables>, TopologyError> {
-    if let Shape::Torus { .. } = t.shape() {
-        return Err(TopologyError::Broadcast(
-            "no deadlock-free broadcast tree on a torus without virtual channels \
-             (use the software broadcast)"
-                .into(),
-        ));
-    }
-    tables_unchecked(t)
-}
-
-/// [`tables`] for any kind, the torus included (for the checker's counter-example).
-pub(crate) fn tables_unchecked(t: &Topology) -> Result<Vec<BcastTables>, TopologyError> {
     if t.nodes() > BCAST_NODES.min(MAX_NODES) {
         return Err(TopologyError::Broadcast(format!(
             "{} nodes; broadcast ranges name nodes below {BCAST_NODES}",

@@ -36,7 +36,7 @@ module tb_rcube_islip_alloc_env #(
   logic [NP-1:0] unused_pop_bc, unused_bc_start, sched, sched_q;
   rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS)) dut (
     .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
-    .rd_valid_i(rd_valid), .rd_last_i(rd_last), .bc_avail_i('0), .bc_mask_i('0),
+    .rd_valid_i(rd_valid), .rd_last_i(rd_last), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
     .pop_o(pop), .pop_port_o(pop_port), .pop_bc_o(unused_pop_bc),
     .bc_start_o(unused_bc_start), .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel)
   );
