@@ -144,7 +144,7 @@ fn up_slot(spec: &str, routes: Routes, slot: usize, shared_iova: bool) -> Net {
                     for (input, row) in bc[rt.router].inputs.iter().enumerate() {
                         for (o, e) in row.iter().enumerate() {
                             if let Some((lo, hi)) = e {
-                                let idx = (input * ROUTER_PORTS as usize + o) as u32;
+                                let idx = (input * ROUTER_PORTS + o) as u32;
                                 dev.bar_write32(
                                     base + rr::RT_BC_BOUNDS + idx * rr::RT_BC_BOUNDS_STRIDE,
                                     u32::from(*lo) | u32::from(*hi) << 16,
