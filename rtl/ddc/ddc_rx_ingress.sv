@@ -9,9 +9,9 @@
 //   malformed: EEP on the last flit, or fewer than 5 flits (3 header, >= 1 payload,
 //              trailer), or no `last` within MAX_FLITS flits;
 //   crc:       CRC-32 of all flits before the trailer != trailer crc;
-//   malformed: ptype != WRITE, len outside 1..MTU_MAX, payload flits !=
+//   malformed: ptype not WRITE or BCAST, len outside 1..MTU_MAX, payload flits !=
 //              ceil((remote_addr % 8 + len) / 8);
-//   dest:      dest != NODE_ID or the NIC is disabled;
+//   dest:      dest != NODE_ID (BCAST: NODE_ID outside the range) or the NIC is disabled;
 //   window:    [remote_addr, remote_addr + len) not inside the receive window.
 // The CRC goes first among the header checks because a corrupted header makes them
 // meaningless; the framing checks go before it because a cut-short or runaway packet has
@@ -90,9 +90,13 @@ module ddc_rx_ingress
   always_comb begin
     framing_bad = flit_i.err || (idx_q < IdxW'(4));
     crc_bad     = ~crc_q != flit_i.data[31:0];
-    hdr_bad     = (hdr0_q.ptype != PTYPE_WRITE) || (hdr0_q.len == '0) ||
+    hdr_bad     = !(hdr0_q.ptype inside {PTYPE_WRITE, PTYPE_BCAST}) || (hdr0_q.len == '0) ||
                   (hdr0_q.len > 16'(MTU_MAX)) || (14'(idx_q) - 14'd3 != exp_pay_q);
-    dest_bad    = !enable_i || (hdr0_q.dest != node_id_i);
+    // A broadcast names a range (lo | hi << 8): a NIC outside it drops and counts it.
+    dest_bad    = !enable_i ||
+                  ((hdr0_q.ptype == PTYPE_BCAST) ?
+                   (node_id_i < 16'(hdr0_q.dest[7:0]) || node_id_i > 16'(hdr0_q.dest[15:8])) :
+                   (hdr0_q.dest != node_id_i));
   end
 
   logic cut;

@@ -159,7 +159,7 @@ module ddc_tx_packetizer
     rsvd38: '0,
     last:   job.last,
     first:  job.first,
-    ptype:  PTYPE_WRITE,
+    ptype:  job.flags[DESC_FLAG_BCAST_BIT] ? PTYPE_BCAST : PTYPE_WRITE,
     src:    node_id_i,
     dest:   job.dest
   };

@@ -101,6 +101,15 @@ module ddc_tx_read_engine
       desc_err = DESC_ERR_ZERO_LEN;
     end else if (desc_len_i > 32'(MSG_LEN_MAX)) begin
       desc_err = DESC_ERR_LEN_TOO_BIG;
+    end else if (desc_flags_i[DESC_FLAG_BCAST_BIT]) begin
+      // A broadcast's dest is a node range lo | hi << 8, inside DEST_RANGE.
+      if (desc_dest_i[7:0] > desc_dest_i[15:8] || 16'(desc_dest_i[7:0]) < dest_lo_i ||
+          16'(desc_dest_i[15:8]) > dest_hi_i) begin
+        desc_err = DESC_ERR_BCAST_RANGE;
+      end else if (desc_inline_i && desc_len_i > (desc_pushed_i ? 32'(INLINE_MAX) :
+                                                                 32'(INLINE_RING_MAX))) begin
+        desc_err = DESC_ERR_INLINE_LEN;
+      end
     end else if (desc_dest_i < dest_lo_i || desc_dest_i > dest_hi_i) begin
       desc_err = DESC_ERR_BAD_DEST;
     end else if (desc_inline_i && desc_len_i > (desc_pushed_i ? 32'(INLINE_MAX) :
@@ -180,7 +189,13 @@ module ddc_tx_read_engine
   logic [BeatW-1:0] pkt_beats;
   logic             pkt_last;
 
-  assign pkt_len   = (src_rem < MsgLenW'(mtu)) ? LenW'(src_rem) : mtu;
+  // Broadcast packets are cut at BCAST_MTU as well: a router starts one only with credits
+  // for all of it on every output (BCAST_PKT_FLITS), so it must stay that short.
+  logic [LenW-1:0] pkt_mtu;
+  assign pkt_mtu = (src_flags[DESC_FLAG_BCAST_BIT] && mtu > LenW'(BCAST_MTU)) ?
+                   LenW'(BCAST_MTU) : mtu;
+
+  assign pkt_len   = (src_rem < MsgLenW'(pkt_mtu)) ? LenW'(src_rem) : pkt_mtu;
   assign pkt_beats = BeatW'((LenW'(src_local[2:0]) + pkt_len + LenW'(7)) >> 3);
   assign pkt_last  = (src_rem == MsgLenW'(pkt_len));
 

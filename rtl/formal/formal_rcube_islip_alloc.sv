@@ -1,4 +1,5 @@
-// Formal harness for rcube_islip_alloc (the VOQ router's allocator and wormhole lock).
+// Formal harness for rcube_islip_alloc (the VOQ router's allocator and wormhole lock),
+// unicast traffic (no broadcast queue has a packet).
 //
 // Environment as in rcube_router: an input popped at an edge shows that flit in the next
 // cycle (rd_valid_i, with a free `last`), and the crossbar setting of that cycle
@@ -23,6 +24,8 @@ module formal_rcube_islip_alloc #(
 
   logic [NPORTS-1:0]            rd_valid_q, rd_last, pop, xvalid;
   logic [NPORTS-1:0][PortW-1:0] pop_port, xsel;
+  // Unicast proof: broadcast queues stay empty (tb_rcube_router_bcast covers them).
+  logic [NPORTS-1:0]            unused_pop_bc, unused_bc_start, unused_sched;
   assign rd_last = last_i & rd_valid_q;
 
   rcube_islip_alloc #(
@@ -35,8 +38,14 @@ module formal_rcube_islip_alloc #(
     .credit_ok_i(credit_ok_i),
     .rd_valid_i (rd_valid_q),
     .rd_last_i  (rd_last),
+    .credit_bc_i('0),
+    .bc_avail_i ('0),
+    .bc_mask_i  ('0),
     .pop_o      (pop),
     .pop_port_o (pop_port),
+    .pop_bc_o   (unused_pop_bc),
+    .bc_start_o (unused_bc_start),
+    .sched_o    (unused_sched),
     .xvalid_o   (xvalid),
     .xsel_o     (xsel)
   );

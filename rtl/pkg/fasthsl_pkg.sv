@@ -21,6 +21,12 @@ package fasthsl_pkg;
   localparam int unsigned DMA_RD_BEATS_MAX = 32;
   // Interval routing entries per router input.
   localparam int unsigned ROUTE_ENTRIES = 8;
+  // Broadcast ranges encode node ids in 8 bits: a broadcast reaches only nodes 0..BCAST_NODES-1.
+  localparam int unsigned BCAST_NODES = 256;
+  // Largest payload of one broadcast packet, bytes: the NIC cuts broadcasts into packets of at most this much (and at most MTU), so a broadcast packet is at most BCAST_PKT_FLITS flits.
+  localparam int unsigned BCAST_MTU = 64;
+  // Largest broadcast packet, flits (3 header + 9 payload for 64 bytes at any alignment + 1 trailer). A router starts a broadcast only when every output of its set has this many credits, so a started broadcast never stalls (router input buffers must hold at least this many flits).
+  localparam int unsigned BCAST_PKT_FLITS = 13;
   // Ports of one router.
   localparam int unsigned ROUTER_PORTS = 8;
   // BAR0 offset of the local router's CSR page on a card (NIC + router).
@@ -41,17 +47,20 @@ package fasthsl_pkg;
     DESC_ERR_LEN_TOO_BIG = 8'd2,
     DESC_ERR_BAD_DEST = 8'd3,
     DESC_ERR_INLINE_LEN = 8'd4,
-    DESC_ERR_DMA_RD = 8'd10
+    DESC_ERR_DMA_RD = 8'd10,
+    DESC_ERR_BCAST_RANGE = 8'd15
   } desc_err_e;
 
   // Packet type (header word 0).
   typedef enum logic [3:0] {
-    PTYPE_WRITE = 4'd0
+    PTYPE_WRITE = 4'd0,
+    PTYPE_BCAST = 4'd4
   } ptype_e;
 
   // Descriptor flags (lme_desc.flags, copied into packets and LMR entries).
   localparam int unsigned DESC_FLAG_IRQ_LOCAL_BIT = 0;
   localparam int unsigned DESC_FLAG_IRQ_REMOTE_BIT = 1;
+  localparam int unsigned DESC_FLAG_BCAST_BIT = 2;
   localparam int unsigned DESC_FLAG_INLINE_BIT = 8;
 
   // Status word bits (lme_desc.status, lmr_entry.status); low 8 bits are a desc_err code.
@@ -226,5 +235,11 @@ package fasthsl_pkg;
   localparam logic [15:0] RT_CTRL_OFFSET = 16'h0104;
   localparam int unsigned RT_CTRL_COUNT = 64;
   localparam int unsigned RT_CTRL_STRIDE = 8;
+  localparam logic [15:0] RT_BC_MASK_OFFSET = 16'h0050;
+  localparam int unsigned RT_BC_MASK_COUNT = 8;
+  localparam int unsigned RT_BC_MASK_STRIDE = 4;
+  localparam logic [15:0] RT_BC_BOUNDS_OFFSET = 16'h0300;
+  localparam int unsigned RT_BC_BOUNDS_COUNT = 64;
+  localparam int unsigned RT_BC_BOUNDS_STRIDE = 4;
 
 endpackage

@@ -11,6 +11,9 @@
 // once (rather than comparing the address against every register) and writing only
 // the addressed entry keeps the logic small and also keeps a cycle-based simulator
 // from re-evaluating the whole table every cycle.
+//
+// Broadcast tables (RT_BC_MASK, RT_BC_BOUNDS) keep 8-bit bounds: broadcast ranges name
+// nodes below BCAST_NODES only, so the upper bits of each bound read as zero.
 module rcube_cfg #(
   parameter int unsigned NPORTS = 8
 ) (
@@ -29,7 +32,11 @@ module rcube_cfg #(
   // routing tables, [input][entry]
   output logic [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0]                     entry_valid_o,
   output fasthsl_pkg::route_bounds_t [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0] entry_bounds_o,
-  output logic [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0][2:0]                entry_port_o
+  output logic [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0][2:0]                entry_port_o,
+  // broadcast tables, [input][output]
+  output logic [NPORTS-1:0][NPORTS-1:0]                                         bc_en_o,
+  output logic [NPORTS-1:0][NPORTS-1:0][7:0]                                    bc_lo_o,
+  output logic [NPORTS-1:0][NPORTS-1:0][7:0]                                    bc_hi_o
 );
   import fasthsl_pkg::*;
 
@@ -58,7 +65,8 @@ module rcube_cfg #(
   localparam int unsigned DropRegs = (NPORTS < RT_DROP_COUNT) ? NPORTS : RT_DROP_COUNT;
   localparam int unsigned EepRegs  = (NPORTS < RT_EEP_COUNT) ? NPORTS : RT_EEP_COUNT;
 
-  logic              is_bounds, is_ctrl, is_drop, is_eep;
+  logic              is_bounds, is_ctrl, is_drop, is_eep, is_bc_mask, is_bc_bounds;
+  logic [PortW-1:0]  bc_mask_idx, bc_in_idx, bc_out_idx;
   logic [EntryW-1:0] bounds_idx, ctrl_idx;
   logic [PortW-1:0]  drop_idx, eep_idx;
   always_comb begin
@@ -70,7 +78,27 @@ module rcube_cfg #(
     ctrl_idx   = EntryW'(idx_of(cfg_req_addr_i, RT_CTRL_OFFSET, RT_CTRL_STRIDE));
     drop_idx   = PortW'(idx_of(cfg_req_addr_i, RT_DROP_OFFSET, RT_DROP_STRIDE));
     eep_idx    = PortW'(idx_of(cfg_req_addr_i, RT_EEP_OFFSET, RT_EEP_STRIDE));
+    is_bc_mask = in_array(cfg_req_addr_i, RT_BC_MASK_OFFSET, RT_BC_MASK_STRIDE, NPORTS);
+    bc_mask_idx = PortW'(idx_of(cfg_req_addr_i, RT_BC_MASK_OFFSET, RT_BC_MASK_STRIDE));
+    // Index input * ROUTER_PORTS + output; outputs this router lacks decode as unknown.
+    is_bc_bounds = in_array(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE,
+                            NPORTS * ROUTER_PORTS) &&
+                   (idx_of(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE) %
+                    ROUTER_PORTS < NPORTS);
+    bc_in_idx  = PortW'(idx_of(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE) /
+                        ROUTER_PORTS);
+    bc_out_idx = PortW'(idx_of(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE) %
+                        ROUTER_PORTS);
   end
+
+  // ---- broadcast tables ----
+  logic [NPORTS-1:0][NPORTS-1:0]      bc_en_q;
+  logic [NPORTS-1:0][NPORTS-1:0][7:0] bc_lo_q, bc_hi_q;
+  route_bounds_t                      wr_bc_bounds;
+  assign wr_bc_bounds = route_bounds_t'(cfg_req_wdata_i);
+  assign bc_en_o = bc_en_q;
+  assign bc_lo_o = bc_lo_q;
+  assign bc_hi_o = bc_hi_q;
 
   // ---- routing tables ----
   // Flat [input * ROUTE_ENTRIES + entry], the register index order of the contract.
@@ -101,6 +129,9 @@ module rcube_cfg #(
     if (is_bounds) rdata = bounds_q[bounds_idx];
     if (is_ctrl)   rdata = route_ctrl_t'{valid: valid_q[ctrl_idx], rsvd3: '0,
                                          port: port_q[ctrl_idx]};
+    if (is_bc_mask)   rdata = 32'(bc_en_q[bc_mask_idx]);
+    if (is_bc_bounds) rdata = route_bounds_t'{hi: 16'(bc_hi_q[bc_in_idx][bc_out_idx]),
+                                              lo: 16'(bc_lo_q[bc_in_idx][bc_out_idx])};
   end
 
   logic        rsp_valid_q;
@@ -115,6 +146,9 @@ module rcube_cfg #(
       port_q      <= '0;
       drop_cnt_q  <= '0;
       eep_cnt_q   <= '0;
+      bc_en_q     <= '0;
+      bc_lo_q     <= '0;
+      bc_hi_q     <= '0;
       rsp_valid_q <= 1'b0;
       rsp_rdata_q <= '0;
     end else begin
@@ -122,6 +156,11 @@ module rcube_cfg #(
       if (wr_req && is_ctrl) begin
         valid_q[ctrl_idx] <= wr_ctrl.valid;
         port_q[ctrl_idx]  <= wr_ctrl.port;
+      end
+      if (wr_req && is_bc_mask) bc_en_q[bc_mask_idx] <= cfg_req_wdata_i[NPORTS-1:0];
+      if (wr_req && is_bc_bounds) begin
+        bc_lo_q[bc_in_idx][bc_out_idx] <= wr_bc_bounds.lo[7:0];
+        bc_hi_q[bc_in_idx][bc_out_idx] <= wr_bc_bounds.hi[7:0];
       end
       for (int unsigned i = 0; i < NPORTS; i++) begin
         if (drop_inc_i[i]) drop_cnt_q[i] <= drop_cnt_q[i] + 32'd1;

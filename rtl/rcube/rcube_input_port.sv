@@ -49,8 +49,12 @@ module rcube_input_port #(
   logic             lookup_hit;
   logic [PortW-1:0] lookup_port;
 
-  logic is_head;
-  assign is_head = in_flit_i.valid && !in_pkt_q;
+  // The FIFO organisation has no broadcast replication: a broadcast (ptype BCAST) is
+  // dropped and counted like an unroutable packet instead of being sent one way only.
+  logic is_head, is_bcast, routable;
+  assign is_head  = in_flit_i.valid && !in_pkt_q;
+  assign is_bcast = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
+  assign routable = lookup_hit && !is_bcast;
 
   rcube_route_lookup #(
     .NPORTS(NPORTS)
@@ -72,7 +76,7 @@ module rcube_input_port #(
     if (in_flit_i.valid) in_pkt_d = !in_flit_i.last;
     if (is_head) begin
       pkt_port_d = lookup_port;
-      pkt_drop_d = !lookup_hit;
+      pkt_drop_d = !routable;
     end
     wr_entry = '{
       port: pkt_port_d,
@@ -83,7 +87,7 @@ module rcube_input_port #(
     };
   end
 
-  assign drop_o = is_head && !lookup_hit;
+  assign drop_o = is_head && !routable;
   assign eep_o  = in_flit_i.valid && in_flit_i.last && in_flit_i.err;
 
   // ---- buffer ----

@@ -24,6 +24,19 @@
 // (Letting a busy input take further connections, feeding one per cycle, was measured
 // worse: outputs pile up on busy inputs and share their bandwidth; 0.48 instead of 0.74
 // of link rate on 64-flit uniform traffic with 128-flit buffers.)
+//
+// Broadcasts: an input whose broadcast queue has a packet (bc_avail_i, output set
+// bc_mask_i) and no open connection takes the whole set at once, in a cycle when every
+// output of it is free (not in a connection, not matched by iSLIP in that cycle) and has
+// credits for a whole broadcast packet (credit_bc_i: BCAST_PKT_FLITS, the NIC cuts
+// broadcasts that short); one such acquisition per cycle, round robin over the inputs.
+// It pops the head the next cycle and then one flit per cycle on all of the set's
+// outputs at once (every held output's crossbar column carries it); the set is released
+// when the last flit crosses. A broadcast therefore never holds an output while waiting
+// for anything: it waits holding nothing, and once started it cannot stall, as its
+// credits were there from the start. That is what keeps broadcasts out of deadlocks
+// (holding some outputs while stalled on another couples the tree's branches; rtl/rcube/
+// README.md). An input waiting for or sending a broadcast takes no iSLIP match.
 module rcube_islip_alloc #(
   parameter int unsigned NPORTS = 8,
   parameter int unsigned ITERS  = 1,
@@ -35,12 +48,21 @@ module rcube_islip_alloc #(
   input  logic [NPORTS-1:0][NPORTS-1:0]  avail_i,
   // output o may be given a flit this cycle (a credit is left for it)
   input  logic [NPORTS-1:0]              credit_ok_i,
+  // output o has credits for a whole broadcast packet
+  input  logic [NPORTS-1:0]              credit_bc_i,
   // the flit each input popped at the last edge (crossing the crossbar now)
   input  logic [NPORTS-1:0]              rd_valid_i,
   input  logic [NPORTS-1:0]              rd_last_i,
+  // broadcast queue per input: has a flit, output set of its front packet
+  input  logic [NPORTS-1:0]              bc_avail_i,
+  input  logic [NPORTS-1:0][NPORTS-1:0]  bc_mask_i,
   // pops at the next edge
   output logic [NPORTS-1:0]              pop_o,
   output logic [NPORTS-1:0][PortW-1:0]   pop_port_o,
+  output logic [NPORTS-1:0]              pop_bc_o,     // pop the broadcast queue instead
+  output logic [NPORTS-1:0]              bc_start_o,   // ... and it is a broadcast's head
+  // outputs that get a flit at the next edge (one credit spent each)
+  output logic [NPORTS-1:0]              sched_o,
   // crossbar setting for this cycle (registered): output o carries input xsel_o[o]
   output logic [NPORTS-1:0]              xvalid_o,
   output logic [NPORTS-1:0][PortW-1:0]   xsel_o
@@ -75,14 +97,25 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][PortW-1:0] gptr_q, gptr_d, aptr_q, aptr_d;
   logic [NPORTS-1:0]            xvalid_q, xvalid_d;
   logic [NPORTS-1:0][PortW-1:0] xsel_q, xsel_d;
+  logic [NPORTS-1:0]             bc_conn_q, bc_conn_d;   // input i sends a broadcast ...
+  logic [NPORTS-1:0][NPORTS-1:0] bc_held_q, bc_held_d;   // ... to / reserving these outputs
+  logic [PortW-1:0]              bptr_q, bptr_d;         // acquisition round robin over inputs
 
   // Connections still open for pops now: a last flit crossing now has closed its own.
-  logic [NPORTS-1:0] in_open, out_open;
+  // A broadcast's reservations (started or not) count as open for their outputs.
+  logic [NPORTS-1:0]             in_open, out_open, bc_open, bc_busy;
+  logic [NPORTS-1:0][NPORTS-1:0] bc_keep;   // [input][output] reservations still held
   always_comb begin
     out_open = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       in_open[i] = in_conn_q[i] && !(rd_valid_i[i] && rd_last_i[i]);
       if (in_open[i]) out_open[in_port_q[i]] = 1'b1;
+      bc_open[i] = bc_conn_q[i] && !(rd_valid_i[i] && rd_last_i[i]);
+      // Reserving (not started) or sending: the input is taken.
+      bc_keep[i] = (bc_open[i] || (!bc_conn_q[i] && bc_held_q[i] != '0)) ? bc_held_q[i] : '0;
+      bc_busy[i] = bc_open[i] || (!bc_conn_q[i] && (bc_held_q[i] != '0 || bc_avail_i[i])
+                                  && !in_open[i]);
+      out_open = out_open | bc_keep[i];
     end
   end
 
@@ -95,7 +128,8 @@ module rcube_islip_alloc #(
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
-        req[i][o] = !in_open[i] && !out_open[o] && avail_i[i][o] && credit_ok_i[o];
+        req[i][o] = !in_open[i] && !bc_busy[i] && !out_open[o] && avail_i[i][o] &&
+                    credit_ok_i[o];
       end
     end
     gnt         = '0;
@@ -131,10 +165,40 @@ module rcube_islip_alloc #(
     end
   end
 
+  // ---- broadcast acquisition: a whole set in one cycle, or nothing ----
+  logic [NPORTS-1:0]             bc_cand;
+  logic [NPORTS-1:0][NPORTS-1:0] bc_take;    // [input][output] taken at this edge
+  logic [PortW-1:0]              bc_win;
+  always_comb begin
+    bc_take = '0;
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      bc_cand[i] = bc_busy[i] && !bc_open[i] && bc_held_q[i] == '0 && bc_mask_i[i] != '0 &&
+                   ((bc_mask_i[i] & ~out_open & ~out_matched & credit_bc_i) == bc_mask_i[i]);
+    end
+    bc_win = rr_pick(bc_cand, bptr_q);
+    if (bc_cand != '0) bc_take[bc_win] = bc_mask_i[bc_win];
+  end
+
+  // An input holding its whole set starts (its credits are there) and keeps popping while
+  // every output of the set has a credit (always, for packets of at most BCAST_PKT_FLITS).
+  logic [NPORTS-1:0] bc_ready, bc_go;
+  always_comb begin
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      bc_ready[i] = ((bc_held_q[i] & credit_ok_i) == bc_held_q[i]);
+      bc_go[i]    = bc_avail_i[i] && bc_ready[i] && bc_held_q[i] != '0 &&
+                    (bc_open[i] || (bc_busy[i] && bc_held_q[i] == bc_mask_i[i]));
+    end
+  end
+
   // ---- pops, connections, crossbar setting ----
   always_comb begin
     pop_o      = '0;
     pop_port_o = '0;
+    pop_bc_o   = '0;
+    bc_start_o = '0;
+    bc_conn_d  = bc_open;
+    bc_held_d  = '0;
+    bptr_d     = bptr_q;
     in_conn_d  = in_open | in_matched;
     in_port_d  = in_port_q;
     xvalid_d   = '0;
@@ -157,12 +221,27 @@ module rcube_islip_alloc #(
         xsel_d[in_pick[i]]   = PortW'(i);
       end
       if (first_in[i]) aptr_d[i] = next_of(in_pick[i]);
+      bc_held_d[i] = bc_keep[i] | bc_take[i];
+      if (bc_go[i]) begin
+        pop_bc_o[i]   = 1'b1;
+        bc_start_o[i] = !bc_open[i];
+        bc_conn_d[i]  = 1'b1;
+        for (int unsigned o = 0; o < NPORTS; o++) begin
+          if (bc_held_q[i][o]) begin
+            xvalid_d[o] = 1'b1;
+            xsel_d[o]   = PortW'(i);
+          end
+        end
+      end
+      if (!bc_conn_d[i] && bc_conn_q[i]) bc_held_d[i] = '0;
     end
+    if (bc_cand != '0) bptr_d = next_of(bc_win);
     for (int unsigned o = 0; o < NPORTS; o++) begin
       if (first_out[o]) gptr_d[o] = next_of(out_pick[o]);
     end
   end
 
+  assign sched_o  = xvalid_d;
   assign xvalid_o = xvalid_q;
   assign xsel_o   = xsel_q;
 
@@ -174,6 +253,9 @@ module rcube_islip_alloc #(
       aptr_q     <= '0;
       xvalid_q   <= '0;
       xsel_q     <= '0;
+      bc_conn_q  <= '0;
+      bc_held_q  <= '0;
+      bptr_q     <= '0;
     end else begin
       in_conn_q  <= in_conn_d;
       in_port_q  <= in_port_d;
@@ -181,6 +263,9 @@ module rcube_islip_alloc #(
       aptr_q     <= aptr_d;
       xvalid_q   <= xvalid_d;
       xsel_q     <= xsel_d;
+      bc_conn_q  <= bc_conn_d;
+      bc_held_q  <= bc_held_d;
+      bptr_q     <= bptr_d;
     end
   end
 
@@ -192,10 +277,14 @@ module rcube_islip_alloc #(
       for (int unsigned o = 0; o < NPORTS; o++) begin
         int n;
         n = 0;
-        for (int unsigned i = 0; i < NPORTS; i++) n += int'(in_conn_q[i] && in_port_q[i] == PortW'(o));
+        for (int unsigned i = 0; i < NPORTS; i++) begin
+          n += int'(in_conn_q[i] && in_port_q[i] == PortW'(o));
+          n += int'(bc_held_q[i][o]);
+        end
         assert (n <= 1) else $error("rcube_islip_alloc: output %0d has %0d connections", o, n);
         if (xvalid_q[o]) begin
-          assert (in_conn_q[xsel_q[o]] && in_port_q[xsel_q[o]] == PortW'(o) && rd_valid_i[xsel_q[o]])
+          assert (((in_conn_q[xsel_q[o]] && in_port_q[xsel_q[o]] == PortW'(o)) ||
+                   (bc_conn_q[xsel_q[o]] && bc_held_q[xsel_q[o]][o])) && rd_valid_i[xsel_q[o]])
             else $error("rcube_islip_alloc: output %0d carries a flit outside a connection", o);
         end
       end

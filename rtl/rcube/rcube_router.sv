@@ -55,6 +55,8 @@ module rcube_router #(
   logic [NPORTS-1:0][ROUTE_ENTRIES-1:0]             entry_valid;
   route_bounds_t [NPORTS-1:0][ROUTE_ENTRIES-1:0]    entry_bounds;
   logic [NPORTS-1:0][ROUTE_ENTRIES-1:0][2:0]        entry_port;
+  logic [NPORTS-1:0][NPORTS-1:0]                    bc_en;
+  logic [NPORTS-1:0][NPORTS-1:0][7:0]               bc_lo, bc_hi;
 
   rcube_cfg #(
     .NPORTS(NPORTS)
@@ -71,7 +73,10 @@ module rcube_router #(
     .eep_inc_i      (eep_inc),
     .entry_valid_o  (entry_valid),
     .entry_bounds_o (entry_bounds),
-    .entry_port_o   (entry_port)
+    .entry_port_o   (entry_port),
+    .bc_en_o        (bc_en),
+    .bc_lo_o        (bc_lo),
+    .bc_hi_o        (bc_hi)
   );
 
   if (VOQ) begin : gen_voq
@@ -81,11 +86,14 @@ module rcube_router #(
     logic       [NPORTS-1:0]             pop, rd_valid, rd_last, credit_ok;
     logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel;
     logic       [NPORTS-1:0]             xvalid, sched;
+    logic       [NPORTS-1:0]             bc_avail, pop_bc, bc_start, credit_bc;
+    logic       [NPORTS-1:0][NPORTS-1:0] bc_mask;     // [input][output]
 
     for (genvar i = 0; i < NPORTS; i++) begin : gen_in
       rcube_voq_input #(
         .NPORTS   (NPORTS),
-        .BUF_DEPTH(BUF_DEPTH)
+        .BUF_DEPTH(BUF_DEPTH),
+        .INPORT   (i)
       ) u_in (
         .clk_i         (clk_i),
         .rst_ni        (rst_ni),
@@ -94,9 +102,16 @@ module rcube_router #(
         .entry_valid_i (entry_valid[i]),
         .entry_bounds_i(entry_bounds[i]),
         .entry_port_i  (entry_port[i]),
+        .bc_en_i       (bc_en[i]),
+        .bc_lo_i       (bc_lo[i]),
+        .bc_hi_i       (bc_hi[i]),
         .avail_o       (avail[i]),
         .pop_i         (pop[i]),
         .pop_port_i    (pop_port[i]),
+        .bc_avail_o    (bc_avail[i]),
+        .bc_mask_o     (bc_mask[i]),
+        .pop_bc_i      (pop_bc[i]),
+        .bc_start_i    (bc_start[i]),
         .rd_flit_o     (rd_flit[i]),
         .drop_o        (drop_inc[i]),
         .eep_o         (eep_inc[i])
@@ -114,21 +129,19 @@ module rcube_router #(
       .rst_ni     (rst_ni),
       .avail_i    (avail),
       .credit_ok_i(credit_ok),
+      .credit_bc_i(credit_bc),
       .rd_valid_i (rd_valid),
       .rd_last_i  (rd_last),
+      .bc_avail_i (bc_avail),
+      .bc_mask_i  (bc_mask),
       .pop_o      (pop),
       .pop_port_o (pop_port),
+      .pop_bc_o   (pop_bc),
+      .bc_start_o (bc_start),
+      .sched_o    (sched),
       .xvalid_o   (xvalid),
       .xsel_o     (xsel)
     );
-
-    // An output spends a credit when some input schedules a pop for it.
-    always_comb begin
-      sched = '0;
-      for (int unsigned i = 0; i < NPORTS; i++) begin
-        if (pop[i]) sched[pop_port[i]] = 1'b1;
-      end
-    end
 
     // ---- outputs ----
     for (genvar o = 0; o < NPORTS; o++) begin : gen_out
@@ -138,6 +151,7 @@ module rcube_router #(
         .clk_i      (clk_i),
         .rst_ni     (rst_ni),
         .credit_ok_o(credit_ok[o]),
+        .credit_bc_o(credit_bc[o]),
         .sched_i    (sched[o]),
         .flit_i     (rd_flit),
         .xvalid_i   (xvalid[o]),
@@ -147,6 +161,9 @@ module rcube_router #(
       );
     end
   end else begin : gen_fifo
+    // No broadcast replication here (rcube_input_port drops broadcasts).
+    logic unused_bc;
+    assign unused_bc = ^{bc_en, bc_lo, bc_hi};
     // ---- inputs ----
     // in_req[i][o]: input i's buffer head wants output o; out_req is the transpose.
     link_flit_t [NPORTS-1:0]              head_flit;

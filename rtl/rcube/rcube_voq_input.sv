@@ -7,10 +7,19 @@
 // behind each other. Unroutable packets are not stored at all: their flits are
 // counted and their credits handed back in cycles without a pop, which keeps credit
 // return one pulse per cycle and leaves the whole buffer to routable traffic.
+//
+// Broadcasts (ptype BCAST) take the output set of rcube_bcast_lookup and go to one
+// extra queue (index NPORTS) of the shared buffer. Their output sets wait in a small
+// FIFO next to it, one entry per broadcast in the queue, so the allocator sees the set
+// of the queue's front packet (bc_mask_o); the arriving head's set bypasses the FIFO
+// like its flit bypasses the buffer. An empty set (a range with no node behind this
+// router's tree ports) drops the packet like an unroutable unicast.
 module rcube_voq_input #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,
+  parameter int unsigned INPORT    = 0,   // this input's port number
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
+  localparam int unsigned QW       = $clog2(NPORTS + 1),
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
 ) (
   input  logic                                                       clk_i,
@@ -22,10 +31,20 @@ module rcube_voq_input #(
   input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0]                      entry_valid_i,
   input  fasthsl_pkg::route_bounds_t [fasthsl_pkg::ROUTE_ENTRIES-1:0] entry_bounds_i,
   input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0][2:0]                 entry_port_i,
+  // this input's broadcast table
+  input  logic [NPORTS-1:0]                                          bc_en_i,
+  input  logic [NPORTS-1:0][7:0]                                     bc_lo_i,
+  input  logic [NPORTS-1:0][7:0]                                     bc_hi_i,
   // towards the allocator: queue o may be popped this cycle
   output logic [NPORTS-1:0]                                          avail_o,
   input  logic                                                       pop_i,
   input  logic [PortW-1:0]                                           pop_port_i,
+  // broadcast queue: has a flit, output set of its front packet; pop_bc_i pops it
+  // (instead of pop_port_i), bc_start_i says that pop is a broadcast's head
+  output logic                                                       bc_avail_o,
+  output logic [NPORTS-1:0]                                          bc_mask_o,
+  input  logic                                                       pop_bc_i,
+  input  logic                                                       bc_start_i,
   // the flit popped at the last edge, on its way through the crossbar
   output fasthsl_link_pkg::link_flit_t                               rd_flit_o,
   // event pulses for the counters
@@ -36,19 +55,33 @@ module rcube_voq_input #(
 
   // ---- write side: route the head flit, remember the route for the body ----
   logic             in_pkt_q, in_pkt_d;      // a packet's head has passed, its last not yet
-  logic [PortW-1:0] pkt_port_q, pkt_port_d;
+  logic [QW-1:0]    pkt_port_q, pkt_port_d;  // queue: output, or NPORTS for a broadcast
   logic             pkt_drop_q, pkt_drop_d;
 
   logic             lookup_hit;
   logic [PortW-1:0] lookup_port;
 
-  logic is_head;
-  assign is_head = in_flit_i.valid && !in_pkt_q;
+  logic is_head, is_bcast;
+  assign is_head  = in_flit_i.valid && !in_pkt_q;
+  assign is_bcast = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
+
+  logic [NPORTS-1:0] bc_fwd;
+  rcube_bcast_lookup #(
+    .NPORTS(NPORTS),
+    .INPORT(INPORT)
+  ) u_bc_lookup (
+    .valid_i (is_head && is_bcast),
+    .dest_i  (in_flit_i.data[15:0]),
+    .out_en_i(bc_en_i),
+    .out_lo_i(bc_lo_i),
+    .out_hi_i(bc_hi_i),
+    .fwd_o   (bc_fwd)
+  );
 
   rcube_route_lookup #(
     .NPORTS(NPORTS)
   ) u_lookup (
-    .valid_i       (is_head),
+    .valid_i       (is_head && !is_bcast),
     .dest_i        (in_flit_i.data[15:0]),
     .entry_valid_i (entry_valid_i),
     .entry_bounds_i(entry_bounds_i),
@@ -63,12 +96,12 @@ module rcube_voq_input #(
     pkt_drop_d = pkt_drop_q;
     if (in_flit_i.valid) in_pkt_d = !in_flit_i.last;
     if (is_head) begin
-      pkt_port_d = lookup_port;
-      pkt_drop_d = !lookup_hit;
+      pkt_port_d = is_bcast ? QW'(NPORTS) : QW'(lookup_port);
+      pkt_drop_d = is_bcast ? (bc_fwd == '0) : !lookup_hit;
     end
   end
 
-  assign drop_o = is_head && !lookup_hit;
+  assign drop_o = is_head && (is_bcast ? (bc_fwd == '0) : !lookup_hit);
   assign eep_o  = in_flit_i.valid && in_flit_i.last && in_flit_i.err;
 
   // ---- buffer ----
@@ -78,10 +111,11 @@ module rcube_voq_input #(
 
   logic                          rd_valid;
   logic [65:0]                   rd_data;
-  logic [NPORTS-1:0][CntW-1:0]   unused_count;
+  logic [NPORTS:0][CntW-1:0]     unused_count;
+  logic [NPORTS:0]               q_avail;
 
   rcube_voq_buffer #(
-    .NQ   (NPORTS),
+    .NQ   (NPORTS + 1),
     .DEPTH(BUF_DEPTH),
     .W    (66)
   ) u_buf (
@@ -90,13 +124,45 @@ module rcube_voq_input #(
     .push_i     (push),
     .push_q_i   (pkt_port_d),
     .push_data_i({in_flit_i.last, in_flit_i.err, in_flit_i.data}),
-    .avail_o    (avail_o),
-    .pop_i      (pop_i),
-    .pop_q_i    (pop_port_i),
+    .avail_o    (q_avail),
+    .pop_i      (pop_i || pop_bc_i),
+    .pop_q_i    (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
     .rd_valid_o (rd_valid),
     .rd_data_o  (rd_data),
     .count_o    (unused_count)
   );
+
+  assign avail_o    = q_avail[NPORTS-1:0];
+  assign bc_avail_o = q_avail[NPORTS];
+
+  // ---- output sets of the broadcasts in the queue ----
+  localparam int unsigned MaskAW = (BUF_DEPTH > 1) ? $clog2(BUF_DEPTH) : 1;
+  logic [BUF_DEPTH-1:0][NPORTS-1:0] mask_mem_q;
+  logic [MaskAW-1:0]                mask_wr_q, mask_rd_q;
+  logic [CntW-1:0]                  mask_cnt_q;
+  logic                             mask_push;
+  assign mask_push = is_head && is_bcast && (bc_fwd != '0);
+  assign bc_mask_o = (mask_cnt_q != '0) ? mask_mem_q[mask_rd_q] : bc_fwd;
+
+  function automatic logic [MaskAW-1:0] mask_inc(logic [MaskAW-1:0] p);
+    return (32'(p) == BUF_DEPTH - 1) ? '0 : p + 1'b1;
+  endfunction
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mask_mem_q <= '0;
+      mask_wr_q  <= '0;
+      mask_rd_q  <= '0;
+      mask_cnt_q <= '0;
+    end else begin
+      if (mask_push) begin
+        mask_mem_q[mask_wr_q] <= bc_fwd;
+        mask_wr_q             <= mask_inc(mask_wr_q);
+      end
+      if (bc_start_i) mask_rd_q <= mask_inc(mask_rd_q);
+      mask_cnt_q <= mask_cnt_q + CntW'(mask_push) - CntW'(bc_start_i);
+    end
+  end
 
   assign rd_flit_o = '{valid: rd_valid, last: rd_data[65], err: rd_data[64], data: rd_data[63:0]};
 
@@ -104,8 +170,8 @@ module rcube_voq_input #(
   logic [CntW-1:0] drop_pend_q, drop_pend_d;
   logic            slot_freed;
   always_comb begin
-    slot_freed  = pop_i || (drop_pend_q != '0);
-    drop_pend_d = drop_pend_q + CntW'(drop_flit) - CntW'(!pop_i && drop_pend_q != '0);
+    slot_freed  = pop_i || pop_bc_i || (drop_pend_q != '0);
+    drop_pend_d = drop_pend_q + CntW'(drop_flit) - CntW'(!(pop_i || pop_bc_i) && drop_pend_q != '0);
   end
 
   link_credit_return #(
@@ -130,5 +196,16 @@ module rcube_voq_input #(
       drop_pend_q <= drop_pend_d;
     end
   end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i or negedge rst_ni) begin : a_bcast
+    if (rst_ni) begin
+      assert (!(pop_i && pop_bc_i)) else $error("rcube_voq_input: two pops in one cycle");
+      assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
+      assert (!bc_start_i || mask_cnt_q != '0 || mask_push)
+        else $error("rcube_voq_input: broadcast start without a queued broadcast");
+    end
+  end
+`endif
 
 endmodule

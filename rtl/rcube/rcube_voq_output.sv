@@ -16,6 +16,7 @@ module rcube_voq_output #(
   input  logic                                       rst_ni,
   // allocator: a pop for this output is scheduled at this edge (spends a credit)
   output logic                                       credit_ok_o,
+  output logic                                       credit_bc_o,  // a whole broadcast fits
   input  logic                                       sched_i,
   // crossbar: the inputs' popped flits and which one this output carries now
   input  fasthsl_link_pkg::link_flit_t [NPORTS-1:0]  flit_i,
@@ -31,6 +32,7 @@ module rcube_voq_output #(
   link_flit_t          out_q, out_d;
 
   assign credit_ok_o = (credit_q != '0) || credit_i;
+  assign credit_bc_o = 32'(credit_q) >= fasthsl_pkg::BCAST_PKT_FLITS;
 
   always_comb begin
     credit_d = credit_q + CREDIT_W'(credit_i) - CREDIT_W'(sched_i);

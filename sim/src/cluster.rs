@@ -136,7 +136,7 @@ impl Cluster {
             nics,
             routers,
             hosts: (0..nodes)
-                .map(|n| Host::new(n, config.host_mem_bytes))
+                .map(|n| Host::new(n, config.host_mem_bytes, config.shared_iova))
                 .collect(),
             nic_in: vec![NicIn::default(); nodes],
             nic_out: vec![NicOut::default(); nodes],

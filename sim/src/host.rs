@@ -138,8 +138,8 @@ pub(crate) struct Host {
 }
 
 impl Host {
-    pub(crate) fn new(node: usize, mem_limit: usize) -> Self {
-        let base = IOVA_WINDOW * (node as u64 + 1);
+    pub(crate) fn new(node: usize, mem_limit: usize, shared_iova: bool) -> Self {
+        let base = IOVA_WINDOW * if shared_iova { 1 } else { node as u64 + 1 };
         Host {
             node,
             regions: BTreeMap::new(),
@@ -485,14 +485,14 @@ mod tests {
     use super::*;
 
     fn host_with_buf(len: usize) -> (Host, DmaBuffer) {
-        let mut h = Host::new(0, 1 << 20);
+        let mut h = Host::new(0, 1 << 20, false);
         let b = h.alloc(1, len).unwrap();
         (h, b)
     }
 
     #[test]
     fn buffers_are_page_aligned_zeroed_and_guarded() {
-        let mut h = Host::new(2, 1 << 20);
+        let mut h = Host::new(2, 1 << 20, false);
         let a = h.alloc(1, 100).unwrap();
         let b = h.alloc(2, 4096).unwrap();
         assert_eq!(a.iova() % PAGE, 0);
@@ -597,7 +597,7 @@ mod tests {
 
     #[test]
     fn external_memory_takes_dma_by_iova_and_faults_outside() {
-        let mut h = Host::new(0, 1 << 20);
+        let mut h = Host::new(0, 1 << 20, false);
         let mem = std::rc::Rc::new(std::cell::RefCell::new(vec![0xEEu8; 2 * PAGE as usize]));
         let iova = 0x7_0000_0000;
         h.map_external(iova, Box::new(Shared(mem.clone()))).unwrap();

@@ -86,6 +86,11 @@ pub struct SimConfig {
     pub trace_dir: Option<PathBuf>,
     /// Link faults to inject (default: none, and no cost).
     pub faults: FaultConfig,
+    /// Give every node the same IOVA window (node 0's) instead of disjoint ones, so
+    /// buffers allocated in the same order sit at the same bus address on every node:
+    /// what a hardware broadcast (one remote address for all receivers) needs. Off by
+    /// default: disjoint windows make an address used on the wrong node fault.
+    pub shared_iova: bool,
 }
 
 impl Default for SimConfig {
@@ -100,6 +105,7 @@ impl Default for SimConfig {
             skip_idle: true,
             trace_dir: None,
             faults: FaultConfig::default(),
+            shared_iova: false,
         }
     }
 }

@@ -489,8 +489,10 @@ pub fn head_flit(dest: usize, src: usize, seq: u32) -> u64 {
         src: src as u16,
         ..PktHdr::default()
     };
-    // Only word 0's dest/src matter to routers; the sequence number takes the high half.
-    (hdr.to_words()[0] & 0xFFFF_FFFF) | (u64::from(seq) << 32)
+    // Routers look at word 0's dest and ptype (bits 35:32, WRITE = 0 here: BCAST would
+    // be replicated); the sequence number takes bits 63:36.
+    debug_assert!(seq < 1 << 28, "sequence number beyond 28 bits");
+    (hdr.to_words()[0] & 0xFFFF_FFFF) | (u64::from(seq) << 36)
 }
 
 /// (dest, src, seq) of a head flit.
@@ -499,7 +501,7 @@ pub fn parse_head(flit: u64) -> (usize, usize, u32) {
     (
         usize::from(hdr.dest),
         usize::from(hdr.src),
-        (flit >> 32) as u32,
+        (flit >> 36) as u32,
     )
 }
 

@@ -21,10 +21,16 @@ fn packet(src: usize, dest: usize, seq: u32, created: u64, len: u32) -> Vec<u64>
 
 #[test]
 fn head_flit_carries_dest_in_the_contract_field() {
-    let h = head_flit(5, 3, 0xDEAD_BEEF);
+    let h = head_flit(5, 3, 0x0EAD_BEEF);
     let hdr = fasthsl_contract::PktHdr::from_words(&[h, 0, 0]);
     assert_eq!((hdr.dest, hdr.src), (5, 3));
-    assert_eq!(parse_head(h), (5, 3, 0xDEAD_BEEF));
+    // ptype WRITE whatever the sequence number (routers replicate ptype BCAST).
+    assert_eq!(hdr.ptype, fasthsl_contract::Ptype::Write as u8);
+    assert_eq!(parse_head(h), (5, 3, 0x0EAD_BEEF));
+    for seq in 0..64 {
+        let hdr = fasthsl_contract::PktHdr::from_words(&[head_flit(1, 2, seq), 0, 0]);
+        assert_eq!(hdr.ptype, 0, "seq {seq}");
+    }
 }
 
 #[test]

@@ -5,13 +5,13 @@
 //! byte with their LMR entries; no NIC or router may drop anything.
 
 use fasthsl_contract::{
-    router_regs as rr, status_done, DescErr, LmrEntry, RouteBounds, RouteCtrl, ID_MAGIC,
+    desc_flag, router_regs as rr, status_done, DescErr, LmrEntry, RouteBounds, RouteCtrl, ID_MAGIC,
     ROUTER_CSR_BASE, ROUTE_ENTRIES,
 };
 use fasthsl_driver::{Card, CardConfig, Device, DmaBuffer, DriverError, PutTicket};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice, Topology};
 use fasthsl_topology::routing::shortest_path_tables;
-use fasthsl_topology::{check, CheckError, RouterTables, ROUTER_PORTS};
+use fasthsl_topology::{bcast_dest, check, check_bcast, CheckError, RouterTables, ROUTER_PORTS};
 
 /// Receive-region bytes each node reserves per sender (and source bytes per receiver).
 const SLOT: usize = 1024;
@@ -67,10 +67,12 @@ enum Routes {
 }
 
 fn up(spec: &str, routes: Routes) -> Net {
-    up_slot(spec, routes, SLOT)
+    up_slot(spec, routes, SLOT, false)
 }
 
-fn up_slot(spec: &str, routes: Routes, slot: usize) -> Net {
+/// `shared_iova`: one bus address for a buffer on every node (broadcasts land at one
+/// address); otherwise disjoint windows, so a wrong-node address faults.
+fn up_slot(spec: &str, routes: Routes, slot: usize, shared_iova: bool) -> Net {
     let topo: Topology = spec.parse().unwrap();
     // The topology's own tables pass the checker (delivery, acyclic CDG, sizes).
     check(&topo, &topo.routing_tables().unwrap()).unwrap();
@@ -78,6 +80,7 @@ fn up_slot(spec: &str, routes: Routes, slot: usize) -> Net {
     let cfg = SimConfig {
         // 64 nodes: a few MiB each instead of the 256 MiB default.
         host_mem_bytes: 4 << 20,
+        shared_iova,
         ..SimConfig::default()
     };
     let cluster = Cluster::new(&topo, cfg).unwrap();
@@ -131,6 +134,27 @@ fn up_slot(spec: &str, routes: Routes, slot: usize) -> Net {
                         dev.bar_write32(
                             base + rr::RT_CTRL + idx * rr::RT_CTRL_STRIDE,
                             ctrl.to_words()[0],
+                        )
+                        .unwrap();
+                    }
+                }
+                // Broadcast tables where the topology has them (as program_routes).
+                if let Ok(bc) = topo.bcast_tables() {
+                    let base = ROUTER_CSR_BASE as u32;
+                    for (input, row) in bc[rt.router].inputs.iter().enumerate() {
+                        for (o, e) in row.iter().enumerate() {
+                            if let Some((lo, hi)) = e {
+                                let idx = (input * ROUTER_PORTS + o) as u32;
+                                dev.bar_write32(
+                                    base + rr::RT_BC_BOUNDS + idx * rr::RT_BC_BOUNDS_STRIDE,
+                                    u32::from(*lo) | u32::from(*hi) << 16,
+                                )
+                                .unwrap();
+                            }
+                        }
+                        dev.bar_write32(
+                            base + rr::RT_BC_MASK + input as u32 * rr::RT_BC_MASK_STRIDE,
+                            bc[rt.router].mask(input),
                         )
                         .unwrap();
                     }
@@ -250,6 +274,99 @@ impl Net {
         );
     }
 
+    /// Hardware broadcasts, all posted before any is waited for: `(src, lo, hi)` sends
+    /// `len` bytes (random if not `exact`) once; every node of lo..=hi but the source
+    /// must get it at the same address (source's slot, same offset on every receiver),
+    /// with its own LMR entry, and no other node anything.
+    fn bcasts(&mut self, list: &[(usize, usize, usize)], max_len: usize, seed: u64) {
+        let mut rng = Rng(seed);
+        let slot = self.slot;
+        let n = self.topo.nodes();
+        let iova = self.cards[0].rx_iova().unwrap();
+        for c in &self.cards {
+            assert_eq!(c.rx_iova().unwrap(), iova, "receive regions at one address");
+        }
+        let mut sent = Vec::new();
+        for (k, &(s, lo, hi)) in list.iter().enumerate() {
+            let len = 1 + rng.below(max_len);
+            let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            let src_off = k * slot + rng.below(8);
+            let dst_off = s * slot + GUARD + rng.below(slot - 2 * GUARD - len + 1);
+            self.cards[s]
+                .device()
+                .mem_write(&self.src[s], src_off, &data)
+                .unwrap();
+            for d in lo..=hi {
+                self.cards[d].write_rx(s * slot, &vec![0xA5; slot]).unwrap();
+            }
+            let dest = bcast_dest(lo as u8, hi as u8);
+            let ticket = self.cards[s]
+                .put(
+                    dest,
+                    &self.src[s],
+                    src_off,
+                    iova + dst_off as u64,
+                    len,
+                    desc_flag::BCAST,
+                )
+                .unwrap();
+            sent.push((s, lo, hi, ticket, dst_off, data));
+        }
+        for (s, lo, hi, t, _, _) in &sent {
+            let c = self.cards[*s]
+                .wait_completion(t, TIMEOUT_NS)
+                .unwrap_or_else(|e| panic!("{}: bcast {s} -> {lo}..={hi}: {e}", self.topo));
+            assert_eq!(c.result, Ok(()));
+        }
+        for d in 0..n {
+            let mine: Vec<_> = sent
+                .iter()
+                .filter(|(s, lo, hi, ..)| (*lo..=*hi).contains(&d) && *s != d)
+                .collect();
+            for _ in 0..mine.len() {
+                let e = self.cards[d]
+                    .wait_lmr(TIMEOUT_NS)
+                    .unwrap_or_else(|e| panic!("{}: node {d} waiting: {e}", self.topo));
+                let (s, _, _, t, dst_off, data) = mine
+                    .iter()
+                    .find(|(s, _, _, t, ..)| usize::from(e.src) == *s && e.msg_id == t.msg_id)
+                    .unwrap_or_else(|| panic!("{}: node {d}: unexpected {e:?}", self.topo));
+                assert_eq!(
+                    e,
+                    LmrEntry {
+                        src: *s as u16,
+                        status: status_done(DescErr::Ok),
+                        msg_id: t.msg_id,
+                        addr: iova + *dst_off as u64,
+                        len: data.len() as u32,
+                        flags: desc_flag::BCAST,
+                    }
+                );
+                let mut got = vec![0u8; slot];
+                self.cards[d].read_rx(s * slot, &mut got).unwrap();
+                let at = dst_off - s * slot;
+                assert!(
+                    got[at..at + data.len()] == data[..],
+                    "{}: {s} -> {d}",
+                    self.topo
+                );
+                assert!(
+                    got[..at]
+                        .iter()
+                        .chain(&got[at + data.len()..])
+                        .all(|&b| b == 0xA5),
+                    "{}: {s} -> {d}: bytes around the target overwritten",
+                    self.topo
+                );
+            }
+            assert!(
+                self.cards[d].poll_lmr().unwrap().is_empty(),
+                "{}: node {d}: extra or duplicated broadcast",
+                self.topo
+            );
+        }
+    }
+
     /// No IOMMU fault, no DMA rule broken, no packet dropped by a NIC or a router.
     fn assert_clean(&self) {
         println!("{}: done at cycle {}", self.topo, self.cluster.cycles());
@@ -275,6 +392,97 @@ impl Net {
             }
         }
     }
+}
+
+/// Hardware broadcast on each kind with trees: first every node broadcasts to all at
+/// once (n broadcasts replicated n-1 times each, crossing everywhere), then ranges,
+/// mixed with unicast traffic; exactly one copy per node in range, none elsewhere, no
+/// drop anywhere (a NIC outside a range never sees the packet: the trees are exact).
+fn bcast_on(spec: &str, routes: Routes, len: usize, seed: u64) {
+    let mut net = up_slot(spec, routes, SLOT, true);
+    let n = net.topo.nodes();
+    let r = check_bcast(
+        &net.topo,
+        &net.topo.routing_tables().unwrap(),
+        &net.topo.bcast_tables().unwrap(),
+    )
+    .unwrap();
+    let all: Vec<_> = (0..n).map(|s| (s, 0, n - 1)).collect();
+    let t0 = net.cluster.cycles();
+    net.bcasts(&all, len, seed);
+    println!(
+        "{spec}: {n} concurrent whole-network broadcasts of <= {len} B in {} cycles (tree depth {})",
+        net.cluster.cycles() - t0,
+        r.max_depth
+    );
+    let mut rng = Rng(seed + 1);
+    let ranges: Vec<_> = (0..n)
+        .map(|s| {
+            let lo = rng.below(n);
+            let hi = lo + rng.below(n - lo);
+            // A range of only the sender reaches nobody: its router drops it (counted).
+            if (lo, hi) == (s, s) {
+                (s, 0, n - 1)
+            } else {
+                (s, lo, hi)
+            }
+        })
+        .collect();
+    net.bcasts(&ranges, len, seed + 2);
+    net.writes(&all_pairs(n.min(8)), 256, false, seed + 3);
+    net.assert_clean();
+}
+
+#[test]
+fn bcast_ring_8() {
+    bcast_on("ring:8", Routes::Driver, 300, 10);
+}
+
+#[test]
+fn bcast_mesh_4x4() {
+    bcast_on("mesh:4x4", Routes::Driver, 700, 11);
+}
+
+#[test]
+fn bcast_hypercube_6() {
+    bcast_on("hypercube:6", Routes::Posted, 200, 12);
+}
+
+#[test]
+fn bcast_torus_4x4() {
+    bcast_on("torus:4x4", Routes::Driver, 500, 13);
+}
+
+/// The FIFO-free path of a broadcast that reaches no tree: with the broadcast masks left
+/// at 0 a router drops it and counts it, the sender still completes, nobody receives.
+#[test]
+fn bcast_without_tables_is_dropped_and_counted() {
+    let mut net = up("ring:4", Routes::Posted);
+    let dev = net.cards[2].device();
+    for p in 0..ROUTER_PORTS as u32 {
+        dev.bar_write32(
+            ROUTER_CSR_BASE as u32 + rr::RT_BC_MASK + p * rr::RT_BC_MASK_STRIDE,
+            0,
+        )
+        .unwrap();
+    }
+    let iova = net.cards[1].rx_iova().unwrap();
+    let t = net.cards[2]
+        .put(bcast_dest(0, 3), &net.src[2], 0, iova, 64, desc_flag::BCAST)
+        .unwrap();
+    assert_eq!(
+        net.cards[2].wait_completion(&t, TIMEOUT_NS).unwrap().result,
+        Ok(())
+    );
+    net.cluster.step(2_000);
+    for (d, c) in net.cards.iter_mut().enumerate() {
+        assert!(c.poll_lmr().unwrap().is_empty(), "node {d} received");
+    }
+    let drop0 = net.cards[2]
+        .device()
+        .bar_read32(ROUTER_CSR_BASE as u32 + rr::RT_DROP)
+        .unwrap();
+    assert_eq!(drop0, 1, "dropped at the sender's router, NIC input");
 }
 
 fn all_pairs(n: usize) -> Vec<(usize, usize)> {
@@ -340,11 +548,11 @@ fn ring_shortest_paths_deadlock_and_datelines_do_not() {
     let len = 16 << 10;
     let slot = len + (4 << 10);
 
-    let mut net = up_slot(spec, Routes::Posted, slot);
+    let mut net = up_slot(spec, Routes::Posted, slot, false);
     net.writes(&pairs, len, true, 4);
     net.assert_clean();
 
-    let mut net = up_slot(spec, Routes::These(shortest), slot);
+    let mut net = up_slot(spec, Routes::These(shortest), slot, false);
     let mut tickets = Vec::new();
     for &(s, d) in &pairs {
         let remote = net.cards[d].rx_iova().unwrap() + (s * slot) as u64;

@@ -23,6 +23,12 @@ pub const INLINE_RING_MAX: u64 = 0x8;
 pub const DMA_RD_BEATS_MAX: u64 = 0x20;
 /// Interval routing entries per router input.
 pub const ROUTE_ENTRIES: u64 = 0x8;
+/// Broadcast ranges encode node ids in 8 bits: a broadcast reaches only nodes 0..BCAST_NODES-1.
+pub const BCAST_NODES: u64 = 0x100;
+/// Largest payload of one broadcast packet, bytes: the NIC cuts broadcasts into packets of at most this much (and at most MTU), so a broadcast packet is at most BCAST_PKT_FLITS flits.
+pub const BCAST_MTU: u64 = 0x40;
+/// Largest broadcast packet, flits (3 header + 9 payload for 64 bytes at any alignment + 1 trailer). A router starts a broadcast only when every output of its set has this many credits, so a started broadcast never stalls (router input buffers must hold at least this many flits).
+pub const BCAST_PKT_FLITS: u64 = 0xd;
 /// Ports of one router.
 pub const ROUTER_PORTS: u64 = 0x8;
 /// BAR0 offset of the local router's CSR page on a card (NIC + router).
@@ -52,11 +58,13 @@ pub enum DescErr {
     InlineLen = 4,
     /// A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.
     DmaRd = 10,
+    /// DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.
+    BcastRange = 15,
 }
 
 impl DescErr {
     /// Every value, in code order.
-    pub const ALL: [DescErr; 6] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::DmaRd];
+    pub const ALL: [DescErr; 7] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::DmaRd, DescErr::BcastRange];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
@@ -67,6 +75,7 @@ impl DescErr {
             3 => Some(DescErr::BadDest),
             4 => Some(DescErr::InlineLen),
             10 => Some(DescErr::DmaRd),
+            15 => Some(DescErr::BcastRange),
             _ => None,
         }
     }
@@ -80,6 +89,7 @@ impl DescErr {
             DescErr::BadDest => "Destination outside DEST_RANGE (the routing tables); no DMA issued.",
             DescErr::InlineLen => "DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.",
             DescErr::DmaRd => "A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.",
+            DescErr::BcastRange => "DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.",
         }
     }
 }
@@ -90,16 +100,19 @@ impl DescErr {
 pub enum Ptype {
     /// Remote write: payload lands at remote_addr.
     Write = 0,
+    /// Broadcast remote write: dest holds a node range (lo in bits 7:0, hi in bits 15:8); routers replicate it along the broadcast tree, every NIC in the range (the sender excepted) writes it at remote_addr and appends its own LMR entry.
+    Bcast = 4,
 }
 
 impl Ptype {
     /// Every value, in code order.
-    pub const ALL: [Ptype; 1] = [Ptype::Write];
+    pub const ALL: [Ptype; 2] = [Ptype::Write, Ptype::Bcast];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
         match code {
             0 => Some(Ptype::Write),
+            4 => Some(Ptype::Bcast),
             _ => None,
         }
     }
@@ -108,6 +121,7 @@ impl Ptype {
     pub fn describe(self) -> &'static str {
         match self {
             Ptype::Write => "Remote write: payload lands at remote_addr.",
+            Ptype::Bcast => "Broadcast remote write: dest holds a node range (lo in bits 7:0, hi in bits 15:8); routers replicate it along the broadcast tree, every NIC in the range (the sender excepted) writes it at remote_addr and appends its own LMR entry.",
         }
     }
 }
@@ -118,14 +132,16 @@ pub mod desc_flag {
     pub const IRQ_LOCAL: u16 = 1 << 0;
     /// Interrupt the receiver (INT_STATUS.LMR_NEW) when the LMR entry is written.
     pub const IRQ_REMOTE: u16 = 1 << 1;
+    /// Broadcast: dest is a node range lo | hi << 8 (node ids < BCAST_NODES); the packets are sent once as ptype BCAST and replicated by the routers. The sender does not receive its own broadcast. Completes when the packets have left (no acknowledgement).
+    pub const BCAST: u16 = 1 << 2;
     /// The payload is in the descriptor, not at local_addr: bytes 0..7 in the local_addr field (little-endian), bytes 8..63 of a pushed descriptor in PUSH_DATA. No payload DMA read. Bits 8..15 are local to the sender: they do not travel (packets carry the low 8 flag bits).
     pub const INLINE: u16 = 1 << 8;
     /// Every defined bit.
-    pub const ALL: u16 = IRQ_LOCAL | IRQ_REMOTE | INLINE;
+    pub const ALL: u16 = IRQ_LOCAL | IRQ_REMOTE | BCAST | INLINE;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u16) -> Vec<&'static str> {
-        const NAMES: [(u16, &str); 3] = [(IRQ_LOCAL, "IRQ_LOCAL"), (IRQ_REMOTE, "IRQ_REMOTE"), (INLINE, "INLINE")];
+        const NAMES: [(u16, &str); 4] = [(IRQ_LOCAL, "IRQ_LOCAL"), (IRQ_REMOTE, "IRQ_REMOTE"), (BCAST, "BCAST"), (INLINE, "INLINE")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -768,4 +784,16 @@ pub mod router_regs {
     pub const RT_CTRL_COUNT: u32 = 64;
     /// Bytes between instances of RT_CTRL.
     pub const RT_CTRL_STRIDE: u32 = 8;
+    /// Broadcast table, per input port p: bit o set = a broadcast arriving on p may be forwarded to output o (bits 7:0; the input's own bit is ignored). Forwarded when its range overlaps RT_BC_BOUNDS[p*ROUTER_PORTS+o]. (rw)
+    pub const RT_BC_MASK: u32 = 0x050;
+    /// Instances of RT_BC_MASK.
+    pub const RT_BC_MASK_COUNT: u32 = 8;
+    /// Bytes between instances of RT_BC_MASK.
+    pub const RT_BC_MASK_STRIDE: u32 = 4;
+    /// Broadcast table: nodes behind output o for broadcasts arriving on input p, at index p*ROUTER_PORTS+o; route_bounds format (lo, hi node ids). (rw)
+    pub const RT_BC_BOUNDS: u32 = 0x300;
+    /// Instances of RT_BC_BOUNDS.
+    pub const RT_BC_BOUNDS_COUNT: u32 = 64;
+    /// Bytes between instances of RT_BC_BOUNDS.
+    pub const RT_BC_BOUNDS_STRIDE: u32 = 4;
 }

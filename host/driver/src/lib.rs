@@ -178,6 +178,20 @@ pub enum DriverError {
         /// Value read back.
         read: u32,
     },
+    /// put with DESC_FLAG_BCAST: the range in dest is empty or outside DEST_RANGE.
+    #[error(
+        "put: broadcast range {lo}..={hi} is empty or outside DEST_RANGE {range_lo}..={range_hi}"
+    )]
+    BcastRange {
+        /// Lowest node of the range (dest bits 7:0).
+        lo: u16,
+        /// Highest node (dest bits 15:8).
+        hi: u16,
+        /// DEST_RANGE low end.
+        range_lo: u16,
+        /// DEST_RANGE high end.
+        range_hi: u16,
+    },
     /// put: zero-length message.
     #[error("put: length is 0 (messages carry 1..={MSG_LEN_MAX} bytes)")]
     ZeroLength,
@@ -673,6 +687,7 @@ const DESC_W3: usize = 24;
 fn check_put(
     dest_range: &RangeInclusive<u16>,
     dest: u16,
+    flags: u16,
     buf_len: usize,
     local_offset: usize,
     remote_addr: u64,
@@ -684,7 +699,17 @@ fn check_put(
     if len as u64 > MSG_LEN_MAX {
         return Err(DriverError::TooLong { len });
     }
-    if !dest_range.contains(&dest) {
+    if flags & desc_flag::BCAST != 0 {
+        let (lo, hi) = (dest & 0xFF, dest >> 8);
+        if lo > hi || !dest_range.contains(&lo) || !dest_range.contains(&hi) {
+            return Err(DriverError::BcastRange {
+                lo,
+                hi,
+                range_lo: *dest_range.start(),
+                range_hi: *dest_range.end(),
+            });
+        }
+    } else if !dest_range.contains(&dest) {
         return Err(DriverError::DestOutOfRange {
             dest,
             lo: *dest_range.start(),
@@ -944,6 +969,55 @@ impl<D: Device> Card<D> {
                 }
             }
         }
+        // Broadcast tables where the topology has deadlock-free trees; elsewhere every
+        // mask is 0, so a broadcast that reaches a router is dropped and counted.
+        let bc = topology.bcast_tables().ok();
+        for &r in &routers {
+            for input in 0..ROUTER_PORTS as usize {
+                let row = bc
+                    .as_ref()
+                    .map_or([None; ROUTER_PORTS as usize], |b| b[r].inputs[input]);
+                let mask_reg =
+                    ROUTER_CSR_BASE as u32 + rt::RT_BC_MASK + input as u32 * rt::RT_BC_MASK_STRIDE;
+                // Disable before changing the intervals, as for the unicast entries.
+                d.bar_write32(mask_reg, 0)?;
+                let mut mask = 0u32;
+                for (o, e) in row.iter().enumerate() {
+                    let reg = ROUTER_CSR_BASE as u32
+                        + rt::RT_BC_BOUNDS
+                        + (input * ROUTER_PORTS as usize + o) as u32 * rt::RT_BC_BOUNDS_STRIDE;
+                    let (lo, hi) = e.unwrap_or((0, 0));
+                    let bounds = u32::from(lo) | (u32::from(hi) << 16);
+                    d.bar_write32(reg, bounds)?;
+                    let read = d.bar_read32(reg)?;
+                    if read != bounds {
+                        return Err(DriverError::RouteVerify {
+                            router: r,
+                            input,
+                            entry: o,
+                            register: "RT_BC_BOUNDS",
+                            wrote: bounds,
+                            read,
+                        });
+                    }
+                    if e.is_some() {
+                        mask |= 1 << o;
+                    }
+                }
+                d.bar_write32(mask_reg, mask)?;
+                let read = d.bar_read32(mask_reg)?;
+                if read != mask {
+                    return Err(DriverError::RouteVerify {
+                        router: r,
+                        input,
+                        entry: 0,
+                        register: "RT_BC_MASK",
+                        wrote: mask,
+                        read,
+                    });
+                }
+            }
+        }
         Ok(routers)
     }
 
@@ -1027,6 +1101,7 @@ impl<D: Device> Card<D> {
         check_put(
             &a.cfg.dest_range,
             dest,
+            flags,
             buf.len(),
             local_offset,
             remote_addr,

@@ -76,16 +76,16 @@ fn config_validation() {
 fn pre_checks_return_typed_errors_in_order() {
     let r = 0..=3u16;
     assert!(matches!(
-        check_put(&r, 1, 10, 0, 0, 0),
+        check_put(&r, 1, 0, 10, 0, 0, 0),
         Err(DriverError::ZeroLength)
     ));
     assert!(matches!(
-        check_put(&r, 1, usize::MAX, 0, 0, MSG_LEN_MAX as usize + 1),
+        check_put(&r, 1, 0, usize::MAX, 0, 0, MSG_LEN_MAX as usize + 1),
         Err(DriverError::TooLong { .. })
     ));
-    assert!(check_put(&r, 1, MSG_LEN_MAX as usize, 0, 0, MSG_LEN_MAX as usize).is_ok());
+    assert!(check_put(&r, 1, 0, MSG_LEN_MAX as usize, 0, 0, MSG_LEN_MAX as usize).is_ok());
     assert!(matches!(
-        check_put(&r, 4, 10, 0, 0, 1),
+        check_put(&r, 4, 0, 10, 0, 0, 1),
         Err(DriverError::DestOutOfRange {
             dest: 4,
             lo: 0,
@@ -93,7 +93,7 @@ fn pre_checks_return_typed_errors_in_order() {
         })
     ));
     assert!(matches!(
-        check_put(&r, 3, 10, 5, 0, 6),
+        check_put(&r, 3, 0, 10, 5, 0, 6),
         Err(DriverError::LocalRange {
             offset: 5,
             len: 6,
@@ -101,14 +101,26 @@ fn pre_checks_return_typed_errors_in_order() {
         })
     ));
     assert!(matches!(
-        check_put(&r, 3, 10, usize::MAX, 0, 6),
+        check_put(&r, 3, 0, 10, usize::MAX, 0, 6),
         Err(DriverError::LocalRange { .. })
     ));
     assert!(matches!(
-        check_put(&r, 3, 10, 0, u64::MAX - 2, 6),
+        check_put(&r, 3, 0, 10, 0, u64::MAX - 2, 6),
         Err(DriverError::RemoteRange { .. })
     ));
-    assert!(check_put(&r, 3, 10, 4, 0, 6).is_ok());
+    assert!(check_put(&r, 3, 0, 10, 4, 0, 6).is_ok());
+    // Broadcasts: dest is lo | hi << 8, both inside DEST_RANGE, lo <= hi.
+    let bc = crate::desc_flag::BCAST;
+    assert!(check_put(&r, 3 << 8, bc, 10, 0, 0, 6).is_ok());
+    assert!(check_put(&r, 1 | 2 << 8, bc, 10, 0, 0, 6).is_ok());
+    assert!(matches!(
+        check_put(&r, 2 | 1 << 8, bc, 10, 0, 0, 6),
+        Err(DriverError::BcastRange { lo: 2, hi: 1, .. })
+    ));
+    assert!(matches!(
+        check_put(&r, 4 << 8, bc, 10, 0, 0, 6),
+        Err(DriverError::BcastRange { hi: 4, .. })
+    ));
 }
 
 #[test]

@@ -18,6 +18,7 @@
 
 use std::fmt;
 
+use crate::bcast::BcastTables;
 use crate::routing::{port_map, Peer};
 use crate::{RouterTables, Topology, ROUTER_PORTS, ROUTE_ENTRIES};
 
@@ -126,6 +127,24 @@ pub enum CheckError {
         /// The channel used twice.
         again: Channel,
     },
+    /// Broadcast tables that do not match the topology's routers.
+    #[error("broadcast tables: {0}")]
+    BcastShape(String),
+    /// A broadcast reached a node other than exactly once (in range, not the source) or
+    /// not at all (outside the range, or the source).
+    #[error("broadcast from {src} to {lo}..={hi}: node {node} received it {got} times")]
+    BcastDelivery {
+        /// Source node.
+        src: usize,
+        /// Range, lowest node.
+        lo: usize,
+        /// Range, highest node.
+        hi: usize,
+        /// The node.
+        node: usize,
+        /// Copies it received.
+        got: usize,
+    },
     /// (b) the channel dependency graph has a cycle: deadlock-prone without VCs.
     #[error("channel dependency cycle (deadlock-prone without virtual channels): {}", cycle_text(.cycle))]
     Deadlock {
@@ -210,6 +229,139 @@ pub fn check(t: &Topology, tables: &[RouterTables]) -> Result<CheckReport, Check
         }
     }
     Ok(report)
+}
+
+/// What [`check_bcast`] replayed and found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BcastReport {
+    /// Broadcasts replayed: every source with every range of node ids.
+    pub broadcasts: usize,
+    /// Most router-to-router hops from a source to a receiver of a whole-network
+    /// broadcast (the tree depth that sets the latency to the last receiver).
+    pub max_depth: usize,
+    /// Channel dependencies the broadcast trees add to the unicast ones.
+    pub added_dependencies: usize,
+}
+
+/// Checks broadcast tables `bc` together with the unicast `tables` (which must pass
+/// [`check`]): every source with every range `lo..=hi` of node ids, replayed with the
+/// router's rule (copy to every enabled output of the arrival input whose interval
+/// overlaps the range, never back to the input), reaches each node of the range except
+/// the source exactly once and no other node; and the union of the unicast dependencies
+/// and the trees' (arrival channel -> each output) is acyclic (crate::bcast: a router
+/// never lets a broadcast hold outputs while it waits, so those are all it adds).
+pub fn check_bcast(
+    t: &Topology,
+    tables: &[RouterTables],
+    bc: &[BcastTables],
+) -> Result<BcastReport, CheckError> {
+    check(t, tables)?;
+    let (_, mut deps) = measure(t, tables)?;
+    let unicast_deps: usize = deps.iter().map(Vec::len).sum();
+    if bc.len() != t.routers()
+        || bc
+            .iter()
+            .enumerate()
+            .any(|(r, b)| b.router != r || b.inputs.len() > ROUTER_PORTS)
+    {
+        return Err(CheckError::BcastShape(format!(
+            "want one table per router 0..{} in order, at most {ROUTER_PORTS} inputs each",
+            t.routers()
+        )));
+    }
+    let n = t.nodes();
+    let peers = port_map(t);
+    let chans = Chans { n };
+    let into = |r: usize, p: usize| match peers[r][p] {
+        Some(Peer::Nic(node)) => Some(Channel::Inject(node)),
+        Some(Peer::Router(r2, p2)) => Some(Channel::Link {
+            router: r2,
+            port: p2,
+        }),
+        None => None,
+    };
+    let out_of = |r: usize, o: usize| match peers[r][o] {
+        Some(Peer::Nic(node)) => Some(Channel::Eject(node)),
+        Some(Peer::Router(..)) => Some(Channel::Link { router: r, port: o }),
+        None => None,
+    };
+    let mut broadcasts = 0;
+    let mut max_depth = 0;
+    let mut got = vec![0usize; n];
+    for src in 0..n {
+        for lo in 0..n {
+            for hi in lo..n {
+                broadcasts += 1;
+                let whole = lo == 0 && hi == n - 1;
+                got.iter_mut().for_each(|g| *g = 0);
+                let a = t.attachment(src);
+                let mut queue = vec![(a.router, a.port, 0usize)];
+                let mut steps = 0;
+                while let Some((r, p, depth)) = queue.pop() {
+                    steps += 1;
+                    if steps > t.routers() * ROUTER_PORTS {
+                        return Err(CheckError::BcastDelivery {
+                            src,
+                            lo,
+                            hi,
+                            node: src,
+                            got: usize::MAX,
+                        });
+                    }
+                    let row = bc[r].inputs.get(p).copied().unwrap_or([None; ROUTER_PORTS]);
+                    for (o, e) in row.iter().enumerate() {
+                        let Some((l, h)) = *e else { continue };
+                        if o == p || usize::from(h) < lo || usize::from(l) > hi {
+                            continue;
+                        }
+                        match peers[r][o] {
+                            Some(Peer::Nic(node)) => got[node] += 1,
+                            Some(Peer::Router(r2, p2)) => {
+                                max_depth = max_depth.max(depth + 1);
+                                queue.push((r2, p2, depth + 1));
+                            }
+                            None => {
+                                return Err(CheckError::BcastShape(format!(
+                                    "router {r} input {p} forwards to unconnected port {o}"
+                                )))
+                            }
+                        }
+                        if whole {
+                            let (ci, co) = (into(r, p), out_of(r, o));
+                            if let (Some(ci), Some(co)) = (ci, co) {
+                                let (ci, co) = (chans.index(ci), chans.index(co));
+                                if !deps[ci].contains(&co) {
+                                    deps[ci].push(co);
+                                }
+                            }
+                        }
+                    }
+                }
+                for (node, &g) in got.iter().enumerate() {
+                    let want = usize::from((lo..=hi).contains(&node) && node != src);
+                    if g != want {
+                        return Err(CheckError::BcastDelivery {
+                            src,
+                            lo,
+                            hi,
+                            node,
+                            got: g,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if let Some(cycle) = find_cycle(&deps) {
+        return Err(CheckError::Deadlock {
+            cycle: cycle.into_iter().map(|i| chans.channel(i)).collect(),
+        });
+    }
+    Ok(BcastReport {
+        broadcasts,
+        max_depth,
+        added_dependencies: deps.iter().map(Vec::len).sum::<usize>() - unicast_deps,
+    })
 }
 
 /// (a) and the measurements, without (b) and without the hardware's entry limit: for
@@ -468,6 +620,97 @@ fn find_cycle(adj: &[Vec<usize>]) -> Option<Vec<usize>> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod bcast_tests {
+    use super::*;
+    use crate::NIC_PORT;
+
+    fn all_kinds() -> Vec<Topology> {
+        let mut v = vec![
+            Topology::star(8).unwrap(),
+            Topology::full(8).unwrap(),
+            Topology::hypercube(6).unwrap(),
+            Topology::hypercube(1).unwrap(),
+        ];
+        for n in [2, 3, 8, 16, 64] {
+            v.push(Topology::ring(n).unwrap());
+        }
+        for (x, y) in [(2, 2), (4, 4), (8, 8), (3, 5), (1, 4)] {
+            v.push(Topology::mesh(x, y).unwrap());
+        }
+        for (x, y) in [(2, 2), (4, 4), (8, 8), (3, 5), (2, 32)] {
+            v.push(Topology::torus(x, y).unwrap());
+        }
+        v
+    }
+
+    #[test]
+    fn every_kind_broadcasts_exactly_once_without_deadlock() {
+        for t in all_kinds() {
+            let tables = t.routing_tables().unwrap();
+            let bc = t.bcast_tables().unwrap();
+            let r = check_bcast(&t, &tables, &bc).unwrap_or_else(|e| panic!("{t}: {e}"));
+            let n = t.nodes();
+            assert_eq!(r.broadcasts, n * n * (n + 1) / 2, "{t}");
+            assert!(r.max_depth <= t.routers(), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_duplicating_table_is_rejected() {
+        // Ring 8: node 0's router also sends its own broadcasts over the wrap link to 7,
+        // which the line 0 -> 1 -> ... -> 7 reaches as well.
+        let t = Topology::ring(8).unwrap();
+        let tables = t.routing_tables().unwrap();
+        let mut bc = t.bcast_tables().unwrap();
+        bc[7].inputs[crate::PORT_EAST][NIC_PORT] = Some((7, 7));
+        bc[0].inputs[NIC_PORT][crate::PORT_WEST] = Some((7, 7));
+        let e = check_bcast(&t, &tables, &bc).unwrap_err();
+        assert!(matches!(e, CheckError::BcastDelivery { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_missing_entry_is_a_missed_node() {
+        let t = Topology::mesh(4, 4).unwrap();
+        let tables = t.routing_tables().unwrap();
+        let mut bc = t.bcast_tables().unwrap();
+        bc[5].inputs[crate::PORT_WEST][NIC_PORT] = None;
+        let e = check_bcast(&t, &tables, &bc).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CheckError::BcastDelivery {
+                    node: 5,
+                    got: 0,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_tree_across_the_dateline_closes_a_cycle() {
+        // Ring 8 with the line tree, plus: router 7 forwards eastbound broadcasts over the
+        // wrap link to 0, and router 0 passes them on east. That both duplicates copies
+        // and closes the dependency ring; the checker must refuse it (it reports the
+        // first of the two it meets).
+        let t = Topology::ring(8).unwrap();
+        let tables = t.routing_tables().unwrap();
+        let mut bc = t.bcast_tables().unwrap();
+        bc[7].inputs[crate::PORT_WEST][crate::PORT_EAST] = Some((0, 0));
+        bc[0].inputs[crate::PORT_WEST][crate::PORT_EAST] = Some((1, 1));
+        let e = check_bcast(&t, &tables, &bc).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CheckError::BcastDelivery { .. } | CheckError::Deadlock { .. }
+            ),
+            "{e}"
+        );
+    }
 }
 
 #[cfg(test)]

@@ -17,10 +17,14 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::str::FromStr;
 
+pub mod bcast;
 pub mod check;
 pub mod routing;
 
-pub use check::{analyze, check, Channel, CheckError, CheckReport, Throughput};
+pub use bcast::{bcast_dest, BcastTables};
+pub use check::{
+    analyze, check, check_bcast, BcastReport, Channel, CheckError, CheckReport, Throughput,
+};
 
 /// Ports of one router (contract: ROUTER_PORTS).
 pub const ROUTER_PORTS: usize = 8;
@@ -95,6 +99,9 @@ pub enum TopologyError {
         /// Intervals it would need.
         needed: usize,
     },
+    /// The broadcast trees cannot be expressed in the router's broadcast tables.
+    #[error("broadcast tables: {0}")]
+    Broadcast(String),
 }
 
 /// Where a node's NIC plugs in.
@@ -422,6 +429,12 @@ impl Topology {
     /// that could only get there by a forbidden turn is dropped and counted.
     pub fn routing_tables(&self) -> Result<Vec<RouterTables>, TopologyError> {
         routing::tables(self)
+    }
+
+    /// The broadcast tables of every router (see [`bcast`]): per input and output, the
+    /// interval of nodes a broadcast arriving there reaches through that output.
+    pub fn bcast_tables(&self) -> Result<Vec<BcastTables>, TopologyError> {
+        bcast::tables(self)
     }
 
     /// Router-to-router hops of the route the tables give from `src` to `dst` (0 for

@@ -153,7 +153,9 @@ module tb_ddc_tx_packetizer;
       return;
     end
     w0 = cur[0];
-    if (w0.dest !== p.dest || w0.src !== node_id || w0.ptype !== PTYPE_WRITE || w0.first !== p.first ||
+    // DESC_FLAG_BCAST in the job's flags makes a broadcast packet.
+    if (w0.dest !== p.dest || w0.src !== node_id ||
+        w0.ptype !== (p.flags[DESC_FLAG_BCAST_BIT] ? PTYPE_BCAST : PTYPE_WRITE) || w0.first !== p.first ||
         w0.last !== p.last || w0.flags !== p.flags || w0.len !== 16'(p.len) || w0.rsvd38 !== '0) begin
       fail($sformatf("bad w0 %h", cur[0]));
     end

@@ -157,16 +157,30 @@ module tb_ddc_tx_read_engine;
     if (errors > 10) $fatal(1, "tb_ddc_tx_read_engine: too many errors");
   endtask
 
+  int bc_pct = 0;    // broadcast descriptors, % (in the random phase)
+
   task automatic add_desc(logic [63:0] l, logic [63:0] r, logic [31:0] len, logic [15:0] dest,
                           logic inl = 1'b0, logic pushed = 1'b0);
     desc_t d;
     int    m = int'(mtu < 8 ? 8 : (mtu > MTU_MAX ? MTU_MAX : mtu));
+    bit    bc;
     d.l = l; d.r = r; d.len = len; d.dest = dest; d.flags = 8'($urandom()); d.msg_id = $urandom();
+    // Broadcasts (DESC_FLAG_BCAST) at bc_pct %: dest is then a range lo | hi << 8,
+    // half the time a valid one inside DEST_RANGE; their packets are cut at BCAST_MTU.
+    bc = (bc_pct != 0) && ($urandom_range(0, 99) < bc_pct);
+    d.flags[DESC_FLAG_BCAST_BIT] = bc;
+    if (bc && $urandom_range(0, 1) == 0) begin
+      int lo = $urandom_range(int'(dest_lo), int'(dest_hi));
+      d.dest = {8'($urandom_range(lo, int'(dest_hi))), 8'(lo)};
+    end
+    if (bc && m > BCAST_MTU) m = BCAST_MTU;
     d.inl = inl; d.pushed = pushed;
     for (int i = 0; i < 7; i++) d.words[i] = {$urandom(), $urandom()};
     if (len == 0) d.err = 8'(DESC_ERR_ZERO_LEN);
     else if (len > MSG_LEN_MAX) d.err = 8'(DESC_ERR_LEN_TOO_BIG);
-    else if (dest < dest_lo || dest > dest_hi) d.err = 8'(DESC_ERR_BAD_DEST);
+    else if (bc && (d.dest[7:0] > d.dest[15:8] || 16'(d.dest[7:0]) < dest_lo ||
+                    16'(d.dest[15:8]) > dest_hi)) d.err = 8'(DESC_ERR_BCAST_RANGE);
+    else if (!bc && (dest < dest_lo || dest > dest_hi)) d.err = 8'(DESC_ERR_BAD_DEST);
     else if (inl && len > (pushed ? INLINE_MAX : INLINE_RING_MAX)) d.err = 8'(DESC_ERR_INLINE_LEN);
     else d.err = 8'(DESC_ERR_OK);
     to_send.push_back(d);
@@ -177,7 +191,7 @@ module tb_ddc_tx_read_engine;
       for (int off = 0; off < int'(len) && off < 100000; off += m) begin
         job_t j;
         int   pl = (int'(len) - off < m) ? int'(len) - off : m;
-        j.dest = dest; j.flags = d.flags; j.first = (off == 0); j.last = (off + pl == int'(len));
+        j.dest = d.dest; j.flags = d.flags; j.first = (off == 0); j.last = (off + pl == int'(len));
         j.len = 11'(pl); j.remote = r + 64'(off); j.msg_id = d.msg_id; j.offset = 32'(off);
         j.local_addr = inl ? 64'(off) : l + 64'(off); j.src_off = j.local_addr[2:0];
         j.inl = inl;
@@ -329,6 +343,7 @@ module tb_ddc_tx_read_engine;
     add_desc(64'h0000_0000_0000_00F9, 64'h0000_0000_0000_0102, 1, good_dest());
     wait_done(10000);
     if (n_bad != 5) fail($sformatf("%0d bad descriptors, want 5", n_bad));
+    bc_pct = 25;
 
     // Random traffic per MTU, stalls everywhere.
     foreach (mtus[k]) begin
@@ -366,6 +381,7 @@ module tb_ddc_tx_read_engine;
       wait_done(400000);
     end
     if (n_release != n_pushed) fail($sformatf("%0d releases for %0d pushed descriptors", n_release, n_pushed));
+    bc_pct = 0;
     if (n_inl_words < 200) fail($sformatf("only %0d inline words exercised", n_inl_words));
     $display("%0d inline words, %0d pushed descriptors", n_inl_words, n_pushed);
 

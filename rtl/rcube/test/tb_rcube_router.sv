@@ -77,7 +77,8 @@ module tb_rcube_router_env #(
   initial name = $sformatf("tb_rcube_router[%0dx%0d/%0d %s]", NP, NP, DEPTH, VOQ ? "voq" : "fifo");
 
   // ---------------------------------------------------------------- packet format
-  // head: [15:0] dest, [23:16] src, [30:24] len, [31] err on last, [63:32] seq
+  // head: [15:0] dest, [23:16] src, [30:24] len, [31] err on last, [63:36] seq;
+  // [35:32] stay 0 (ptype WRITE: a router treats ptype BCAST heads as broadcasts)
   function automatic logic [63:0] body_data(logic [63:0] head, int k);
     return {head[63:32], head[23:16], 8'(k), head[47:32] ^ 16'(k * 40503)};
   endfunction
@@ -98,7 +99,7 @@ module tb_rcube_router_env #(
 
   task automatic send_pkt(int i, logic [15:0] dest, int len, bit err);
     logic [63:0] head;
-    head = {32'(seq_next), err, 7'(len), 8'(i), dest};
+    head = {28'(seq_next), 4'd0, err, 7'(len), 8'(i), dest};
     seq_next++;
     if (src_q(i) + len > SRING) $fatal(1, "%s: source ring overflow", name);
     for (int k = 0; k < len; k++) begin
@@ -406,8 +407,8 @@ module tb_rcube_router_env #(
     cfg_expect(12'h008, 32'hFFFF_FFFF, "unknown");
     cfg_expect(12'h0FC, 32'hFFFF_FFFF, "unknown");
     cfg_expect(12'hFFC, 32'hFFFF_FFFF, "unknown");
-    cfg_expect(12'(32'(RT_BOUNDS_OFFSET) + RT_BOUNDS_COUNT * RT_BOUNDS_STRIDE), 32'hFFFF_FFFF,
-               "past table");
+    cfg_expect(12'(32'(RT_BC_BOUNDS_OFFSET) + RT_BC_BOUNDS_COUNT * RT_BC_BOUNDS_STRIDE),
+               32'hFFFF_FFFF, "past table");
     if (NP < 8) begin
       cfg_expect(drop_addr(NP), 32'hFFFF_FFFF, "RT_DROP of missing input");
       cfg_expect(bounds_addr(NP, 0), 32'hFFFF_FFFF, "table of missing input");

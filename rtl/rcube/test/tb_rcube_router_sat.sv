@@ -75,7 +75,7 @@ module tb_rcube_router_sat_env #(
   string name;
   initial name = $sformatf("tb_rcube_router_sat[%0dx%0d/%0d %s]", NP, NP, DEPTH, VOQ ? "voq" : "fifo");
 
-  // head: [15:0] dest, [23:16] src, [30:24] len - 1, [63:32] seq
+  // head: [15:0] dest, [23:16] src, [30:24] len - 1, [63:36] seq, [35:32] 0 (ptype WRITE)
   function automatic logic [63:0] body_data(logic [63:0] head, int k);
     return {head[63:32] ^ 32'(k * 2654435761), head[23:16], 8'(k), 16'(k * 40503)};
   endfunction
@@ -177,7 +177,7 @@ module tb_rcube_router_sat_env #(
         if (src_idx[i] < 0 && gen_on) begin
           automatic int o = pick_out(i);
           automatic logic [15:0] d = 16'(o * 100 + $urandom_range(0, 99));
-          src_head[i] = {32'(seq_next), 1'b0, 7'(pkt_len - 1), 8'(i), d};
+          src_head[i] = {28'(seq_next), 4'd0, 1'b0, 7'(pkt_len - 1), 8'(i), d};
           src_len[i]  = pkt_len;
           src_idx[i]  = 0;
           seq_next++;

@@ -8,14 +8,15 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 use clap::{Args, ValueEnum};
-use fasthsl_driver::Pace;
+use fasthsl_driver::contract::desc_flag;
+use fasthsl_driver::{Device, Pace};
 use fasthsl_msg::layout::Layout;
 use fasthsl_msg::{BcastBackend, Bootstrap, Endpoint, MsgBuf, MsgConfig, Request};
-use fasthsl_sim::SimConfig;
+use fasthsl_sim::{Cluster, SimConfig};
 use fasthsl_topology::{Topology, MAX_NODES};
 use serde_json::json;
 
-use crate::bringup::{self, BenchDevice, Testbed};
+use crate::bringup::{self, configured_cards, BenchDevice, Testbed};
 use crate::plot::{self, Panel, Series};
 use crate::rng::Rng;
 
@@ -29,7 +30,7 @@ const HELLO_TIMEOUT_NS: u64 = 5_000_000;
 pub enum Mode {
     /// The message layer's binomial tree of point-to-point messages
     Sw,
-    /// One multicast put from the root, replicated by the routers (not in the router yet)
+    /// One broadcast put from the root, replicated by the routers (driver level)
     Hw,
 }
 
@@ -41,16 +42,12 @@ impl Mode {
         }
     }
 
-    /// The message layer's backend for this mode. The hook for hardware broadcast: when
-    /// the router replicates packets (its own issue), `Hw` maps to the layer's hardware
-    /// backend here and nothing else in the benchmark changes.
+    /// The message layer's backend for this mode. The layer has no hardware backend yet,
+    /// so `Hw` is measured on the driver (one broadcast put, [`measure_hw`]).
     fn backend(self) -> Result<BcastBackend> {
         match self {
             Mode::Sw => Ok(BcastBackend::SoftwareTree),
-            Mode::Hw => bail!(
-                "hardware broadcast not available in this router yet (the router cannot \
-                 replicate packets); use --mode sw"
-            ),
+            Mode::Hw => bail!("the message layer has no hardware broadcast backend yet"),
         }
     }
 }
@@ -109,7 +106,10 @@ checked against the root's data after each broadcast. Between broadcasts every c
 finishes its sends, so each one starts on an idle network.
   sw  the message layer's binomial tree: ceil(log2 N) rounds of point-to-point messages \
 (eager up to 4080 bytes, zero-copy rendezvous above).
-  hw  one put replicated by the routers: not in the router yet; selecting it is an error.
+  hw  one broadcast put (DESC_FLAG_BCAST, range 0..N-1) from the root, replicated by the \
+routers along the topology's broadcast tree, every receiver's NIC writing it at the same \
+address; measured on the driver (the message layer has no hardware backend yet): from \
+the root's put to the last receiver's LMR entry.
 
 Wall time per network is printed on stderr: 64 simulated nodes take a while.
 
@@ -146,7 +146,7 @@ pub struct BcastArgs {
     /// Seed of the broadcast data
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// One JSON object per point: nodes, topology, bytes, mode, latency_ns, rounds
+    /// One JSON object per point: nodes, topology, bytes, mode, latency_ns, rounds (hw: 1)
     #[arg(long)]
     json: bool,
     /// Draw latency against node count (one curve per size and mode) into this PNG
@@ -172,6 +172,16 @@ pub struct Point {
     pub mode: Mode,
     /// Mean latency, modeled ns.
     pub latency_ns: f64,
+}
+
+impl Point {
+    /// Sequential steps: the tree's rounds for sw, one put for hw.
+    fn rounds(&self) -> u32 {
+        match self.mode {
+            Mode::Sw => rounds(self.nodes),
+            Mode::Hw => 1,
+        }
+    }
 }
 
 /// Every node's endpoint, every HELLO exchanged.
@@ -325,6 +335,10 @@ pub fn measure<D: BenchDevice>(
     let mut points = Vec::new();
     let mut describe = None;
     for &mode in modes {
+        if mode == Mode::Hw {
+            points.extend(measure_hw(topo, sizes, root, iterations, &mut rng)?);
+            continue;
+        }
         let cfg = MsgConfig {
             bcast: mode.backend()?,
             ..MsgConfig::default()
@@ -374,6 +388,115 @@ fn sim_bed(t: &Topology, window: usize) -> Result<Testbed<fasthsl_sim::SimDevice
     Testbed::sim(t, SimConfig::default(), |_| window, |_, _| Ok(()))
 }
 
+/// Hardware broadcast on the driver: one put with DESC_FLAG_BCAST to every node from
+/// `root`, landing at the same receive-region address everywhere. Latency: from the put
+/// to the last receiver's LMR entry, polled every cycle; the data is checked everywhere.
+pub fn measure_hw(
+    topo: &Topology,
+    sizes: &[usize],
+    root: u16,
+    iterations: u32,
+    rng: &mut Rng,
+) -> Result<Vec<Point>> {
+    topo.bcast_tables()
+        .with_context(|| format!("{topo}: no hardware broadcast (use --mode sw)"))?;
+    let n = topo.nodes();
+    let r = usize::from(root);
+    let max = sizes.iter().copied().max().unwrap_or(1);
+    let window = max.next_multiple_of(4096) + 4096;
+    let cfg = SimConfig {
+        shared_iova: true,
+        ..SimConfig::default()
+    };
+    let cluster = Cluster::new(topo, cfg).context("building the cluster")?;
+    let mut cards = configured_cards(&cluster, topo, |_| window, |_, _| Ok(()))?;
+    let src = cards[r]
+        .device()
+        .dma_alloc(max)
+        .context("root's source buffer")?;
+    let iova = cards[r].rx_iova()?;
+    for (i, c) in cards.iter().enumerate() {
+        ensure!(
+            c.rx_iova()? == iova,
+            "node {i}'s receive region is not at the root's address: a broadcast lands at one address"
+        );
+    }
+    let dest = fasthsl_topology::bcast_dest(0, (n - 1) as u8);
+    let mut points = Vec::new();
+    for &size in sizes {
+        let mut total = 0;
+        for i in 0..=iterations {
+            let data = rng.bytes(size);
+            cards[r].device().mem_write(&src, 0, &data)?;
+            for (k, c) in cards.iter().enumerate() {
+                if k != r {
+                    c.write_rx(0, &vec![0u8; size])?;
+                }
+            }
+            let t0 = cluster.now_ns();
+            let t = cards[r].put(dest, &src, 0, iova, size, desc_flag::BCAST)?;
+            let mut waiting: Vec<usize> = (0..n).filter(|&k| k != r).collect();
+            let mut last = 0;
+            while !waiting.is_empty() {
+                ensure!(
+                    cluster.now_ns() - t0 < BCAST_TIMEOUT_NS,
+                    "{topo}: hardware broadcast of {size} bytes: {} receivers not done",
+                    waiting.len()
+                );
+                cluster.step(1);
+                let mut still = Vec::new();
+                for k in waiting {
+                    let got = cards[k].poll_lmr()?;
+                    ensure!(
+                        got.len() <= 1,
+                        "node {k}: {} entries for one broadcast",
+                        got.len()
+                    );
+                    match got.first() {
+                        Some(e) => {
+                            ensure!(
+                                usize::from(e.src) == r
+                                    && e.msg_id == t.msg_id
+                                    && e.len as usize == size,
+                                "node {k}: unexpected entry {e:?}"
+                            );
+                            last = cluster.now_ns() - t0;
+                        }
+                        None => still.push(k),
+                    }
+                }
+                waiting = still;
+            }
+            let c = cards[r].wait_completion(&t, BCAST_TIMEOUT_NS)?;
+            ensure!(c.result.is_ok(), "root's broadcast put: {:?}", c.result);
+            let mut got = vec![0u8; size];
+            for (k, c) in cards.iter().enumerate() {
+                if k != r {
+                    c.read_rx(0, &mut got)?;
+                    ensure!(got == data, "node {k} received wrong broadcast data");
+                }
+            }
+            // The first one is the warm-up.
+            if i > 0 {
+                total += last;
+            }
+        }
+        points.push(Point {
+            nodes: n,
+            topology: topo.to_string(),
+            bytes: size,
+            mode: Mode::Hw,
+            latency_ns: total as f64 / f64::from(iterations),
+        });
+    }
+    ensure!(
+        cluster.iommu_fault_count() == 0,
+        "the modeled IOMMU refused DMA accesses: {:?}",
+        cluster.iommu_faults()
+    );
+    Ok(points)
+}
+
 /// `8 B`, `64 KiB`, `1 MiB`: sizes as the plot legend shows them.
 fn size_label(s: usize) -> String {
     if s >= 1 << 20 && s.is_multiple_of(1 << 20) {
@@ -394,8 +517,16 @@ fn rounds(n: usize) -> u32 {
 pub fn run(a: &BcastArgs) -> Result<ExitCode> {
     // An unavailable mode fails before anything is simulated.
     for m in &a.mode {
-        m.backend()?;
+        if *m == Mode::Sw {
+            m.backend()?;
+        }
     }
+    ensure!(
+        a.devices.is_empty() || !a.mode.contains(&Mode::Hw),
+        "--mode hw runs on the simulated cluster only: a hardware broadcast lands at one \
+         address on every node, and the cards behind --device have no shared receive \
+         address yet (use --mode sw with --device)"
+    );
     let topos: Vec<Topology> = if !a.devices.is_empty() {
         ensure!(
             a.topology.len() <= 1,
@@ -469,7 +600,7 @@ pub fn run(a: &BcastArgs) -> Result<ExitCode> {
                             "bytes": p.bytes,
                             "mode": p.mode.name(),
                             "latency_ns": p.latency_ns,
-                            "rounds": rounds(p.nodes),
+                            "rounds": p.rounds(),
                         }),
                         describe.clone()
                     )
@@ -481,7 +612,7 @@ pub fn run(a: &BcastArgs) -> Result<ExitCode> {
                     p.topology,
                     p.bytes,
                     p.mode.name(),
-                    rounds(p.nodes),
+                    p.rounds(),
                     p.latency_ns
                 );
             }
@@ -546,23 +677,12 @@ mod tests {
     }
 
     #[test]
-    fn hardware_mode_is_refused_clearly() {
-        let e = Mode::Hw.backend().unwrap_err().to_string();
-        assert!(
-            e.contains("hardware broadcast not available in this router yet"),
-            "{e}"
-        );
-        let e = measure(
-            &"full:2".parse().unwrap(),
-            sim_bed,
-            &[8],
-            &[Mode::Hw],
-            0,
-            1,
-            1,
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("not available"), "{e}");
+    fn hardware_mode_measures_the_last_receiver() {
+        let mut rng = Rng::new(1);
+        let p = measure_hw(&"ring:4".parse().unwrap(), &[8, 2000], 1, 1, &mut rng).unwrap();
+        assert_eq!(p.len(), 2);
+        assert!(p.iter().all(|p| p.mode == Mode::Hw && p.latency_ns > 0.0));
+        assert!(p[1].latency_ns > p[0].latency_ns, "{p:?}");
     }
 
     #[test]
