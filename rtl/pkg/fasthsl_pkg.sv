@@ -2,7 +2,7 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010002;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010003;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
@@ -23,6 +23,8 @@ package fasthsl_pkg;
   localparam int unsigned ROUTE_ENTRIES = 8;
   // Ports of one router.
   localparam int unsigned ROUTER_PORTS = 8;
+  // Reset value of the router's stall timeout RT_TMO_CYCLES: long enough that only a packet whose sender lost its end (or died) is cut off.
+  localparam int unsigned RT_TMO_CYCLES_RESET = 4096;
   // BAR0 offset of the local router's CSR page on a card (NIC + router).
   localparam int unsigned ROUTER_CSR_BASE = 4096;
   // Size of BAR0, bytes.
@@ -216,6 +218,10 @@ package fasthsl_pkg;
   localparam logic [15:0] RT_EEP_OFFSET = 16'h0030;
   localparam int unsigned RT_EEP_COUNT = 8;
   localparam int unsigned RT_EEP_STRIDE = 4;
+  localparam logic [15:0] RT_TMO_OFFSET = 16'h0050;
+  localparam int unsigned RT_TMO_COUNT = 8;
+  localparam int unsigned RT_TMO_STRIDE = 4;
+  localparam logic [15:0] RT_TMO_CYCLES_OFFSET = 16'h0070;
   localparam logic [15:0] RT_BOUNDS_OFFSET = 16'h0100;
   localparam int unsigned RT_BOUNDS_COUNT = 64;
   localparam int unsigned RT_BOUNDS_STRIDE = 8;

@@ -56,6 +56,9 @@ module rcube_router #(
   route_bounds_t [NPORTS-1:0][ROUTE_ENTRIES-1:0]    entry_bounds;
   logic [NPORTS-1:0][ROUTE_ENTRIES-1:0][2:0]        entry_port;
 
+  logic [NPORTS-1:0] tmo_inc;
+  logic [15:0]       tmo_cycles;
+
   rcube_cfg #(
     .NPORTS(NPORTS)
   ) u_cfg (
@@ -69,6 +72,8 @@ module rcube_router #(
     .cfg_rsp_rdata_o(cfg_rsp_rdata_o),
     .drop_inc_i     (drop_inc),
     .eep_inc_i      (eep_inc),
+    .tmo_inc_i      (tmo_inc),
+    .tmo_cycles_o   (tmo_cycles),
     .entry_valid_o  (entry_valid),
     .entry_bounds_o (entry_bounds),
     .entry_port_o   (entry_port)
@@ -98,8 +103,10 @@ module rcube_router #(
         .pop_i         (pop[i]),
         .pop_port_i    (pop_port[i]),
         .rd_flit_o     (rd_flit[i]),
+        .tmo_cycles_i  (tmo_cycles),
         .drop_o        (drop_inc[i]),
-        .eep_o         (eep_inc[i])
+        .eep_o         (eep_inc[i]),
+        .tmo_o         (tmo_inc[i])
       );
       assign rd_valid[i] = rd_flit[i].valid;
       assign rd_last[i]  = rd_flit[i].last;
@@ -152,6 +159,12 @@ module rcube_router #(
     link_flit_t [NPORTS-1:0]              head_flit;
     logic       [NPORTS-1:0][NPORTS-1:0]  in_req, out_req, out_gnt;
     logic       [NPORTS-1:0]              in_pop;
+
+    // The stall timeout is a VOQ input feature: a FIFO input would need a spare slot
+    // for the EEP flit.
+    assign tmo_inc = '0;
+    logic unused_tmo;
+    assign unused_tmo = ^tmo_cycles;
 
     for (genvar i = 0; i < NPORTS; i++) begin : gen_in
       rcube_input_port #(
