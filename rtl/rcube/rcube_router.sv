@@ -19,7 +19,10 @@ module rcube_router #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,   // flits per input buffer (the link credit pool)
   parameter bit          VOQ       = 1'b1, // virtual output queues + iSLIP (else FIFO inputs)
-  parameter int unsigned ITERS     = 1     // iSLIP iterations per cycle (VOQ only)
+  parameter int unsigned ITERS     = 1,    // iSLIP iterations per cycle (VOQ only)
+  // VOQ only: 1 takes the route lookup of an arriving head out of the allocator's cycle
+  // (a flit waits one cycle in the buffer: zero-load latency 3 cycles per hop, not 2)
+  parameter bit          REG_AVAIL = 1'b0
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -43,8 +46,8 @@ module rcube_router #(
   if (NPORTS < 2 || NPORTS > ROUTER_PORTS) begin : gen_nports_check
     $error("rcube_router: NPORTS must be 2..ROUTER_PORTS");
   end
-  if (BUF_DEPTH < 1) begin : gen_depth_check
-    $error("rcube_router: BUF_DEPTH must be at least 1");
+  if (BUF_DEPTH < 1 || BUF_DEPTH > 2048) begin : gen_depth_check
+    $error("rcube_router: BUF_DEPTH must be 1..2048 (12-bit credit counters)");
   end
   if (VOQ && (ITERS < 1 || ITERS > NPORTS)) begin : gen_iters_check
     $error("rcube_router: ITERS must be 1..NPORTS");
@@ -90,7 +93,8 @@ module rcube_router #(
     for (genvar i = 0; i < NPORTS; i++) begin : gen_in
       rcube_voq_input #(
         .NPORTS   (NPORTS),
-        .BUF_DEPTH(BUF_DEPTH)
+        .BUF_DEPTH(BUF_DEPTH),
+        .REG_AVAIL(REG_AVAIL)
       ) u_in (
         .clk_i         (clk_i),
         .rst_ni        (rst_ni),

@@ -30,6 +30,9 @@ module rcube_voq_buffer #(
   parameter int unsigned NQ    = 8,
   parameter int unsigned DEPTH = 16,
   parameter int unsigned W     = 66,
+  // 1: avail_o leaves out this cycle's push (a flit can be popped from the cycle after
+  // it arrived), so it comes from flops, not from the writer's route lookup.
+  parameter bit          REG_AVAIL = 1'b0,
   localparam int unsigned QW   = (NQ > 1) ? $clog2(NQ) : 1,
   localparam int unsigned CntW = $clog2(DEPTH + 1)
 ) (
@@ -60,7 +63,7 @@ module rcube_voq_buffer #(
 
   always_comb begin
     for (int unsigned q = 0; q < NQ; q++) avail_o[q] = (cnt_q[q] != '0);
-    if (push_i || inj_i) avail_o[push_q_i] = 1'b1;
+    if ((push_i && !REG_AVAIL) || inj_i) avail_o[push_q_i] = 1'b1;
   end
   assign count_o = cnt_q;
 

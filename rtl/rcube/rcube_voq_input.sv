@@ -19,6 +19,7 @@
 module rcube_voq_input #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,
+  parameter bit          REG_AVAIL = 1'b0,   // see rcube_voq_buffer
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
 ) (
@@ -110,7 +111,8 @@ module rcube_voq_input #(
   rcube_voq_buffer #(
     .NQ   (NPORTS),
     .DEPTH(BUF_DEPTH),
-    .W    (66)
+    .W    (66),
+    .REG_AVAIL(REG_AVAIL)
   ) u_buf (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

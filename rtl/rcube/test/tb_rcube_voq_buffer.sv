@@ -8,12 +8,14 @@
 //     the buffer kept near full; after draining, the whole buffer is usable again
 //     (no slot leaked from the free list).
 //   - a flit offered with inj_i reaches rd_data_o if popped at once and takes no slot.
-// Instances: 8 queues / 16 and 512 slots (the router), 5 / 7 (not powers of two), 3 / 2.
+// Instances: 8 queues / 16 and 512 slots (the router), 5 / 7 (not powers of two), 3 / 2,
+// and 8 / 16 with REG_AVAIL (a flit is available from the cycle after its push).
 
 module tb_rcube_voq_buffer_env #(
   parameter int NQ     = 8,
   parameter int DEPTH  = 16,
-  parameter int CYCLES = 40000
+  parameter int CYCLES = 40000,
+  parameter bit REG_AVAIL = 1'b0
 ) (
   output logic done_o
 );
@@ -33,7 +35,7 @@ module tb_rcube_voq_buffer_env #(
   logic [NQ-1:0]           avail;
   logic [NQ-1:0][CntW-1:0] count;
 
-  rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W)) dut (
+  rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .push_i(push), .inj_i(inj), .push_q_i(push_q), .push_data_i(push_data),
     .avail_o(avail), .pop_i(pop), .pop_q_i(pop_q),
@@ -42,7 +44,7 @@ module tb_rcube_voq_buffer_env #(
   );
 
   string name;
-  initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d]", NQ, DEPTH);
+  initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d%s]", NQ, DEPTH, REG_AVAIL ? " reg" : "");
 
   // Power-of-two size: Verilator 5.006 miscompiles other sizes of queue arrays.
   logic [W-1:0] model[1 << QW][$];
@@ -68,7 +70,7 @@ module tb_rcube_voq_buffer_env #(
         $fatal(1, "%s: popped %h, want %h", name, rd_data, exp_data);
       if (has_free != (occ < DEPTH)) $fatal(1, "%s: has_free %b with %0d of %0d", name, has_free, occ, DEPTH);
       for (int q = 0; q < NQ; q++) begin
-        automatic bit want = (model[q].size() != 0) || ((push || inj) && int'(push_q) == q);
+        automatic bit want = (model[q].size() != 0) || (((push && !REG_AVAIL) || inj) && int'(push_q) == q);
         if (avail[q] != want) $fatal(1, "%s: avail[%0d] = %b, want %b", name, q, avail[q], want);
         if (int'(count[q]) != model[q].size())
           $fatal(1, "%s: count[%0d] = %0d, want %0d", name, q, count[q], model[q].size());
@@ -117,7 +119,7 @@ module tb_rcube_voq_buffer_env #(
         int cand[$];
         cand.delete();   // static: declared in an always block
         for (int q = spare_q0 ? 1 : 0; q < NQ; q++) begin
-          if (model[q].size() != 0 || ((push || inj) && int'(push_q) == q)) cand.push_back(q);
+          if (model[q].size() != 0 || (((push && !REG_AVAIL) || inj) && int'(push_q) == q)) cand.push_back(q);
         end
         if (cand.size() != 0) begin
           pop = 1'b1;
@@ -157,7 +159,8 @@ module tb_rcube_voq_buffer_env #(
       push_pct = 100; pop_pct = 100;
       repeat (200) @(negedge clk);
       drain();
-      if (n_byp == b0) $fatal(1, "%s: no same-cycle bypass pop was exercised", name);
+      if (!REG_AVAIL && n_byp == b0) $fatal(1, "%s: no same-cycle bypass pop was exercised", name);
+      if (REG_AVAIL && n_byp != 0) $fatal(1, "%s: a flit was popped in the cycle it arrived", name);
     end
     // Queue 0 holds all slots but one; the other queues keep moving through that one.
     begin
@@ -169,7 +172,9 @@ module tb_rcube_voq_buffer_env #(
       p0 = n_pops;
       pop_pct = 100;
       repeat (50) @(negedge clk);
-      if (n_pops - p0 < 45) $fatal(1, "%s: a hogging queue 0 slowed the others (%0d pops in 50)",
+      // One free slot turns over every cycle, or every other cycle when a flit cannot
+      // leave in the cycle it arrives (REG_AVAIL).
+      if (n_pops - p0 < (REG_AVAIL ? 23 : 45)) $fatal(1, "%s: a hogging queue 0 slowed the others (%0d pops in 50)",
                                    name, n_pops - p0);
       if (model[0].size() != DEPTH - 1) $fatal(1, "tb: queue 0 changed");
       spare_q0 = 1'b0;
@@ -197,13 +202,14 @@ module tb_rcube_voq_buffer_env #(
 endmodule
 
 module tb_rcube_voq_buffer;
-  logic d0, d1, d2, d3;
+  logic d0, d1, d2, d3, d4;
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16)) u8 (.done_o(d0));
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(512), .CYCLES(20000)) u8d (.done_o(d3));
+  tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16), .REG_AVAIL(1'b1)) u8r (.done_o(d4));
   tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7)) u5 (.done_o(d1));
   tb_rcube_voq_buffer_env #(.NQ(3), .DEPTH(2), .CYCLES(10000)) u3 (.done_o(d2));
   initial begin
-    wait (d0 && d1 && d2 && d3);
+    wait (d0 && d1 && d2 && d3 && d4);
     $display("tb_rcube_voq_buffer: PASS");
     $finish;
   end
