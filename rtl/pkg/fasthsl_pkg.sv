@@ -29,6 +29,8 @@ package fasthsl_pkg;
   localparam int unsigned BCAST_PKT_FLITS = 13;
   // Ports of one router.
   localparam int unsigned ROUTER_PORTS = 8;
+  // Reset value of the router's stall timeout RT_TMO_CYCLES: long enough that only a packet whose sender lost its end (or died) is cut off.
+  localparam int unsigned RT_TMO_CYCLES_RESET = 4096;
   // BAR0 offset of the local router's CSR page on a card (NIC + router).
   localparam int unsigned ROUTER_CSR_BASE = 4096;
   // Size of BAR0, bytes.
@@ -229,6 +231,10 @@ package fasthsl_pkg;
   localparam logic [15:0] RT_EEP_OFFSET = 16'h0030;
   localparam int unsigned RT_EEP_COUNT = 8;
   localparam int unsigned RT_EEP_STRIDE = 4;
+  localparam logic [15:0] RT_TMO_OFFSET = 16'h0070;
+  localparam int unsigned RT_TMO_COUNT = 8;
+  localparam int unsigned RT_TMO_STRIDE = 4;
+  localparam logic [15:0] RT_TMO_CYCLES_OFFSET = 16'h0090;
   localparam logic [15:0] RT_BOUNDS_OFFSET = 16'h0100;
   localparam int unsigned RT_BOUNDS_COUNT = 64;
   localparam int unsigned RT_BOUNDS_STRIDE = 8;

@@ -1,4 +1,5 @@
-// Router CSR page: identification, per-input event counters and the routing tables.
+// Router CSR page: identification, per-input event counters, the stall timeout and the
+// routing tables.
 //
 // Offsets come from the generated contract package: a register array is decoded by
 // subtracting its base and dividing by its stride (constants, so this is bit slicing
@@ -29,6 +30,9 @@ module rcube_cfg #(
   // counter events, one bit per input
   input  logic [NPORTS-1:0]                                                     drop_inc_i,
   input  logic [NPORTS-1:0]                                                     eep_inc_i,
+  input  logic [NPORTS-1:0]                                                     tmo_inc_i,
+  // stall timeout of the inputs (RT_TMO_CYCLES; 0: off)
+  output logic [15:0]                                                           tmo_cycles_o,
   // routing tables, [input][entry]
   output logic [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0]                     entry_valid_o,
   output fasthsl_pkg::route_bounds_t [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0] entry_bounds_o,
@@ -64,11 +68,13 @@ module rcube_cfg #(
   // ---- decode ----
   localparam int unsigned DropRegs = (NPORTS < RT_DROP_COUNT) ? NPORTS : RT_DROP_COUNT;
   localparam int unsigned EepRegs  = (NPORTS < RT_EEP_COUNT) ? NPORTS : RT_EEP_COUNT;
+  localparam int unsigned TmoRegs  = (NPORTS < RT_TMO_COUNT) ? NPORTS : RT_TMO_COUNT;
 
-  logic              is_bounds, is_ctrl, is_drop, is_eep, is_bc_mask, is_bc_bounds;
+  logic              is_bounds, is_ctrl, is_drop, is_eep, is_tmo, is_tmo_cycles;
+  logic              is_bc_mask, is_bc_bounds;
   logic [PortW-1:0]  bc_mask_idx, bc_in_idx, bc_out_idx;
   logic [EntryW-1:0] bounds_idx, ctrl_idx;
-  logic [PortW-1:0]  drop_idx, eep_idx;
+  logic [PortW-1:0]  drop_idx, eep_idx, tmo_idx;
   always_comb begin
     is_bounds  = in_array(cfg_req_addr_i, RT_BOUNDS_OFFSET, RT_BOUNDS_STRIDE, NEntries);
     is_ctrl    = in_array(cfg_req_addr_i, RT_CTRL_OFFSET, RT_CTRL_STRIDE, NEntries);
@@ -89,6 +95,9 @@ module rcube_cfg #(
                         ROUTER_PORTS);
     bc_out_idx = PortW'(idx_of(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE) %
                         ROUTER_PORTS);
+    is_tmo     = in_array(cfg_req_addr_i, RT_TMO_OFFSET, RT_TMO_STRIDE, TmoRegs);
+    tmo_idx    = PortW'(idx_of(cfg_req_addr_i, RT_TMO_OFFSET, RT_TMO_STRIDE));
+    is_tmo_cycles = (cfg_req_addr_i == 12'(RT_TMO_CYCLES_OFFSET));
   end
 
   // ---- broadcast tables ----
@@ -116,7 +125,9 @@ module rcube_cfg #(
   assign entry_port_o   = port_q;
 
   // ---- counters ----
-  logic [NPORTS-1:0][31:0] drop_cnt_q, eep_cnt_q;
+  logic [NPORTS-1:0][31:0] drop_cnt_q, eep_cnt_q, tmo_cnt_q;
+  logic [15:0]             tmo_cycles_q;
+  assign tmo_cycles_o = tmo_cycles_q;
 
   // ---- read mux ----
   logic [31:0] rdata;
@@ -126,6 +137,8 @@ module rcube_cfg #(
     if (cfg_req_addr_i == 12'(RT_PORTS_OFFSET)) rdata = 32'(NPORTS);
     if (is_drop)   rdata = drop_cnt_q[drop_idx];
     if (is_eep)    rdata = eep_cnt_q[eep_idx];
+    if (is_tmo)    rdata = tmo_cnt_q[tmo_idx];
+    if (is_tmo_cycles) rdata = 32'(tmo_cycles_q);
     if (is_bounds) rdata = bounds_q[bounds_idx];
     if (is_ctrl)   rdata = route_ctrl_t'{valid: valid_q[ctrl_idx], rsvd3: '0,
                                          port: port_q[ctrl_idx]};
@@ -149,9 +162,12 @@ module rcube_cfg #(
       bc_en_q     <= '0;
       bc_lo_q     <= '0;
       bc_hi_q     <= '0;
+      tmo_cnt_q   <= '0;
+      tmo_cycles_q <= 16'(RT_TMO_CYCLES_RESET);
       rsp_valid_q <= 1'b0;
       rsp_rdata_q <= '0;
     end else begin
+      if (wr_req && is_tmo_cycles) tmo_cycles_q <= cfg_req_wdata_i[15:0];
       if (wr_req && is_bounds) bounds_q[bounds_idx] <= route_bounds_t'(cfg_req_wdata_i);
       if (wr_req && is_ctrl) begin
         valid_q[ctrl_idx] <= wr_ctrl.valid;
@@ -165,6 +181,7 @@ module rcube_cfg #(
       for (int unsigned i = 0; i < NPORTS; i++) begin
         if (drop_inc_i[i]) drop_cnt_q[i] <= drop_cnt_q[i] + 32'd1;
         if (eep_inc_i[i])  eep_cnt_q[i]  <= eep_cnt_q[i] + 32'd1;
+        if (tmo_inc_i[i])  tmo_cnt_q[i]  <= tmo_cnt_q[i] + 32'd1;
       end
       rsp_valid_q <= rd_req;
       if (rd_req) rsp_rdata_q <= rdata;

@@ -19,7 +19,10 @@ module rcube_router #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,   // flits per input buffer (the link credit pool)
   parameter bit          VOQ       = 1'b1, // virtual output queues + iSLIP (else FIFO inputs)
-  parameter int unsigned ITERS     = 1     // iSLIP iterations per cycle (VOQ only)
+  parameter int unsigned ITERS     = 1,    // iSLIP iterations per cycle (VOQ only)
+  // VOQ only: 1 takes the route lookup of an arriving head out of the allocator's cycle
+  // (a flit waits one cycle in the buffer: zero-load latency 3 cycles per hop, not 2)
+  parameter bit          REG_AVAIL = 1'b0
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -43,8 +46,8 @@ module rcube_router #(
   if (NPORTS < 2 || NPORTS > ROUTER_PORTS) begin : gen_nports_check
     $error("rcube_router: NPORTS must be 2..ROUTER_PORTS");
   end
-  if (BUF_DEPTH < 1) begin : gen_depth_check
-    $error("rcube_router: BUF_DEPTH must be at least 1");
+  if (BUF_DEPTH < 1 || BUF_DEPTH > 2048) begin : gen_depth_check
+    $error("rcube_router: BUF_DEPTH must be 1..2048 (12-bit credit counters)");
   end
   if (VOQ && (ITERS < 1 || ITERS > NPORTS)) begin : gen_iters_check
     $error("rcube_router: ITERS must be 1..NPORTS");
@@ -57,6 +60,9 @@ module rcube_router #(
   logic [NPORTS-1:0][ROUTE_ENTRIES-1:0][2:0]        entry_port;
   logic [NPORTS-1:0][NPORTS-1:0]                    bc_en;
   logic [NPORTS-1:0][NPORTS-1:0][7:0]               bc_lo, bc_hi;
+
+  logic [NPORTS-1:0] tmo_inc;
+  logic [15:0]       tmo_cycles;
 
   rcube_cfg #(
     .NPORTS(NPORTS)
@@ -71,6 +77,8 @@ module rcube_router #(
     .cfg_rsp_rdata_o(cfg_rsp_rdata_o),
     .drop_inc_i     (drop_inc),
     .eep_inc_i      (eep_inc),
+    .tmo_inc_i      (tmo_inc),
+    .tmo_cycles_o   (tmo_cycles),
     .entry_valid_o  (entry_valid),
     .entry_bounds_o (entry_bounds),
     .entry_port_o   (entry_port),
@@ -93,7 +101,8 @@ module rcube_router #(
       rcube_voq_input #(
         .NPORTS   (NPORTS),
         .BUF_DEPTH(BUF_DEPTH),
-        .INPORT   (i)
+        .INPORT   (i),
+        .REG_AVAIL(REG_AVAIL)
       ) u_in (
         .clk_i         (clk_i),
         .rst_ni        (rst_ni),
@@ -113,8 +122,10 @@ module rcube_router #(
         .pop_bc_i      (pop_bc[i]),
         .bc_start_i    (bc_start[i]),
         .rd_flit_o     (rd_flit[i]),
+        .tmo_cycles_i  (tmo_cycles),
         .drop_o        (drop_inc[i]),
-        .eep_o         (eep_inc[i])
+        .eep_o         (eep_inc[i]),
+        .tmo_o         (tmo_inc[i])
       );
       assign rd_valid[i] = rd_flit[i].valid;
       assign rd_last[i]  = rd_flit[i].last;
@@ -169,6 +180,12 @@ module rcube_router #(
     link_flit_t [NPORTS-1:0]              head_flit;
     logic       [NPORTS-1:0][NPORTS-1:0]  in_req, out_req, out_gnt;
     logic       [NPORTS-1:0]              in_pop;
+
+    // The stall timeout is a VOQ input feature: a FIFO input would need a spare slot
+    // for the EEP flit.
+    assign tmo_inc = '0;
+    logic unused_tmo;
+    assign unused_tmo = ^tmo_cycles;
 
     for (genvar i = 0; i < NPORTS; i++) begin : gen_in
       rcube_input_port #(

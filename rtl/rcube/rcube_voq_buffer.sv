@@ -8,14 +8,31 @@
 //
 // One push and one pop per cycle. A pop is scheduled one cycle ahead: pop_i in cycle
 // c takes the front of queue pop_q_i at the edge and rd_data_o shows it during c+1.
-// That read is synchronous, so the memory can be a block RAM; the flit being pushed
-// in the same cycle may be popped at once (it bypasses the memory), which is what
-// keeps a router hop at 2 cycles. avail_o says which queues may be popped this cycle.
-// The free list is a FIFO of slot numbers (no priority encoder over DEPTH bits).
+// The flit pushed in the same cycle may be popped at once (it bypasses the memory),
+// which is what keeps a router hop at 2 cycles. avail_o says which queues may be
+// popped this cycle. inj_i offers push_data_i to an empty queue push_q_i for this
+// cycle only, without a slot: it is taken if popped now (bypass) and forgotten if not
+// (the router input uses it to end a stalled packet with an EEP flit).
+//
+// Deep buffers have to live in block RAM, which reads synchronously: address in cycle
+// c, data in c+1. All three memories (flits, `next` links, free list) are used that
+// way, one write and one read port each, and nothing is ever read combinationally
+// from them:
+// - the flit of the popped head is read at the pop edge (it is needed in c+1 anyway);
+// - each queue keeps its second slot (h2) next to its head, so a pop knows the new
+//   head at once; the new second slot, next[h2], is read at the pop edge and used
+//   from the read register in the following cycle (fix_*), until it is stored in h2;
+// - the free list's head is a register (or the free-list RAM's read register) refilled
+//   one cycle ahead; a slot released while that head is empty goes straight into it;
+//   slots never used since reset are handed out by a counter, so the RAMs need no
+//   initialisation.
 module rcube_voq_buffer #(
   parameter int unsigned NQ    = 8,
   parameter int unsigned DEPTH = 16,
   parameter int unsigned W     = 66,
+  // 1: avail_o leaves out this cycle's push (a flit can be popped from the cycle after
+  // it arrived), so it comes from flops, not from the writer's route lookup.
+  parameter bit          REG_AVAIL = 1'b0,
   localparam int unsigned QW   = (NQ > 1) ? $clog2(NQ) : 1,
   localparam int unsigned CntW = $clog2(DEPTH + 1)
 ) (
@@ -23,6 +40,7 @@ module rcube_voq_buffer #(
   input  logic                     rst_ni,
   // write side: at most one entry per cycle, into queue push_q_i
   input  logic                     push_i,
+  input  logic                     inj_i,        // offer without a slot (see above); not with push_i
   input  logic [QW-1:0]            push_q_i,
   input  logic [W-1:0]             push_data_i,
   // read side
@@ -31,80 +49,150 @@ module rcube_voq_buffer #(
   input  logic [QW-1:0]            pop_q_i,
   output logic                     rd_valid_o,   // the entry popped at the last edge
   output logic [W-1:0]             rd_data_o,
-  output logic [NQ-1:0][CntW-1:0]  count_o       // entries per queue (for tests, status)
+  output logic [NQ-1:0][CntW-1:0]  count_o,      // entries per queue (for tests, status)
+  output logic                     has_free_o    // a slot is free (at the start of the cycle)
 );
   localparam int unsigned AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
 
-  logic [W-1:0]             mem_q [DEPTH];
-  logic [DEPTH-1:0][AW-1:0] next_q;
-  logic [NQ-1:0][AW-1:0]    head_q, tail_q;
-  logic [NQ-1:0][CntW-1:0]  cnt_q;
-  logic [DEPTH-1:0][AW-1:0] free_q;
-  logic [AW-1:0]            free_rd_q, free_wr_q;
-  logic [CntW-1:0]          free_cnt_q;
+  // ---- queue state ----
+  logic [NQ-1:0][AW-1:0]   head_q, h2_q, tail_q;
+  logic [NQ-1:0][CntW-1:0] cnt_q;
+  logic                    fix_q;      // next_rd_q holds the new h2 of queue fix_qn_q
+  logic [QW-1:0]           fix_qn_q;
+  logic [AW-1:0]           next_rd_q;
+
+  always_comb begin
+    for (int unsigned q = 0; q < NQ; q++) avail_o[q] = (cnt_q[q] != '0);
+    if ((push_i && !REG_AVAIL) || inj_i) avail_o[push_q_i] = 1'b1;
+  end
+  assign count_o = cnt_q;
+
+  // ---- free list: head register, RAM FIFO behind it, fresh-slot counter ----
+  logic [AW-1:0]   fhead_q, free_rd_q;   // free_rd_q: the free-list RAM's read register
+  logic            fhead_v_q, fhead_ram_q;
+  logic [AW-1:0]   fl_rptr_q, fl_wptr_q;
+  logic [CntW-1:0] fl_cnt_q;             // entries in the free-list RAM
+  logic [CntW-1:0] fresh_q;              // slots fresh_q..DEPTH-1 never used since reset
+
+  logic [AW-1:0] wr_slot, fhead;
+  assign fhead   = fhead_ram_q ? free_rd_q : fhead_q;
+  assign wr_slot = fhead_v_q ? fhead : AW'(fresh_q);
+  // The free-list RAM is only non-empty while its head is valid.
+  assign has_free_o = fhead_v_q || fresh_q != CntW'(DEPTH);
 
   function automatic logic [AW-1:0] wrap_inc(logic [AW-1:0] p);
     return (p == AW'(DEPTH - 1)) ? '0 : p + 1'b1;
   endfunction
 
-  // ---- status ----
-  always_comb begin
-    for (int unsigned q = 0; q < NQ; q++) avail_o[q] = (cnt_q[q] != '0);
-    if (push_i) avail_o[push_q_i] = 1'b1;
-  end
-  assign count_o = cnt_q;
+  // ---- this cycle's pop ----
+  logic [CntW-1:0] pop_cnt;
+  logic            pop_empty;      // popping what is offered in this very cycle (bypass)
+  logic [AW-1:0]   pop_h2;         // second slot of the popped queue, fix applied
+  logic [AW-1:0]   rel_slot;       // slot freed by the pop
+  logic            rel;            // a slot goes back to the free list
+  assign pop_cnt   = cnt_q[pop_q_i];
+  assign pop_empty = (pop_cnt == '0);
+  assign pop_h2    = (fix_q && fix_qn_q == pop_q_i) ? next_rd_q : h2_q[pop_q_i];
+  assign rel_slot  = head_q[pop_q_i];
+  // A bypassed push or an injection never takes a slot.
+  assign rel       = pop_i && !pop_empty;
 
-  // ---- slot bookkeeping ----
-  logic [AW-1:0] wr_slot, rel_slot;
-  logic          pop_empty;   // popping the entry pushed in this very cycle
-  assign wr_slot   = free_q[free_rd_q];
-  assign pop_empty = (cnt_q[pop_q_i] == '0);
-  assign rel_slot  = pop_empty ? wr_slot : head_q[pop_q_i];
+  // Free-list refill: the head is needed again when it is used now or empty.
+  logic push_stored;              // the pushed entry takes a slot (not bypassed)
+  logic take_fhead, take_fresh, need_fhead, fl_read, rel_to_head, fl_write;
+  always_comb begin
+    push_stored = push_i && !(pop_i && pop_empty);
+    take_fhead  = push_stored && fhead_v_q;
+    take_fresh  = push_stored && !fhead_v_q;
+    need_fhead  = take_fhead || !fhead_v_q;
+    fl_read     = need_fhead && fl_cnt_q != '0;
+    rel_to_head = need_fhead && fl_cnt_q == '0 && rel;
+    fl_write    = rel && !rel_to_head;
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int unsigned s = 0; s < DEPTH; s++) free_q[s] <= AW'(s);
-      free_rd_q  <= '0;
-      free_wr_q  <= '0;
-      free_cnt_q <= CntW'(DEPTH);
-      head_q     <= '0;
-      tail_q     <= '0;
-      cnt_q      <= '0;
+      fhead_q     <= '0;
+      fhead_v_q   <= 1'b0;
+      fhead_ram_q <= 1'b0;
+      fl_rptr_q   <= '0;
+      fl_wptr_q   <= '0;
+      fl_cnt_q    <= '0;
+      fresh_q     <= '0;
     end else begin
-      if (push_i) free_rd_q <= wrap_inc(free_rd_q);
-      if (pop_i) begin
-        free_q[free_wr_q] <= rel_slot;
-        free_wr_q         <= wrap_inc(free_wr_q);
-      end
-      free_cnt_q <= free_cnt_q - CntW'(push_i) + CntW'(pop_i);
+      if (take_fresh) fresh_q <= fresh_q + 1'b1;
+      if (fl_read) fl_rptr_q <= wrap_inc(fl_rptr_q);
+      if (fl_write) fl_wptr_q <= wrap_inc(fl_wptr_q);
+      fl_cnt_q <= fl_cnt_q + CntW'(fl_write) - CntW'(fl_read);
+      // The head is copied out of the RAM read register whenever it stays, so that
+      // register only has to hold for one cycle.
+      fhead_q     <= rel_to_head ? rel_slot : fhead;
+      fhead_ram_q <= fl_read;
+      if (need_fhead) fhead_v_q <= fl_read || rel_to_head;
+    end
+  end
 
-      // Queue pointers: the pushed slot is linked behind the tail unless the queue
-      // is empty once this cycle's pop is taken out, in which case it becomes the head.
-      if (pop_i && !pop_empty) head_q[pop_q_i] <= next_q[head_q[pop_q_i]];
-      if (push_i) begin
+  logic [AW-1:0] free_mem_q [DEPTH];
+  always_ff @(posedge clk_i) begin
+    if (fl_write) free_mem_q[fl_wptr_q] <= rel_slot;
+    if (fl_read) free_rd_q <= free_mem_q[fl_rptr_q];
+  end
+
+  // ---- queue pointers ----
+  logic          link_push;        // push behind an existing tail: write next[tail]
+  logic          read_next;        // new h2 is next[pop_h2], read at this edge
+  logic [AW-1:0] push_tail;
+  assign push_tail = tail_q[push_q_i];
+  always_comb begin
+    link_push = push_i && cnt_q[push_q_i] != '0;
+    read_next = pop_i && pop_cnt > CntW'(2);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      head_q   <= '0;
+      h2_q     <= '0;
+      tail_q   <= '0;
+      cnt_q    <= '0;
+      fix_q    <= 1'b0;
+      fix_qn_q <= '0;
+    end else begin
+      if (fix_q) h2_q[fix_qn_q] <= next_rd_q;
+      fix_q    <= read_next;
+      fix_qn_q <= pop_q_i;
+      // pop first, then the push sees the queue as the pop left it
+      if (pop_i && !pop_empty) head_q[pop_q_i] <= pop_h2;
+      if (push_stored) begin
         tail_q[push_q_i] <= wr_slot;
-        if (cnt_q[push_q_i] - CntW'(pop_i && pop_q_i == push_q_i) == '0) begin
-          head_q[push_q_i] <= wr_slot;
-        end
+        unique case (cnt_q[push_q_i] - CntW'(pop_i && pop_q_i == push_q_i))
+          CntW'(0): head_q[push_q_i] <= wr_slot;
+          CntW'(1): h2_q[push_q_i]   <= wr_slot;
+          default: ;
+        endcase
       end
       for (int unsigned q = 0; q < NQ; q++) begin
-        cnt_q[q] <= cnt_q[q] + CntW'(push_i && push_q_i == QW'(q))
-                             - CntW'(pop_i && pop_q_i == QW'(q));
+        cnt_q[q] <= cnt_q[q] + CntW'(push_stored && push_q_i == QW'(q))
+                             - CntW'(rel && pop_q_i == QW'(q));
       end
     end
   end
 
-  // ---- storage and the registered read ----
-  // No reset on the memory, the links or the read register, so they can map to RAM; a
-  // link is only read after it was written (a queue of two or more entries).
-  logic [W-1:0] rd_mem_q, byp_data_q;
-  logic         byp_q, rd_valid_q;
+  // ---- memories: flits and links, one write + one synchronous read port each ----
+  // A link is only read once written (a queue of three or more entries; with two,
+  // the pushed slot becomes h2 directly), and the slots read are never the one
+  // written in the same cycle, so read-during-write behaviour does not matter.
+  logic [W-1:0]  mem_q  [DEPTH];
+  logic [AW-1:0] next_q [DEPTH];
+  logic [W-1:0]  rd_mem_q, byp_data_q;
   always_ff @(posedge clk_i) begin
-    if (push_i && cnt_q[push_q_i] != '0) next_q[tail_q[push_q_i]] <= wr_slot;
     if (push_i) mem_q[wr_slot] <= push_data_i;
-    rd_mem_q   <= mem_q[head_q[pop_q_i]];
+    if (pop_i) rd_mem_q <= mem_q[head_q[pop_q_i]];
+    if (link_push) next_q[push_tail] <= wr_slot;
+    if (read_next) next_rd_q <= next_q[pop_h2];
     byp_data_q <= push_data_i;
   end
+
+  logic byp_q, rd_valid_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       byp_q      <= 1'b0;
@@ -118,10 +206,21 @@ module rcube_voq_buffer #(
   assign rd_data_o  = byp_q ? byp_data_q : rd_mem_q;
 
 `ifndef SYNTHESIS
+  logic [CntW:0] in_use;
+  always_comb begin
+    in_use = '0;
+    for (int unsigned q = 0; q < NQ; q++) in_use += (CntW + 1)'(cnt_q[q]);
+  end
   always_ff @(posedge clk_i or negedge rst_ni) begin : a_protocol
     if (rst_ni) begin
-      assert (!push_i || free_cnt_q != '0) else $error("rcube_voq_buffer: push with no free slot");
+      assert (!push_i || in_use < (CntW + 1)'(DEPTH))
+        else $error("rcube_voq_buffer: push with no free slot");
       assert (!pop_i || avail_o[pop_q_i]) else $error("rcube_voq_buffer: pop of an empty queue");
+      assert (!(push_i && inj_i)) else $error("rcube_voq_buffer: push and inject together");
+      assert (!inj_i || cnt_q[push_q_i] == '0) else $error("rcube_voq_buffer: inject into a busy queue");
+      // every slot used since reset is in a queue, in the free list or its head
+      assert (32'(in_use) + 32'(fl_cnt_q) + 32'(fhead_v_q) == 32'(fresh_q))
+        else $error("rcube_voq_buffer: slot accounting broken");
     end
   end
 `endif

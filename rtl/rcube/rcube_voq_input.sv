@@ -14,10 +14,20 @@
 // of the queue's front packet (bc_mask_o); the arriving head's set bypasses the FIFO
 // like its flit bypasses the buffer. An empty set (a range with no node behind this
 // router's tree ports) drops the packet like an unroutable unicast.
+//
+// Stall timeout: a packet whose next flit has not come for tmo_cycles_i cycles while
+// the buffer had room (so the sender held a credit and did not use it) lost its end,
+// e.g. on a faulty link, and would hold its output (wormhole) until this input sends
+// again. Once its queue has drained, it is ended with an EEP flit offered to the
+// buffer without a slot (inj_i): that flit is popped through the connection like any
+// last flit, which closes it, returns no credit and is counted (tmo_o). A flit that
+// arrives after all starts a new packet (its receiver drops it as malformed).
+// A dropped (unroutable) packet is just ended.
 module rcube_voq_input #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,
   parameter int unsigned INPORT    = 0,   // this input's port number
+  parameter bit          REG_AVAIL = 1'b0,   // see rcube_voq_buffer
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
   localparam int unsigned QW       = $clog2(NPORTS + 1),
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
@@ -47,9 +57,12 @@ module rcube_voq_input #(
   input  logic                                                       bc_start_i,
   // the flit popped at the last edge, on its way through the crossbar
   output fasthsl_link_pkg::link_flit_t                               rd_flit_o,
+  // stall timeout in cycles (RT_TMO_CYCLES), 0: off
+  input  logic [15:0]                                                tmo_cycles_i,
   // event pulses for the counters
   output logic                                                       drop_o,
-  output logic                                                       eep_o
+  output logic                                                       eep_o,
+  output logic                                                       tmo_o
 );
   import fasthsl_link_pkg::*;
 
@@ -90,11 +103,30 @@ module rcube_voq_input #(
     .port_o        (lookup_port)
   );
 
+  // ---- stall timeout ----
+  logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
+  logic        expired, inj, inj_taken, has_free;
+  logic [NPORTS:0][CntW-1:0]   count;   // per queue, the broadcast queue last
+  // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
+  assign expired   = in_pkt_q && !in_flit_i.valid && tmo_cycles_i != '0 && idle_q >= tmo_cycles_i;
+  assign inj       = expired && !pkt_drop_q && count[pkt_port_q] == '0;
+  // The EEP leaves through the queue the packet was in: the broadcast queue for a
+  // broadcast (its connection holds the whole output set until this last flit).
+  assign inj_taken = inj && ((pkt_port_q == QW'(NPORTS)) ? pop_bc_i
+                                                         : pop_i && QW'(pop_port_i) == pkt_port_q);
+  always_comb begin
+    idle_d    = idle_q;
+    if (!in_pkt_q || in_flit_i.valid) idle_d = '0;
+    else if (has_free && idle_q != '1) idle_d = idle_q + 16'd1;
+  end
+  assign tmo_o = inj_taken || (expired && pkt_drop_q);
+
   always_comb begin
     in_pkt_d   = in_pkt_q;
     pkt_port_d = pkt_port_q;
     pkt_drop_d = pkt_drop_q;
     if (in_flit_i.valid) in_pkt_d = !in_flit_i.last;
+    if (tmo_o) in_pkt_d = 1'b0;
     if (is_head) begin
       pkt_port_d = is_bcast ? QW'(NPORTS) : QW'(lookup_port);
       pkt_drop_d = is_bcast ? (bc_fwd == '0) : !lookup_hit;
@@ -111,25 +143,28 @@ module rcube_voq_input #(
 
   logic                          rd_valid;
   logic [65:0]                   rd_data;
-  logic [NPORTS:0][CntW-1:0]     unused_count;
   logic [NPORTS:0]               q_avail;
 
   rcube_voq_buffer #(
     .NQ   (NPORTS + 1),
     .DEPTH(BUF_DEPTH),
-    .W    (66)
+    .W    (66),
+    .REG_AVAIL(REG_AVAIL)
   ) u_buf (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .push_i     (push),
+    .inj_i      (inj),
     .push_q_i   (pkt_port_d),
-    .push_data_i({in_flit_i.last, in_flit_i.err, in_flit_i.data}),
+    // The EEP flit carries zero data: it only has to end the packet.
+    .push_data_i(inj ? {1'b1, 1'b1, 64'd0} : {in_flit_i.last, in_flit_i.err, in_flit_i.data}),
     .avail_o    (q_avail),
     .pop_i      (pop_i || pop_bc_i),
     .pop_q_i    (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
     .rd_valid_o (rd_valid),
     .rd_data_o  (rd_data),
-    .count_o    (unused_count)
+    .count_o    (count),
+    .has_free_o (has_free)
   );
 
   assign avail_o    = q_avail[NPORTS-1:0];
@@ -167,11 +202,13 @@ module rcube_voq_input #(
   assign rd_flit_o = '{valid: rd_valid, last: rd_data[65], err: rd_data[64], data: rd_data[63:0]};
 
   // ---- credits: one per pop, plus one per dropped flit in a cycle without a pop ----
+  // (the injected EEP flit had no slot and returns no credit)
   logic [CntW-1:0] drop_pend_q, drop_pend_d;
-  logic            slot_freed;
+  logic            slot_freed, pop_slot;
   always_comb begin
-    slot_freed  = pop_i || pop_bc_i || (drop_pend_q != '0);
-    drop_pend_d = drop_pend_q + CntW'(drop_flit) - CntW'(!(pop_i || pop_bc_i) && drop_pend_q != '0);
+    pop_slot    = (pop_i || pop_bc_i) && !inj_taken;
+    slot_freed  = pop_slot || (drop_pend_q != '0);
+    drop_pend_d = drop_pend_q + CntW'(drop_flit) - CntW'(!pop_slot && drop_pend_q != '0);
   end
 
   link_credit_return #(
@@ -189,7 +226,9 @@ module rcube_voq_input #(
       pkt_port_q  <= '0;
       pkt_drop_q  <= 1'b0;
       drop_pend_q <= '0;
+      idle_q      <= '0;
     end else begin
+      idle_q      <= idle_d;
       in_pkt_q    <= in_pkt_d;
       pkt_port_q  <= pkt_port_d;
       pkt_drop_q  <= pkt_drop_d;

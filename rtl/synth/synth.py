@@ -40,6 +40,14 @@ BLOCKS = {
         "wrap_params": {"VOQ": 0},
         "pnr_router": "router1",
     },
+    "router_voq": {
+        "top": "rcube_router",
+        "file": RTL / "rcube" / "rcube_router.sv",
+        "params": {"NPORTS": 8, "BUF_DEPTH": 16, "VOQ": 1},
+        "wrap": "synth_wrap_router",
+        "wrap_params": {"VOQ": 1},
+        "pnr_router": "router1",
+    },
     "nic": {
         "top": "ddc_nic",
         "file": RTL / "ddc" / "ddc_nic.sv",

@@ -1,7 +1,8 @@
 // Place-and-route top for rcube_router (8 ports, 16-flit buffers): the core's ports
 // go through synth_io_shift, so the design needs five package pins. Synthesis only.
 module synth_wrap_router #(
-  parameter bit VOQ = 1'b1  // router organisation (rcube_router VOQ); synth.py sets it per block
+  parameter bit VOQ       = 1'b1,  // router organisation (rcube_router VOQ); synth.py sets it per block
+  parameter bit REG_AVAIL = 1'b0   // rcube_router REG_AVAIL
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -42,7 +43,8 @@ module synth_wrap_router #(
   rcube_router #(
     .NPORTS   (NPorts),
     .BUF_DEPTH(16),
-    .VOQ      (VOQ)
+    .VOQ      (VOQ),
+    .REG_AVAIL(REG_AVAIL)
   ) u_core (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

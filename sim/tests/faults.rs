@@ -548,16 +548,14 @@ fn lost_last_flit_merges_the_packet_with_the_next_one() {
     net.assert_host_safe();
 }
 
-/// BUG (rcube router, found by fault injection): a packet whose `last` flit is lost keeps
-/// the router output it locked (wormhole) until its input sends another packet. If that
-/// input goes quiet, every other input is blocked from that output for good. Here, on
-/// star:3, the trailer of node 0's 100-byte message to node 2 is lost on link NIC 0 ->
-/// router port 0 (one-cycle cut, the cycle it crosses); node 1's message to node 2, sent
-/// 3000 cycles later, never leaves router output port 2 (its sender never completes).
-/// Real routers close such a worm after a timeout, or the link layer ends a packet it
-/// lost the end of with an EEP.
+/// Found by fault injection: a packet whose `last` flit is lost kept the router output it
+/// locked (wormhole) until its input sent another packet; if that input went quiet, every
+/// other input was blocked from that output for good. Here, on star:3, the trailer of
+/// node 0's 100-byte message to node 2 is lost on link NIC 0 -> router port 0 (one-cycle
+/// cut, the cycle it crosses); node 1's message to node 2, sent 3000 cycles later, has to
+/// get through. The router's stall timeout (RT_TMO_CYCLES, 4096 cycles after reset) ends
+/// the stalled packet with an EEP flit and counts it in RT_TMO of the input.
 #[test]
-#[ignore = "RTL bug: a lost `last` wedges a router output until the same input sends again"]
 fn lost_last_flit_does_not_block_other_inputs() {
     let run = |cut: Option<u64>| {
         let mut net = up("star:3", SimConfig::default());
@@ -579,9 +577,19 @@ fn lost_last_flit_does_not_block_other_inputs() {
         let done = net.cards[1].poll_completions().unwrap();
         (at, net, t, done)
     };
+    // star:3 has one router, card 0's; node 0's NIC is on its port 0.
+    let tmo = |net: &Net| net.cards[0].router_state().unwrap().tmo;
     let (at, clean, _, done) = run(None);
     assert_eq!((clean.outcome().delivered, done.len()), (2, 1));
+    assert_eq!(tmo(&clean), [0; 8], "no timeout without a fault");
     let (_, net, t, done) = run(Some(at));
+    let mut want = [0; 8];
+    want[0] = 1;
+    assert_eq!(
+        tmo(&net),
+        want,
+        "the stalled packet was cut once, on input 0"
+    );
     eprintln!(
         "cut at cycle {at}; after it: {:?}, node 1 completions {done:?}",
         net.outcome()

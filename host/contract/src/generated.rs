@@ -31,6 +31,8 @@ pub const BCAST_MTU: u64 = 0x40;
 pub const BCAST_PKT_FLITS: u64 = 0xd;
 /// Ports of one router.
 pub const ROUTER_PORTS: u64 = 0x8;
+/// Reset value of the router's stall timeout RT_TMO_CYCLES: long enough that only a packet whose sender lost its end (or died) is cut off.
+pub const RT_TMO_CYCLES_RESET: u64 = 0x1000;
 /// BAR0 offset of the local router's CSR page on a card (NIC + router).
 pub const ROUTER_CSR_BASE: u64 = 0x1000;
 /// Size of BAR0, bytes.
@@ -772,6 +774,14 @@ pub mod router_regs {
     pub const RT_EEP_COUNT: u32 = 8;
     /// Bytes between instances of RT_EEP.
     pub const RT_EEP_STRIDE: u32 = 4;
+    /// Per input port: packets cut off by the stall timeout (RT_TMO_CYCLES): their body stopped arriving mid-packet, the router ended them with an EEP flit and released their output. (ro)
+    pub const RT_TMO: u32 = 0x070;
+    /// Instances of RT_TMO.
+    pub const RT_TMO_COUNT: u32 = 8;
+    /// Bytes between instances of RT_TMO.
+    pub const RT_TMO_STRIDE: u32 = 4;
+    /// Stall timeout in cycles, bits 15:0 (higher bits read 0): a packet whose next flit has not arrived for this long while its input buffer has room (so the sender holds a credit) is ended with an EEP flit (counted in RT_TMO). 0 disables the timeout. Reset value RT_TMO_CYCLES_RESET. (rw)
+    pub const RT_TMO_CYCLES: u32 = 0x090;
     /// Routing table: entry e of input p at index p*ROUTE_ENTRIES+e; route_bounds format. The first valid matching entry wins. (rw)
     pub const RT_BOUNDS: u32 = 0x100;
     /// Instances of RT_BOUNDS.

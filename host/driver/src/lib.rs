@@ -610,6 +610,8 @@ pub struct RouterState {
     pub drop: [u32; ROUTER_PORTS as usize],
     /// RT_EEP per input port: packets that arrived ending in EEP.
     pub eep: [u32; ROUTER_PORTS as usize],
+    /// RT_TMO per input port: packets ended by the stall timeout (their end never came).
+    pub tmo: [u32; ROUTER_PORTS as usize],
     /// Valid table entries per input port, in match order: `(entry index, bounds, port)`.
     pub tables: Vec<Vec<(usize, RouteBounds, u8)>>,
 }
@@ -1030,11 +1032,13 @@ impl<D: Device> Card<D> {
             ports: d.bar_read32(base + rt::RT_PORTS)?,
             drop: [0; ROUTER_PORTS as usize],
             eep: [0; ROUTER_PORTS as usize],
+            tmo: [0; ROUTER_PORTS as usize],
             tables: Vec::new(),
         };
         for p in 0..ROUTER_PORTS as u32 {
             s.drop[p as usize] = d.bar_read32(base + rt::RT_DROP + p * rt::RT_DROP_STRIDE)?;
             s.eep[p as usize] = d.bar_read32(base + rt::RT_EEP + p * rt::RT_EEP_STRIDE)?;
+            s.tmo[p as usize] = d.bar_read32(base + rt::RT_TMO + p * rt::RT_TMO_STRIDE)?;
             let mut table = Vec::new();
             for e in 0..ROUTE_ENTRIES as u32 {
                 let idx = p * ROUTE_ENTRIES as u32 + e;

@@ -7,12 +7,15 @@
 //   - long random runs with skewed queue choice, pops and pushes in the same cycle,
 //     the buffer kept near full; after draining, the whole buffer is usable again
 //     (no slot leaked from the free list).
-// Instances: 8 queues / 16 slots (the router), 5 / 7 (not powers of two), 3 / 2.
+//   - a flit offered with inj_i reaches rd_data_o if popped at once and takes no slot.
+// Instances: 8 queues / 16 and 512 slots (the router), 5 / 7 (not powers of two), 3 / 2,
+// and 8 / 16 with REG_AVAIL (a flit is available from the cycle after its push).
 
 module tb_rcube_voq_buffer_env #(
   parameter int NQ     = 8,
   parameter int DEPTH  = 16,
-  parameter int CYCLES = 40000
+  parameter int CYCLES = 40000,
+  parameter bit REG_AVAIL = 1'b0
 ) (
   output logic done_o
 );
@@ -26,31 +29,32 @@ module tb_rcube_voq_buffer_env #(
   /* verilator lint_on SYNCASYNCNET */
   always #5 clk = ~clk;
 
-  logic                    push, pop, rd_valid;
+  logic                    push, inj, pop, rd_valid, has_free;
   logic [QW-1:0]           push_q, pop_q;
   logic [W-1:0]            push_data, rd_data;
   logic [NQ-1:0]           avail;
   logic [NQ-1:0][CntW-1:0] count;
 
-  rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W)) dut (
+  rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL)) dut (
     .clk_i(clk), .rst_ni(rst_n),
-    .push_i(push), .push_q_i(push_q), .push_data_i(push_data),
+    .push_i(push), .inj_i(inj), .push_q_i(push_q), .push_data_i(push_data),
     .avail_o(avail), .pop_i(pop), .pop_q_i(pop_q),
-    .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count)
+    .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count),
+    .has_free_o(has_free)
   );
 
   string name;
-  initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d]", NQ, DEPTH);
+  initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d%s]", NQ, DEPTH, REG_AVAIL ? " reg" : "");
 
   // Power-of-two size: Verilator 5.006 miscompiles other sizes of queue arrays.
   logic [W-1:0] model[1 << QW][$];
   int           occ = 0;
   bit           exp_valid = 1'b0;
   logic [W-1:0] exp_data;
-  int           n_pops = 0, n_byp = 0, max_occ = 0;
+  int           n_pops = 0, n_byp = 0, n_inj = 0, max_occ = 0;
 
   // Stimulus for this cycle, chosen at the negedge.
-  int  push_pct = 50, pop_pct = 50, skew = 0, force_q = -1;
+  int  push_pct = 50, pop_pct = 50, skew = 0, force_q = -1, inj_pct = 0;
   bit  spare_q0 = 1'b0;     // never pop queue 0
   // force_q: -1 random queue, -2 random queue but 0, else that queue
 
@@ -64,8 +68,9 @@ module tb_rcube_voq_buffer_env #(
       if (rd_valid != exp_valid) $fatal(1, "%s: rd_valid %b, want %b", name, rd_valid, exp_valid);
       if (exp_valid && rd_data != exp_data)
         $fatal(1, "%s: popped %h, want %h", name, rd_data, exp_data);
+      if (has_free != (occ < DEPTH)) $fatal(1, "%s: has_free %b with %0d of %0d", name, has_free, occ, DEPTH);
       for (int q = 0; q < NQ; q++) begin
-        automatic bit want = (model[q].size() != 0) || (push && int'(push_q) == q);
+        automatic bit want = (model[q].size() != 0) || (((push && !REG_AVAIL) || inj) && int'(push_q) == q);
         if (avail[q] != want) $fatal(1, "%s: avail[%0d] = %b, want %b", name, q, avail[q], want);
         if (int'(count[q]) != model[q].size())
           $fatal(1, "%s: count[%0d] = %0d, want %0d", name, q, count[q], model[q].size());
@@ -73,12 +78,15 @@ module tb_rcube_voq_buffer_env #(
       begin
         automatic int pq = int'(pop_q), wq = int'(push_q);
         if (pop && push && wq == pq && model[pq].size() == 0) n_byp++;
+        if (pop && inj && wq == pq) n_inj++;
         if (push) begin
           model[wq].push_back(push_data);
           occ++;
         end
         exp_valid = pop;
-        if (pop) begin
+        if (pop && inj && wq == pq) begin
+          exp_data = push_data;   // an offered flit taken: no slot, no model entry
+        end else if (pop) begin
           exp_data = model[pq].pop_front();
           occ--;
           n_pops++;
@@ -89,7 +97,7 @@ module tb_rcube_voq_buffer_env #(
   end
 
   always @(negedge clk) begin
-    push = 1'b0; pop = 1'b0; push_q = '0; pop_q = '0; push_data = '0;
+    push = 1'b0; inj = 1'b0; pop = 1'b0; push_q = '0; pop_q = '0; push_data = '0;
     if (rst_n) begin
       // Push only into a free slot: the router's credits guarantee that.
       if (occ < DEPTH && $urandom_range(1, 100) <= push_pct) begin
@@ -99,12 +107,19 @@ module tb_rcube_voq_buffer_env #(
         else if (skew > 0 && $urandom_range(1, 100) <= skew) q = 0;
         else q = $urandom_range(0, NQ - 1);
         push = 1'b1; push_q = QW'(q); push_data = rnd_data();
+      end else if ($urandom_range(1, 100) <= inj_pct) begin
+        // Offer a flit to an empty queue; taken only if popped in this cycle.
+        int q;
+        q = $urandom_range(0, NQ - 1);
+        if (model[q].size() == 0) begin
+          inj = 1'b1; push_q = QW'(q); push_data = rnd_data();
+        end
       end
       if ($urandom_range(1, 100) <= pop_pct) begin
         int cand[$];
         cand.delete();   // static: declared in an always block
         for (int q = spare_q0 ? 1 : 0; q < NQ; q++) begin
-          if (model[q].size() != 0 || (push && int'(push_q) == q)) cand.push_back(q);
+          if (model[q].size() != 0 || (((push && !REG_AVAIL) || inj) && int'(push_q) == q)) cand.push_back(q);
         end
         if (cand.size() != 0) begin
           pop = 1'b1;
@@ -144,7 +159,8 @@ module tb_rcube_voq_buffer_env #(
       push_pct = 100; pop_pct = 100;
       repeat (200) @(negedge clk);
       drain();
-      if (n_byp == b0) $fatal(1, "%s: no same-cycle bypass pop was exercised", name);
+      if (!REG_AVAIL && n_byp == b0) $fatal(1, "%s: no same-cycle bypass pop was exercised", name);
+      if (REG_AVAIL && n_byp != 0) $fatal(1, "%s: a flit was popped in the cycle it arrived", name);
     end
     // Queue 0 holds all slots but one; the other queues keep moving through that one.
     begin
@@ -156,7 +172,9 @@ module tb_rcube_voq_buffer_env #(
       p0 = n_pops;
       pop_pct = 100;
       repeat (50) @(negedge clk);
-      if (n_pops - p0 < 45) $fatal(1, "%s: a hogging queue 0 slowed the others (%0d pops in 50)",
+      // One free slot turns over every cycle, or every other cycle when a flit cannot
+      // leave in the cycle it arrives (REG_AVAIL).
+      if (n_pops - p0 < (REG_AVAIL ? 23 : 45)) $fatal(1, "%s: a hogging queue 0 slowed the others (%0d pops in 50)",
                                    name, n_pops - p0);
       if (model[0].size() != DEPTH - 1) $fatal(1, "tb: queue 0 changed");
       spare_q0 = 1'b0;
@@ -169,23 +187,29 @@ module tb_rcube_voq_buffer_env #(
         push_pct = $urandom_range(40, 100);
         pop_pct  = $urandom_range(30, 100);
         skew     = ($urandom_range(0, 2) == 0) ? $urandom_range(30, 90) : 0;
+        inj_pct  = ($urandom_range(0, 2) == 0) ? $urandom_range(10, 60) : 0;
       end
       @(negedge clk);
     end
+    inj_pct = 0;
     drain();
     fill(-1);
-    $display("%s: %0d pops (%0d same-cycle bypass), max occupancy %0d", name, n_pops, n_byp, max_occ);
+    if (n_inj == 0) $fatal(1, "%s: no offered (injected) flit was taken", name);
+    $display("%s: %0d pops (%0d same-cycle bypass, %0d injected), max occupancy %0d",
+             name, n_pops, n_byp, n_inj, max_occ);
     done_o = 1'b1;
   end
 endmodule
 
 module tb_rcube_voq_buffer;
-  logic d0, d1, d2;
+  logic d0, d1, d2, d3, d4;
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16)) u8 (.done_o(d0));
+  tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(512), .CYCLES(20000)) u8d (.done_o(d3));
+  tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16), .REG_AVAIL(1'b1)) u8r (.done_o(d4));
   tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7)) u5 (.done_o(d1));
   tb_rcube_voq_buffer_env #(.NQ(3), .DEPTH(2), .CYCLES(10000)) u3 (.done_o(d2));
   initial begin
-    wait (d0 && d1 && d2);
+    wait (d0 && d1 && d2 && d3 && d4);
     $display("tb_rcube_voq_buffer: PASS");
     $finish;
   end
