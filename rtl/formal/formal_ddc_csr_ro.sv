@@ -19,7 +19,7 @@ module formal_ddc_csr_ro
   input logic [31:0] req_wdata_i,
   input logic [15:0] lme_cons_i,
   input logic [15:0] lmr_prod_i,
-  input logic [13:0] ev_i
+  input logic [15:0] ev_i
 );
 `include "formal_csr_spec.svh"
 
@@ -61,7 +61,9 @@ module formal_ddc_csr_ro
       .rx_drop_window_i   (ev_i[10]),
       .push_free_i        (ev_i[11]),
       .push_accept_i      (ev_i[12]),
-      .push_reject_i      (ev_i[13])
+      .push_reject_i      (ev_i[13]),
+      .rx_msg_expired_i   (ev_i[14]),
+      .rx_track_full_i    (ev_i[15])
     );
   end
 

@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010002;
+pub const CONTRACT_VERSION: u32 = 0x00010003;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -350,7 +350,7 @@ impl LmrEntry {
     }
 }
 
-/// Packet header: the first three flits of every packet. Self-describing, so the receiver keeps no per-message state. Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
+/// Packet header: the first three flits of every packet. Self-describing, so packets may arrive in any order (the receiver counts a message's bytes to see it complete). Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PktHdr {
     /// Destination node id: the field routers route on.
@@ -728,6 +728,10 @@ pub mod nic_regs {
     pub const CNT_PUSH: u32 = 0x128;
     /// Push doorbells rejected (ERR_STATUS.PUSH_REJECT): applied as plain doorbells. (ro)
     pub const CNT_PUSH_REJECT: u32 = 0x12c;
+    /// Multi-packet messages the receiver gave up: a started message (some packets accepted) whose completion entry was idle for 12288..16384 cycles (49..66 us at 250 MHz) and was taken by a new message, or whose byte count ran past its length (a packet counted twice). They get no LMR entry (docs/RELIABILITY.md). (ro)
+    pub const CNT_RX_MSG_EXPIRED: u32 = 0x130;
+    /// Accepted packets of a new multi-packet message that found the receiver's completion table full (16 messages in progress, none idle long enough to be taken): their bytes are written but the message cannot complete and gets no LMR entry. (ro)
+    pub const CNT_RX_TRACK_FULL: u32 = 0x134;
 }
 
 /// ROUTER register byte offsets.
