@@ -11,8 +11,11 @@
 // table is small and associative: a message that never completes (a packet lost, and no
 // retransmission) must not hold its entry for ever, so an entry untouched for
 // AGE_MAX..AGE_MAX+1 ticks of 2**TICK_LOG2 cycles may be taken by a new message
-// (expire_o). When no entry is free or expired, the packet is not tracked (full_o): its
-// message cannot complete, is lost, and is counted; the hardware keeps running.
+// (expire_o). A packet whose key matches an entry that old starts it again from zero
+// (expire_o too): (src, msg_id) keys are unique only while the sender's msg_id sequence
+// runs on (a driver restarted at msg_id 0 must not add to a dead message's count). When
+// no entry is free or expired, the packet is not tracked (full_o): its message cannot
+// complete, is lost, and is counted; the hardware keeps running.
 //
 // A running count above the length (a packet counted twice) frees the entry without
 // completing: never report a message whose bytes cannot be trusted (overrun_o).
@@ -58,7 +61,7 @@ module ddc_rx_msg_track #(
   assign tick = (tick_q == '1);
 
   // Lookup and victim choice.
-  logic               hit, have_free, have_old;
+  logic               hit, hit_old, have_free, have_old;
   logic [IdxW-1:0]    hit_idx, free_idx, old_idx;
   always_comb begin
     hit       = 1'b0;
@@ -67,10 +70,12 @@ module ddc_rx_msg_track #(
     free_idx  = '0;
     have_old  = 1'b0;
     old_idx   = '0;
+    hit_old   = 1'b0;
     for (int unsigned i = 0; i < ENTRIES; i++) begin
       if (vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == pkt_msg_id_i && !hit) begin
         hit     = 1'b1;
         hit_idx = IdxW'(i);
+        hit_old = (age_q[i] == AgeW'(AGE_MAX));
       end
       if (!vld_q[i] && !have_free) begin
         have_free = 1'b1;
@@ -87,15 +92,16 @@ module ddc_rx_msg_track #(
   logic        single, track, alloc;
   logic [IdxW-1:0] idx;
   logic [31:0] cnt_cur, tot_cur, cnt_new, tot_new, pkt_end;
-  logic        tkn_cur, tkn_new;
+  logic        tkn_cur, tkn_new, live;
   always_comb begin
+    live    = hit && !hit_old;
     single  = pkt_first_i && pkt_last_i;
     alloc   = !hit && (have_free || have_old);
     track   = pkt_valid_i && !single && (hit || alloc);
     idx     = hit ? hit_idx : (have_free ? free_idx : old_idx);
-    cnt_cur = hit ? cnt_q[hit_idx] : '0;
-    tot_cur = hit ? tot_q[hit_idx] : '0;
-    tkn_cur = hit && tkn_q[hit_idx];
+    cnt_cur = live ? cnt_q[hit_idx] : '0;
+    tot_cur = live ? tot_q[hit_idx] : '0;
+    tkn_cur = live && tkn_q[hit_idx];
     pkt_end = pkt_offset_i + 32'(pkt_len_i);
     cnt_new = cnt_cur + 32'(pkt_len_i);
     tkn_new = tkn_cur || pkt_last_i;
@@ -120,7 +126,7 @@ module ddc_rx_msg_track #(
   end
 
   assign full_o   = pkt_valid_i && !single && !hit && !have_free && !have_old;
-  assign expire_o = pkt_valid_i && !single && !hit && !have_free && have_old;
+  assign expire_o = pkt_valid_i && !single && (hit ? hit_old : (!have_free && have_old));
 
   always_comb begin
     vld_d = vld_q;

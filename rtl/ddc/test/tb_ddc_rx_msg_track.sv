@@ -140,6 +140,15 @@ module tb_ddc_rx_msg_track;
     `CHECK(c && t == 8 * (AgeMax + 4), "busy entry was not taken")
     // Let the stale ones age out before the random phase.
     idle((AgeMax + 2) << TickLog2);
+    // (4, 30) is one of them, 64 of 192 bytes counted, its last seen: the same key
+    // again (a restarted sender) starts from zero instead of completing on 64 more bytes.
+    pkt(4, 30, 64, 64, 0, 0, c, t, fu, ex, ov);
+    `CHECK(!c && ex && !ov, "a key matching an aged entry starts it again")
+    pkt(4, 30, 0, 64, 1, 0, c, t, fu, ex, ov);
+    `CHECK(!c && !ex, "restarted entry counts only its own bytes")
+    pkt(4, 30, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(c && t == 192 && !ex, "restarted message completes")
+    idle((AgeMax + 2) << TickLog2);
 
     // Random: batches of up to 4 messages, 1..8 packets each, packets shuffled across
     // the batch; a quarter of the multi-packet messages lose one packet.
