@@ -2,7 +2,7 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010003;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010004;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
@@ -43,7 +43,10 @@ package fasthsl_pkg;
 
   // Packet type (header word 0).
   typedef enum logic [3:0] {
-    PTYPE_WRITE = 4'd0
+    PTYPE_WRITE = 4'd0,
+    PTYPE_ACK = 4'd1,
+    PTYPE_NACK = 4'd2,
+    PTYPE_NACK_REJECT = 4'd3
   } ptype_e;
 
   // Descriptor flags (lme_desc.flags, copied into packets and LMR entries).

@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010003;
+pub const CONTRACT_VERSION: u32 = 0x00010004;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -84,16 +84,25 @@ impl DescErr {
 pub enum Ptype {
     /// Remote write: payload lands at remote_addr.
     Write = 0,
+    /// End-to-end acknowledgement of message msg_id (header only, len 0): every byte of it landed at node src. Built by ddc_ack_gen; not yet sent by the NIC (docs/RELIABILITY.md).
+    Ack = 1,
+    /// Message msg_id did not complete at node src (lost or incomplete packets): the sender may retransmit it. Header only, len 0.
+    Nack = 2,
+    /// Message msg_id was refused by node src's receive window/key check: retransmitting cannot help. Header only, len 0.
+    NackReject = 3,
 }
 
 impl Ptype {
     /// Every value, in code order.
-    pub const ALL: [Ptype; 1] = [Ptype::Write];
+    pub const ALL: [Ptype; 4] = [Ptype::Write, Ptype::Ack, Ptype::Nack, Ptype::NackReject];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
         match code {
             0 => Some(Ptype::Write),
+            1 => Some(Ptype::Ack),
+            2 => Some(Ptype::Nack),
+            3 => Some(Ptype::NackReject),
             _ => None,
         }
     }
@@ -102,6 +111,9 @@ impl Ptype {
     pub fn describe(self) -> &'static str {
         match self {
             Ptype::Write => "Remote write: payload lands at remote_addr.",
+            Ptype::Ack => "End-to-end acknowledgement of message msg_id (header only, len 0): every byte of it landed at node src. Built by ddc_ack_gen; not yet sent by the NIC (docs/RELIABILITY.md).",
+            Ptype::Nack => "Message msg_id did not complete at node src (lost or incomplete packets): the sender may retransmit it. Header only, len 0.",
+            Ptype::NackReject => "Message msg_id was refused by node src's receive window/key check: retransmitting cannot help. Header only, len 0.",
         }
     }
 }
