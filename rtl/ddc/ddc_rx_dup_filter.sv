@@ -132,7 +132,7 @@ module ddc_rx_dup_filter #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      ent_q   <= '0;
+      for (int i = 0; i < ENTRIES; i++) ent_q[i] <= '0;
       evict_q <= 1'b0;
     end else begin
       ent_q   <= ent_d;
