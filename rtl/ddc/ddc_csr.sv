@@ -71,6 +71,8 @@ module ddc_csr
   input  logic        push_accept_i,
   input  logic        push_reject_i,
   input  logic        dma_rd_err_i,
+  input  logic        rx_msg_expired_i,
+  input  logic        rx_track_full_i,
   // interrupt (level)
   output logic        irq_o
 );
@@ -101,7 +103,9 @@ module ddc_csr
   localparam int unsigned CntPush          = 10;
   localparam int unsigned CntPushReject    = 11;
   localparam int unsigned CntDmaRdErr      = 12;
-  localparam int unsigned NumCnt           = 13;
+  localparam int unsigned CntRxMsgExpired  = 13;
+  localparam int unsigned CntRxTrackFull   = 14;
+  localparam int unsigned NumCnt           = 15;
 
   logic        enable_q, enable_d;
   logic [15:0] node_id_q, node_id_d;
@@ -202,6 +206,8 @@ module ddc_csr
       CNT_PUSH_OFFSET:              rsp_rdata_d = cnt_q[CntPush];
       CNT_PUSH_REJECT_OFFSET:       rsp_rdata_d = cnt_q[CntPushReject];
       CNT_DMA_RD_ERR_OFFSET:        rsp_rdata_d = cnt_q[CntDmaRdErr];
+      CNT_RX_MSG_EXPIRED_OFFSET:    rsp_rdata_d = cnt_q[CntRxMsgExpired];
+      CNT_RX_TRACK_FULL_OFFSET:     rsp_rdata_d = cnt_q[CntRxTrackFull];
       default: begin
         rd_known    = 1'b0;
         rsp_rdata_d = 32'hFFFF_FFFF;
@@ -351,6 +357,8 @@ module ddc_csr
     cnt_d[CntPush]          = cnt_q[CntPush] + 32'(push_accept_i);
     cnt_d[CntPushReject]    = cnt_q[CntPushReject] + 32'(push_reject_i);
     cnt_d[CntDmaRdErr]      = cnt_q[CntDmaRdErr] + 32'(dma_rd_err_i);
+    cnt_d[CntRxMsgExpired]  = cnt_q[CntRxMsgExpired] + 32'(rx_msg_expired_i);
+    cnt_d[CntRxTrackFull]   = cnt_q[CntRxTrackFull] + 32'(rx_track_full_i);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

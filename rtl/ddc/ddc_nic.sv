@@ -66,6 +66,7 @@ module ddc_nic (
   logic        tx_desc_done, tx_desc_err, tx_desc_irq, tx_pkt_sent, dma_rd_err;
   logic        rx_pkt, rx_msg, rx_msg_irq;
   logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window;
+  logic        rx_msg_expired, rx_track_full;
 
   ddc_csr u_csr (
     .clk_i              (clk_i),
@@ -108,6 +109,8 @@ module ddc_nic (
     .push_accept_i      (push_accept),
     .push_reject_i      (push_reject),
     .dma_rd_err_i       (dma_rd_err),
+    .rx_msg_expired_i   (rx_msg_expired),
+    .rx_track_full_i    (rx_track_full),
     .irq_o              (irq_o)
   );
 
@@ -224,7 +227,9 @@ module ddc_nic (
     .drop_crc_o        (rx_drop_crc),
     .drop_dest_o       (rx_drop_dest),
     .drop_malformed_o  (rx_drop_malformed),
-    .drop_window_o     (rx_drop_window)
+    .drop_window_o     (rx_drop_window),
+    .msg_expired_o     (rx_msg_expired),
+    .track_full_o      (rx_track_full)
   );
 
   // ---- DMA write port ----

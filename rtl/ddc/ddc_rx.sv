@@ -43,7 +43,9 @@ module ddc_rx
   output logic                         drop_crc_o,
   output logic                         drop_dest_o,
   output logic                         drop_malformed_o,
-  output logic                         drop_window_o
+  output logic                         drop_window_o,
+  output logic                         msg_expired_o,
+  output logic                         track_full_o
 );
   localparam int unsigned CreditW = $clog2(RX_BUF_FLITS + 1);
 
@@ -118,6 +120,8 @@ module ddc_rx
   );
 
   // ---- egress ----
+  logic        trk_expire, trk_overrun;
+  assign msg_expired_o = trk_expire || trk_overrun;
   logic        wr_valid, wr_ready;
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
@@ -148,7 +152,10 @@ module ddc_rx
     .wr_done_side_i(dma_wr_done_side_i),
     .pkt_o         (pkt_o),
     .msg_o         (msg_o),
-    .msg_irq_o     (msg_irq_o)
+    .msg_irq_o     (msg_irq_o),
+    .trk_full_o    (track_full_o),
+    .trk_expire_o  (trk_expire),
+    .trk_overrun_o (trk_overrun)
   );
 
   // Registers the write port so the buffer-read-to-strobe logic ends here.

@@ -5,8 +5,9 @@
 // takes on the link, so the egress keeps up with a full-rate link. Dropped packets are
 // popped flit by flit up to their end-of-packet mark.
 //
-// After the last packet of a message comes the LMR entry at LMR_BASE + 32*prod: words
-// 1, 2, 3, then word 0 (status DONE) so the entry is valid exactly when word 0 is. It
+// After the packet that completes a message (ddc_rx_msg_track: its bytes add up, in any
+// order) comes the LMR entry at LMR_BASE + 32*prod: words 1, 2, 3, then word 0 (status
+// DONE) so the entry is valid exactly when word 0 is. It
 // waits while the ring is full ((prod+1) mod size == cons) or unconfigured (size 0): the
 // buffer then fills and the link stalls on credits, nothing is dropped or overwritten.
 //
@@ -52,7 +53,10 @@ module ddc_rx_egress
   // one-cycle event pulses
   output logic        pkt_o,
   output logic        msg_o,
-  output logic        msg_irq_o
+  output logic        msg_irq_o,
+  output logic        trk_full_o,
+  output logic        trk_expire_o,
+  output logic        trk_overrun_o
 );
   localparam int unsigned PayW = $clog2((MTU_MAX + 14) / 8 + 1);
   localparam logic [15:0] StatusDone = 16'(1 << STATUS_DONE_BIT) | 16'(DESC_ERR_OK);
@@ -83,6 +87,7 @@ module ddc_rx_egress
   logic            stale_q, stale_d;        // the entry being written predates a ring reset
   logic [2:0]      marks_q, marks_d;        // commit beats between here and the port
   logic [2:0]      ignore_q, ignore_d;      // of those, commits that predate a ring reset
+  logic [31:0]     msg_len_q, msg_len_d;    // length of the message the entry reports
 
   function automatic logic [15:0] ring_next(logic [15:0] idx, logic [15:0] size);
     return (idx + 16'd1 == size) ? 16'd0 : idx + 16'd1;
@@ -104,14 +109,37 @@ module ddc_rx_egress
   always_comb begin
     lmr_w0 = lmr_entry_w0_t'{msg_id: hdr2_q.msg_id, status: StatusDone, src: hdr0_q.src};
     lmr_w1 = lmr_entry_w1_t'{addr: raddr_q - 64'(hdr2_q.offset)};
-    lmr_w2 = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(hdr0_q.flags),
-                             len: hdr2_q.offset + 32'(hdr0_q.len)};
+    lmr_w2 = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(hdr0_q.flags), len: msg_len_q};
     lmr_slot_addr = lmr_base_i + {43'd0, prod_wr_q, 5'd0};
     lmr_room      = (lmr_size_i != '0) && (ring_next(prod_wr_q, lmr_size_i) != lmr_cons_i);
   end
 
+  // Completion by counting: the packet that completes a message may be any of its packets
+  // (order-free), and a message that lost one never completes.
+  logic        trk_valid, trk_complete;
+  logic [31:0] trk_total;
+  assign trk_valid = (state_q == StTrl) && buf_valid_i;
+
+  ddc_rx_msg_track u_track (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .pkt_valid_i (trk_valid),
+    .pkt_src_i   (hdr0_q.src),
+    .pkt_msg_id_i(hdr2_q.msg_id),
+    .pkt_first_i (hdr0_q.first),
+    .pkt_last_i  (hdr0_q.last),
+    .pkt_len_i   (hdr0_q.len),
+    .pkt_offset_i(hdr2_q.offset),
+    .complete_o  (trk_complete),
+    .total_o     (trk_total),
+    .full_o      (trk_full_o),
+    .expire_o    (trk_expire_o),
+    .overrun_o   (trk_overrun_o)
+  );
+
   always_comb begin
     state_d      = state_q;
+    msg_len_d    = msg_len_q;
     hdr0_d       = hdr0_q;
     raddr_d      = raddr_q;
     hdr2_d       = hdr2_q;
@@ -183,7 +211,8 @@ module ddc_rx_egress
           vrd_pop_o  = 1'b1;
           pkt_o      = 1'b1;
           lmr_word_d = 2'd1;
-          state_d    = hdr0_q.last ? StLmr : StHdr0;
+          msg_len_d  = trk_total;
+          state_d    = trk_complete ? StLmr : StHdr0;
         end
       end
       StDrop: begin
@@ -275,6 +304,7 @@ module ddc_rx_egress
       stale_q      <= 1'b0;
       marks_q      <= '0;
       ignore_q     <= '0;
+      msg_len_q    <= '0;
     end else begin
       state_q      <= state_d;
       hdr0_q       <= hdr0_d;
@@ -292,11 +322,12 @@ module ddc_rx_egress
       stale_q      <= stale_d;
       marks_q      <= marks_d;
       ignore_q     <= ignore_d;
+      msg_len_q    <= msg_len_d;
     end
   end
 
   logic unused_bits;
-  assign unused_bits = ^{hdr0_q.dest, hdr0_q.ptype, hdr0_q.rsvd38, hdr0_q.first,
+  assign unused_bits = ^{hdr0_q.dest, hdr0_q.ptype, hdr0_q.rsvd38,
                          pay_flits[16:PayW], lmr_base_i[4:0], lmr_addr_q[4:0]};
 
 endmodule

@@ -19,7 +19,7 @@ module formal_ddc_csr_ro
   input logic [31:0] req_wdata_i,
   input logic [15:0] lme_cons_i,
   input logic [15:0] lmr_prod_i,
-  input logic [14:0] ev_i
+  input logic [16:0] ev_i
 );
 `include "formal_csr_spec.svh"
 
@@ -62,7 +62,9 @@ module formal_ddc_csr_ro
       .push_free_i        (ev_i[11]),
       .push_accept_i      (ev_i[12]),
       .push_reject_i      (ev_i[13]),
-      .dma_rd_err_i       (ev_i[14])
+      .dma_rd_err_i       (ev_i[14]),
+      .rx_msg_expired_i   (ev_i[15]),
+      .rx_track_full_i    (ev_i[16])
     );
   end
 

@@ -2,7 +2,7 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010003;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010004;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
@@ -56,6 +56,9 @@ package fasthsl_pkg;
   // Packet type (header word 0).
   typedef enum logic [3:0] {
     PTYPE_WRITE = 4'd0,
+    PTYPE_ACK = 4'd1,
+    PTYPE_NACK = 4'd2,
+    PTYPE_NACK_REJECT = 4'd3,
     PTYPE_BCAST = 4'd4
   } ptype_e;
 
@@ -126,7 +129,7 @@ package fasthsl_pkg;
     logic [63:0] rsvd0;
   } lmr_entry_w3_t;  // 64 bits
 
-  // pkt_hdr: Packet header: the first three flits of every packet. Self-describing, so the receiver keeps no per-message state. Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
+  // pkt_hdr: Packet header: the first three flits of every packet. Self-describing, so packets may arrive in any order (the receiver counts a message's bytes to see it complete). Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
   localparam int unsigned PKT_HDR_WORDS = 3;
   typedef struct packed {
     logic [15:0] len;
@@ -220,6 +223,8 @@ package fasthsl_pkg;
   localparam logic [15:0] CNT_RX_DROP_WINDOW_OFFSET = 16'h0124;
   localparam logic [15:0] CNT_PUSH_OFFSET = 16'h0128;
   localparam logic [15:0] CNT_PUSH_REJECT_OFFSET = 16'h012C;
+  localparam logic [15:0] CNT_RX_MSG_EXPIRED_OFFSET = 16'h0130;
+  localparam logic [15:0] CNT_RX_TRACK_FULL_OFFSET = 16'h0134;
   localparam logic [15:0] CNT_DMA_RD_ERR_OFFSET = 16'h0160;
 
   // router registers (byte offsets)

@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010003;
+pub const CONTRACT_VERSION: u32 = 0x00010004;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -102,18 +102,27 @@ impl DescErr {
 pub enum Ptype {
     /// Remote write: payload lands at remote_addr.
     Write = 0,
+    /// End-to-end acknowledgement of message msg_id (header only, len 0): every byte of it landed at node src. Built by ddc_ack_gen; not yet sent by the NIC (docs/RELIABILITY.md).
+    Ack = 1,
+    /// Message msg_id did not complete at node src (lost or incomplete packets): the sender may retransmit it. Header only, len 0.
+    Nack = 2,
+    /// Message msg_id was refused by node src's receive window/key check: retransmitting cannot help. Header only, len 0.
+    NackReject = 3,
     /// Broadcast remote write: dest holds a node range (lo in bits 7:0, hi in bits 15:8); routers replicate it along the broadcast tree, every NIC in the range (the sender excepted) writes it at remote_addr and appends its own LMR entry.
     Bcast = 4,
 }
 
 impl Ptype {
     /// Every value, in code order.
-    pub const ALL: [Ptype; 2] = [Ptype::Write, Ptype::Bcast];
+    pub const ALL: [Ptype; 5] = [Ptype::Write, Ptype::Ack, Ptype::Nack, Ptype::NackReject, Ptype::Bcast];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
         match code {
             0 => Some(Ptype::Write),
+            1 => Some(Ptype::Ack),
+            2 => Some(Ptype::Nack),
+            3 => Some(Ptype::NackReject),
             4 => Some(Ptype::Bcast),
             _ => None,
         }
@@ -123,6 +132,9 @@ impl Ptype {
     pub fn describe(self) -> &'static str {
         match self {
             Ptype::Write => "Remote write: payload lands at remote_addr.",
+            Ptype::Ack => "End-to-end acknowledgement of message msg_id (header only, len 0): every byte of it landed at node src. Built by ddc_ack_gen; not yet sent by the NIC (docs/RELIABILITY.md).",
+            Ptype::Nack => "Message msg_id did not complete at node src (lost or incomplete packets): the sender may retransmit it. Header only, len 0.",
+            Ptype::NackReject => "Message msg_id was refused by node src's receive window/key check: retransmitting cannot help. Header only, len 0.",
             Ptype::Bcast => "Broadcast remote write: dest holds a node range (lo in bits 7:0, hi in bits 15:8); routers replicate it along the broadcast tree, every NIC in the range (the sender excepted) writes it at remote_addr and appends its own LMR entry.",
         }
     }
@@ -374,7 +386,7 @@ impl LmrEntry {
     }
 }
 
-/// Packet header: the first three flits of every packet. Self-describing, so the receiver keeps no per-message state. Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
+/// Packet header: the first three flits of every packet. Self-describing, so packets may arrive in any order (the receiver counts a message's bytes to see it complete). Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PktHdr {
     /// Destination node id: the field routers route on.
@@ -752,6 +764,10 @@ pub mod nic_regs {
     pub const CNT_PUSH: u32 = 0x128;
     /// Push doorbells rejected (ERR_STATUS.PUSH_REJECT): applied as plain doorbells. (ro)
     pub const CNT_PUSH_REJECT: u32 = 0x12c;
+    /// Multi-packet messages the receiver gave up: a started message (some packets accepted) whose completion entry was idle for 12288..16384 cycles (49..66 us at 250 MHz) and was taken by a new message, or whose byte count ran past its length (a packet counted twice). They get no LMR entry (docs/RELIABILITY.md). (ro)
+    pub const CNT_RX_MSG_EXPIRED: u32 = 0x130;
+    /// Accepted packets of a new multi-packet message that found the receiver's completion table full (16 messages in progress, none idle long enough to be taken): their bytes are written but the message cannot complete and gets no LMR entry. (ro)
+    pub const CNT_RX_TRACK_FULL: u32 = 0x134;
     /// DMA reads (payload or descriptor) the host answered with an error. A payload read error completes its descriptor with DMA_RD; a descriptor read error delivers the descriptor as zeros (ZERO_LEN). (ro)
     pub const CNT_DMA_RD_ERR: u32 = 0x160;
 }

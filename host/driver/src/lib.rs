@@ -450,12 +450,18 @@ pub struct Counters {
     pub push: u32,
     /// CNT_PUSH_REJECT: pushes the card served from the ring copy instead.
     pub push_reject: u32,
+    /// CNT_RX_MSG_EXPIRED: started multi-packet messages the receiver gave up (a packet
+    /// lost: no LMR entry). Reads 0 on cards before contract 1.3.
+    pub rx_msg_expired: u32,
+    /// CNT_RX_TRACK_FULL: packets of new multi-packet messages that found the receiver's
+    /// completion table full (their message gets no LMR entry).
+    pub rx_track_full: u32,
     /// CNT_DMA_RD_ERR: DMA reads the host answered with an error (IOMMU refusal).
     pub dma_rd_err: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 14] = [
+    const REGS: [(&'static str, u32); 16] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -469,11 +475,13 @@ impl Counters {
         ("err_status", nic::ERR_STATUS),
         ("push", nic::CNT_PUSH),
         ("push_reject", nic::CNT_PUSH_REJECT),
+        ("rx_msg_expired", nic::CNT_RX_MSG_EXPIRED),
+        ("rx_track_full", nic::CNT_RX_TRACK_FULL),
         ("dma_rd_err", nic::CNT_DMA_RD_ERR),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 14] {
+    pub fn fields(&self) -> [(&'static str, u32); 16] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -488,9 +496,11 @@ impl Counters {
             self.err_status,
             self.push,
             self.push_reject,
+            self.rx_msg_expired,
+            self.rx_track_full,
             self.dma_rd_err,
         ];
-        let mut out = [("", 0); 14];
+        let mut out = [("", 0); 16];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -652,6 +662,9 @@ fn hi32(v: u64) -> u32 {
 const FAST_PATHS_VERSION: u32 = 0x0001_0001;
 /// First contract version with interrupt coalescing (INT_COAL_*).
 const COALESCING_VERSION: u32 = 0x0001_0002;
+/// First contract with the receiver's completion counters (CNT_RX_MSG_EXPIRED,
+/// CNT_RX_TRACK_FULL); older cards do not decode them.
+const MSG_TRACK_VERSION: u32 = 0x0001_0003;
 
 /// An interrupt source the card can coalesce (INT_STATUS bits LME_DONE and LMR_NEW).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1483,8 +1496,12 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 14];
+        let mut v = [0u32; 16];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
+            let tracked = (nic::CNT_RX_MSG_EXPIRED..=nic::CNT_RX_TRACK_FULL).contains(reg);
+            if tracked && self.version < MSG_TRACK_VERSION {
+                continue;
+            }
             v[i] = self.dev.bar_read32(*reg)?;
         }
         Ok(Counters {
@@ -1501,7 +1518,9 @@ impl<D: Device> Card<D> {
             err_status: v[10],
             push: v[11],
             push_reject: v[12],
-            dma_rd_err: v[13],
+            rx_msg_expired: v[13],
+            rx_track_full: v[14],
+            dma_rd_err: v[15],
         })
     }
 

@@ -27,8 +27,9 @@ module tb_ddc_csr;
   logic        lme_reset, lmr_reset, irq;
   logic [15:0] lme_cons = 16'h0123, lmr_prod = 16'h0456;
   // event inputs: desc_done, desc_err, desc_irq, pkt_sent, rx_pkt, rx_msg, rx_msg_irq,
-  // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject, dma_rd_err
-  logic [13:0] ev = '0;
+  // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject, dma_rd_err,
+  // rx_msg_expired, rx_track_full
+  logic [15:0] ev = '0;
   logic        push_free = 1'b1;
 
   ddc_csr dut (
@@ -72,6 +73,8 @@ module tb_ddc_csr;
     .push_accept_i      (ev[11]),
     .push_reject_i      (ev[12]),
     .dma_rd_err_i       (ev[13]),
+    .rx_msg_expired_i   (ev[14]),
+    .rx_track_full_i    (ev[15]),
     .irq_o              (irq)
   );
 
@@ -207,7 +210,7 @@ module tb_ddc_csr;
                              32'(MTU_MAX + 8), 32'h0001_0008, 32'hFFFF_FFF8};
   // gaps in the map, the end of the page, and unaligned offsets of defined registers
   logic [15:0] und[18] = '{16'h018, 16'h01C, 16'h038, 16'h03C, 16'h054, 16'h070, 16'h07C,
-                           16'h08C, 16'h0FC, 16'h130, 16'h1FC, 16'h258, 16'hFFC, 16'h001,
+                           16'h08C, 16'h0FC, 16'h15C, 16'h1FC, 16'h258, 16'hFFC, 16'h001,
                            16'h006, 16'h00B, 16'h103, 16'h202};
 
   // reset values
@@ -536,17 +539,18 @@ module tb_ddc_csr;
   task automatic t_counters();
     logic [31:0] d;
     begin
-      int n[14];
+      int n[16];
       logic [31:0] c0[int];
-      logic [15:0] offs[13] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
+      logic [15:0] offs[15] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
                                 CNT_RX_MSGS_OFFSET, CNT_DESC_ERR_OFFSET, CNT_CSR_ERR_OFFSET,
                                 CNT_RX_CRC_ERR_OFFSET, CNT_RX_DROP_DEST_OFFSET,
                                 CNT_RX_DROP_MALFORMED_OFFSET, CNT_RX_DROP_WINDOW_OFFSET,
                                 CNT_PUSH_OFFSET, CNT_PUSH_REJECT_OFFSET,
-                                CNT_DMA_RD_ERR_OFFSET};
-      for (int k = 0; k < 13; k++) rd(offs[k], c0[k]);
+                                CNT_DMA_RD_ERR_OFFSET,
+                                CNT_RX_MSG_EXPIRED_OFFSET, CNT_RX_TRACK_FULL_OFFSET};
+      for (int k = 0; k < 15; k++) rd(offs[k], c0[k]);
       wr(ERR_STATUS_OFFSET, 32'h7F);
-      for (int k = 0; k < 14; k++) begin
+      for (int k = 0; k < 16; k++) begin
         n[k] = $urandom_range(0, 9);
         pulse(k, n[k]);
       end
@@ -565,6 +569,8 @@ module tb_ddc_csr;
       expect_rd(CNT_PUSH_OFFSET, c0[10] + n[11], "CNT_PUSH");
       expect_rd(CNT_PUSH_REJECT_OFFSET, c0[11] + n[12], "CNT_PUSH_REJECT");
       expect_rd(CNT_DMA_RD_ERR_OFFSET, c0[12] + n[13], "CNT_DMA_RD_ERR");
+      expect_rd(CNT_RX_MSG_EXPIRED_OFFSET, c0[13] + n[14], "CNT_RX_MSG_EXPIRED");
+      expect_rd(CNT_RX_TRACK_FULL_OFFSET, c0[14] + n[15], "CNT_RX_TRACK_FULL");
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
       `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10]) != 0, n[1] != 0, 4'b0}, "ERR_STATUS after counters")
@@ -620,6 +626,8 @@ module tb_ddc_csr;
     add("CNT_PUSH",      CNT_PUSH_OFFSET,      RO,   0,                 '1);
     add("CNT_PUSH_REJECT", CNT_PUSH_REJECT_OFFSET, RO, 0,               '1);
     add("CNT_DMA_RD_ERR", CNT_DMA_RD_ERR_OFFSET, RO, 0,                 '1);
+    add("CNT_RX_MSG_EXPIRED", CNT_RX_MSG_EXPIRED_OFFSET, RO, 0,         '1);
+    add("CNT_RX_TRACK_FULL", CNT_RX_TRACK_FULL_OFFSET, RO, 0,           '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;

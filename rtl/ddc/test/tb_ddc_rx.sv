@@ -36,6 +36,7 @@ module tb_ddc_rx #(
   logic [7:0]  wr_strb;
   logic [1:0]  wr_side;
   logic        ev_pkt, ev_msg, ev_msg_irq, ev_crc, ev_dest, ev_mal, ev_win;
+  logic        ev_expired, ev_track_full;
 
   ddc_rx #(
     .RX_BUF_FLITS(BufFlits)
@@ -67,7 +68,9 @@ module tb_ddc_rx #(
     .drop_crc_o        (ev_crc),
     .drop_dest_o       (ev_dest),
     .drop_malformed_o  (ev_mal),
-    .drop_window_o     (ev_win)
+    .drop_window_o     (ev_win),
+    .msg_expired_o     (ev_expired),
+    .track_full_o      (ev_track_full)
   );
 
   int errors = 0;
@@ -133,6 +136,7 @@ module tb_ddc_rx #(
 
   // event counters
   int n_pkt = 0, n_msg = 0, n_msg_irq = 0, n_crc = 0, n_dest = 0, n_mal = 0, n_win = 0;
+  int n_expired = 0, n_full = 0;
   // expected counts: accepted packets, IRQ_REMOTE entries, drops (crc, dest, malformed, window)
   int exp_pkt = 0, exp_irq = 0;
   int exp_cnt[4] = '{0, 0, 0, 0};
@@ -224,6 +228,8 @@ module tb_ddc_rx #(
       n_dest    += int'(ev_dest);
       n_mal     += int'(ev_mal);
       n_win     += int'(ev_win);
+      n_expired += int'(ev_expired);
+      n_full    += int'(ev_track_full);
     end
   end
 
@@ -427,6 +433,9 @@ module tb_ddc_rx #(
                                         lmr_q.size()))
     `CHECK(n_msg == lmr_written, $sformatf("%s: %0d msg events for %0d LMR entries", phase,
                                            n_msg, lmr_written))
+    // Messages here arrive whole and one after another: none is given up, none untracked.
+    `CHECK(n_expired == 0 && n_full == 0, $sformatf("%s: %0d messages given up, %0d packets untracked",
+                                                    phase, n_expired, n_full))
     $display("%s: done (errors so far %0d)", phase, errors);
   endtask
 

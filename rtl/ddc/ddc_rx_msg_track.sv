@@ -1,0 +1,181 @@
+// RX message completion by counting bytes, not by packet order.
+//
+// DDSLRP wrote a message's LMR entry when its last packet arrived, whatever happened to
+// the packets before it, so a message that lost a middle packet was reported complete
+// with a hole. Here a message is complete when the bytes of its accepted packets add up
+// to its length, which only the last packet tells (offset + len); packets may arrive in
+// any order (adaptive routing).
+//
+// A one-packet message (first and last) needs no state. A multi-packet message holds an
+// entry keyed by (src, msg_id) from its first accepted packet to its completing one. The
+// table is small and associative: a message that never completes (a packet lost, and no
+// retransmission) must not hold its entry for ever, so an entry untouched for
+// AGE_MAX..AGE_MAX+1 ticks of 2**TICK_LOG2 cycles may be taken by a new message
+// (expire_o). A packet whose key matches an entry that old starts it again from zero
+// (expire_o too): (src, msg_id) keys are unique only while the sender's msg_id sequence
+// runs on (a driver restarted at msg_id 0 must not add to a dead message's count). When
+// no entry is free or expired, the packet is not tracked (full_o): its message cannot
+// complete, is lost, and is counted; the hardware keeps running.
+//
+// A running count above the length (a packet counted twice) frees the entry without
+// completing: never report a message whose bytes cannot be trusted (overrun_o).
+//
+// Decision in the packet's trailer cycle (pkt_valid_i): complete_o and total_o are
+// combinational from the table, so the egress decides without a stall cycle.
+module ddc_rx_msg_track #(
+  parameter int unsigned ENTRIES   = 16,
+  parameter int unsigned TICK_LOG2 = 12,
+  parameter int unsigned AGE_MAX   = 3
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // one accepted packet, in its trailer cycle
+  input  logic        pkt_valid_i,
+  input  logic [15:0] pkt_src_i,
+  input  logic [31:0] pkt_msg_id_i,
+  input  logic        pkt_first_i,
+  input  logic        pkt_last_i,
+  input  logic [15:0] pkt_len_i,
+  input  logic [31:0] pkt_offset_i,
+  // verdict for that packet
+  output logic        complete_o,
+  output logic [31:0] total_o,
+  // one-cycle event pulses
+  output logic        full_o,
+  output logic        expire_o,
+  output logic        overrun_o
+);
+  localparam int unsigned IdxW = $clog2(ENTRIES);
+  localparam int unsigned AgeW = $clog2(AGE_MAX + 1);
+
+  logic [ENTRIES-1:0] vld_q, vld_d;
+  logic [15:0]        src_q [ENTRIES], src_d [ENTRIES];
+  logic [31:0]        mid_q [ENTRIES], mid_d [ENTRIES];
+  logic [31:0]        cnt_q [ENTRIES], cnt_d [ENTRIES];
+  logic [ENTRIES-1:0] tkn_q, tkn_d;     // total known: the last packet was counted
+  logic [31:0]        tot_q [ENTRIES], tot_d [ENTRIES];
+  logic [AgeW-1:0]    age_q [ENTRIES], age_d [ENTRIES];
+  logic [TICK_LOG2-1:0] tick_q;
+  logic                 tick;
+
+  assign tick = (tick_q == '1);
+
+  // Lookup and victim choice.
+  logic               hit, hit_old, have_free, have_old;
+  logic [IdxW-1:0]    hit_idx, free_idx, old_idx;
+  always_comb begin
+    hit       = 1'b0;
+    hit_idx   = '0;
+    have_free = 1'b0;
+    free_idx  = '0;
+    have_old  = 1'b0;
+    old_idx   = '0;
+    hit_old   = 1'b0;
+    for (int unsigned i = 0; i < ENTRIES; i++) begin
+      if (vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == pkt_msg_id_i && !hit) begin
+        hit     = 1'b1;
+        hit_idx = IdxW'(i);
+        hit_old = (age_q[i] == AgeW'(AGE_MAX));
+      end
+      if (!vld_q[i] && !have_free) begin
+        have_free = 1'b1;
+        free_idx  = IdxW'(i);
+      end
+      if (vld_q[i] && age_q[i] == AgeW'(AGE_MAX) && !have_old) begin
+        have_old = 1'b1;
+        old_idx  = IdxW'(i);
+      end
+    end
+  end
+
+  // The packet's contribution, whichever entry it lands in.
+  logic        single, track, alloc;
+  logic [IdxW-1:0] idx;
+  logic [31:0] cnt_cur, tot_cur, cnt_new, tot_new, pkt_end;
+  logic        tkn_cur, tkn_new, live;
+  always_comb begin
+    live    = hit && !hit_old;
+    single  = pkt_first_i && pkt_last_i;
+    alloc   = !hit && (have_free || have_old);
+    track   = pkt_valid_i && !single && (hit || alloc);
+    idx     = hit ? hit_idx : (have_free ? free_idx : old_idx);
+    cnt_cur = live ? cnt_q[hit_idx] : '0;
+    tot_cur = live ? tot_q[hit_idx] : '0;
+    tkn_cur = live && tkn_q[hit_idx];
+    pkt_end = pkt_offset_i + 32'(pkt_len_i);
+    cnt_new = cnt_cur + 32'(pkt_len_i);
+    tkn_new = tkn_cur || pkt_last_i;
+    tot_new = pkt_last_i ? pkt_end : tot_cur;
+  end
+
+  always_comb begin
+    complete_o = 1'b0;
+    total_o    = pkt_end;
+    overrun_o  = 1'b0;
+    if (pkt_valid_i) begin
+      if (single) begin
+        complete_o = 1'b1;
+      end else if (track) begin
+        total_o    = tot_new;
+        complete_o = tkn_new && (cnt_new == tot_new);
+        // Also bytes beyond the end a packet already declared: counted twice somewhere.
+        overrun_o  = (tkn_new && cnt_new > tot_new) || (tkn_cur && pkt_end > tot_cur);
+        if (overrun_o) complete_o = 1'b0;
+      end
+    end
+  end
+
+  assign full_o   = pkt_valid_i && !single && !hit && !have_free && !have_old;
+  assign expire_o = pkt_valid_i && !single && (hit ? hit_old : (!have_free && have_old));
+
+  always_comb begin
+    vld_d = vld_q;
+    tkn_d = tkn_q;
+    src_d = src_q;
+    mid_d = mid_q;
+    cnt_d = cnt_q;
+    tot_d = tot_q;
+    age_d = age_q;
+    if (tick) begin
+      for (int unsigned i = 0; i < ENTRIES; i++) begin
+        if (vld_q[i] && age_q[i] != AgeW'(AGE_MAX)) age_d[i] = age_q[i] + 1'b1;
+      end
+    end
+    if (track) begin
+      vld_d[idx] = !(complete_o || overrun_o);
+      src_d[idx] = pkt_src_i;
+      mid_d[idx] = pkt_msg_id_i;
+      cnt_d[idx] = cnt_new;
+      tkn_d[idx] = tkn_new;
+      tot_d[idx] = tot_new;
+      age_d[idx] = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      vld_q  <= '0;
+      tkn_q  <= '0;
+      tick_q <= '0;
+      for (int unsigned i = 0; i < ENTRIES; i++) begin
+        src_q[i] <= '0;
+        mid_q[i] <= '0;
+        cnt_q[i] <= '0;
+        tot_q[i] <= '0;
+        age_q[i] <= '0;
+      end
+    end else begin
+      vld_q  <= vld_d;
+      tkn_q  <= tkn_d;
+      tick_q <= tick_q + 1'b1;
+      for (int unsigned i = 0; i < ENTRIES; i++) begin
+        src_q[i] <= src_d[i];
+        mid_q[i] <= mid_d[i];
+        cnt_q[i] <= cnt_d[i];
+        tot_q[i] <= tot_d[i];
+        age_q[i] <= age_d[i];
+      end
+    end
+  end
+
+endmodule

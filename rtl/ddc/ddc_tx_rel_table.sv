@@ -1,0 +1,301 @@
+// Sender side of end-to-end reliability: the table of messages sent but not yet
+// acknowledged (docs/RELIABILITY.md).
+//
+// An entry is taken when the TX path starts a message (alloc) and names it by
+// (dest, seq); the TX path carries the entry index along with the message and reports it
+// back when the message's last packet has left (sent). Only then does the entry's timer
+// run: a 64 KiB message spends ~33 us leaving the NIC, and that must not count against
+// the round trip. The entry ends (done, with a result) on:
+//   - an ACK for (dest, seq): OK;
+//   - a NACK whose cause is a receiver reject: REJECTED (retransmitting cannot help);
+//   - its timer expiring, or any other NACK, once retries_max_i retransmissions have
+//     been spent: EXHAUSTED. Before that, the entry asks for a retransmission (retx) and
+//     waits for its sent report again.
+// An ACK or NACK that arrives while a (re)transmission is still leaving the NIC is kept
+// and acted on at the sent report, so an entry index is never freed while the TX path
+// still holds it. An ACK or NACK matching no entry (a late answer to a message already
+// done, or the re-ACK of a duplicate) is counted (stray_o) and ignored.
+//
+// Results leave through done_valid_o in whatever order messages end; ring-order status
+// write-back is the completion stage's business. The timebase is a free-running tick
+// every 2^TICK_LOG2 cycles; a timeout of T ticks expires on the T-th tick after the sent
+// report, (T-1)*2^TICK_LOG2+1 .. T*2^TICK_LOG2 cycles after it.
+module ddc_tx_rel_table #(
+  parameter int unsigned ENTRIES   = 16,
+  parameter int unsigned TICK_LOG2 = 8,
+  parameter int unsigned TAG_W     = 16,
+  parameter int unsigned SEQ_W     = 16,
+  localparam int unsigned IdxW     = $clog2(ENTRIES)
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  input  logic             flush_i,        // ring reset: forget everything, report nothing
+
+  input  logic [15:0]      timeout_i,      // ticks after a sent report; 0 acts as 1
+  input  logic [3:0]       retries_max_i,  // retransmissions allowed per message
+
+  // A message starts.
+  input  logic             alloc_valid_i,
+  output logic             alloc_ready_o,
+  input  logic [15:0]      alloc_dest_i,
+  input  logic [SEQ_W-1:0] alloc_seq_i,
+  input  logic [TAG_W-1:0] alloc_tag_i,    // opaque to the table (e.g. the LME slot)
+  output logic [IdxW-1:0]  alloc_idx_o,
+
+  // The last packet of a (re)transmission of entry sent_idx_i has left.
+  input  logic             sent_valid_i,
+  input  logic [IdxW-1:0]  sent_idx_i,
+
+  // An ACK or NACK from node ans_src_i for its message seq ans_seq_i.
+  input  logic             ans_valid_i,
+  input  logic [15:0]      ans_src_i,
+  input  logic [SEQ_W-1:0] ans_seq_i,
+  input  logic             ans_nack_i,
+  input  logic             ans_reject_i,   // NACK cause: the receiver's window/key check
+
+  // Retransmission request: the TX path re-reads the message from host memory.
+  output logic             retx_valid_o,
+  input  logic             retx_ready_i,
+  output logic [IdxW-1:0]  retx_idx_o,
+  output logic [TAG_W-1:0] retx_tag_o,
+
+  // A message ends; the entry is free once this is taken.
+  output logic             done_valid_o,
+  input  logic             done_ready_i,
+  output logic [IdxW-1:0]  done_idx_o,
+  output logic [TAG_W-1:0] done_tag_o,
+  output logic [1:0]       done_res_o,     // RES_OK, RES_EXHAUSTED, RES_REJECTED
+
+  // Events for counters (several entries may expire on one tick: a count).
+  output logic [IdxW:0]    timeouts_o,
+  output logic             retx_o,
+  output logic             stray_o
+);
+  localparam logic [1:0] ResOk        = 2'd0;
+  localparam logic [1:0] ResExhausted = 2'd1;
+  localparam logic [1:0] ResRejected  = 2'd2;
+
+  typedef enum logic [2:0] {
+    StFree,
+    StSending,   // (re)transmission leaving the NIC
+    StWait,      // timer running, waiting for the answer
+    StRetx,      // retransmission requested, not yet taken
+    StDone       // result waiting to be taken
+  } st_e;
+
+  // What an answer that arrived during StSending asks for, applied at the sent report.
+  typedef enum logic [1:0] {
+    PendNone,
+    PendAck,
+    PendNack,
+    PendReject
+  } pend_e;
+
+  typedef struct packed {
+    st_e              st;
+    pend_e            pend;
+    logic [15:0]      dest;
+    logic [SEQ_W-1:0] seq;
+    logic [TAG_W-1:0] tag;
+    logic [3:0]       tries;   // retransmissions spent
+    logic [15:0]      timer;   // ticks left in StWait
+    logic [1:0]       res;
+  } entry_t;
+
+  entry_t [ENTRIES-1:0] ent_q, ent_d;
+
+  logic [TICK_LOG2-1:0] presc_q;
+  logic                 tick;
+  assign tick = (presc_q == '1);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) presc_q <= '0;
+    else         presc_q <= presc_q + 1'b1;
+  end
+
+  // Lowest free entry for alloc; lowest StRetx / StDone entry for the outputs.
+  logic            free_any, retx_any, done_any;
+  logic [IdxW-1:0] free_idx, retx_idx, done_idx;
+
+  always_comb begin
+    free_any = 1'b0;
+    retx_any = 1'b0;
+    done_any = 1'b0;
+    free_idx = '0;
+    retx_idx = '0;
+    done_idx = '0;
+    for (int i = ENTRIES - 1; i >= 0; i--) begin
+      if (ent_q[i].st == StFree) begin
+        free_any = 1'b1;
+        free_idx = IdxW'(i);
+      end
+      if (ent_q[i].st == StRetx) begin
+        retx_any = 1'b1;
+        retx_idx = IdxW'(i);
+      end
+      if (ent_q[i].st == StDone) begin
+        done_any = 1'b1;
+        done_idx = IdxW'(i);
+      end
+    end
+  end
+
+  assign alloc_ready_o = free_any && !flush_i;
+  assign alloc_idx_o   = free_idx;
+  assign retx_valid_o  = retx_any;
+  assign retx_idx_o    = retx_idx;
+  assign retx_tag_o    = ent_q[retx_idx].tag;
+  assign done_valid_o  = done_any;
+  assign done_idx_o    = done_idx;
+  assign done_tag_o    = ent_q[done_idx].tag;
+  assign done_res_o    = ent_q[done_idx].res;
+
+  // The answer's entry. (dest, seq) is unique among live entries as long as the sender
+  // numbers each destination's messages with a sequence longer than the table.
+  logic            ans_hit;
+  logic [IdxW-1:0] ans_idx;
+
+  always_comb begin
+    ans_hit = 1'b0;
+    ans_idx = '0;
+    for (int i = 0; i < ENTRIES; i++) begin
+      if (ent_q[i].st != StFree && ent_q[i].st != StDone && ent_q[i].dest == ans_src_i &&
+          ent_q[i].seq == ans_seq_i && !ans_hit) begin
+        ans_hit = 1'b1;
+        ans_idx = IdxW'(i);
+      end
+    end
+  end
+
+  // A failed attempt: retransmit if the budget allows, else end EXHAUSTED.
+  function automatic entry_t retry_or_fail(entry_t e, logic [3:0] max);
+    entry_t r = e;
+    if (e.tries < max) begin
+      r.st    = StRetx;
+      r.tries = e.tries + 1'b1;
+    end else begin
+      r.st  = StDone;
+      r.res = ResExhausted;
+    end
+    return r;
+  endfunction
+
+  function automatic entry_t answer(entry_t e, pend_e a, logic [3:0] max);
+    entry_t r = e;
+    unique case (a)
+      PendAck: begin
+        r.st  = StDone;
+        r.res = ResOk;
+      end
+      PendReject: begin
+        r.st  = StDone;
+        r.res = ResRejected;
+      end
+      PendNack: r = retry_or_fail(e, max);
+      default:  r = e;
+    endcase
+    return r;
+  endfunction
+
+  pend_e        ans_kind;
+  logic [IdxW:0] timeout_ev;
+  logic          retx_ev;
+
+  always_comb begin
+    if (!ans_nack_i)       ans_kind = PendAck;
+    else if (ans_reject_i) ans_kind = PendReject;
+    else                   ans_kind = PendNack;
+  end
+
+  always_comb begin
+    ent_d      = ent_q;
+    timeout_ev = '0;
+    retx_ev    = 1'b0;
+
+    for (int i = 0; i < ENTRIES; i++) begin
+      unique case (ent_q[i].st)
+        StSending: begin
+          if (ans_valid_i && ans_hit && ans_idx == IdxW'(i)) begin
+            // An ACK wins over anything kept before it: the receiver has the message.
+            if (ent_q[i].pend != PendAck) ent_d[i].pend = ans_kind;
+          end
+          if (sent_valid_i && sent_idx_i == IdxW'(i)) begin
+            ent_d[i].timer = (timeout_i == '0) ? 16'd1 : timeout_i;
+            ent_d[i].st    = StWait;
+            if (ent_d[i].pend != PendNone) begin
+              ent_d[i]      = answer(ent_d[i], ent_d[i].pend, retries_max_i);
+              ent_d[i].pend = PendNone;
+            end
+          end
+        end
+        StWait: begin
+          if (ans_valid_i && ans_hit && ans_idx == IdxW'(i)) begin
+            ent_d[i] = answer(ent_q[i], ans_kind, retries_max_i);
+          end else if (tick) begin
+            if (ent_q[i].timer <= 16'd1) begin
+              ent_d[i]   = retry_or_fail(ent_q[i], retries_max_i);
+              timeout_ev = timeout_ev + 1'b1;
+            end else begin
+              ent_d[i].timer = ent_q[i].timer - 1'b1;
+            end
+          end
+        end
+        StRetx: begin
+          // A late ACK to an earlier copy still ends the message: the receiver has it. If
+          // the TX path takes the request in the same cycle, the answer waits for the
+          // sent report like any answer during a transmission.
+          if (retx_ready_i && retx_idx == IdxW'(i)) begin
+            ent_d[i].st = StSending;
+            retx_ev     = 1'b1;
+            if (ans_valid_i && ans_hit && ans_idx == IdxW'(i) && ans_kind != PendNack) begin
+              ent_d[i].pend = ans_kind;
+            end
+          end else if (ans_valid_i && ans_hit && ans_idx == IdxW'(i) && ans_kind != PendNack) begin
+            ent_d[i] = answer(ent_q[i], ans_kind, retries_max_i);
+          end
+        end
+        StDone: begin
+          if (done_ready_i && done_idx == IdxW'(i)) ent_d[i].st = StFree;
+        end
+        default: begin
+          if (alloc_valid_i && free_idx == IdxW'(i)) begin
+            ent_d[i] = '{st: StSending, pend: PendNone, dest: alloc_dest_i, seq: alloc_seq_i,
+                         tag: alloc_tag_i, tries: 4'd0, timer: 16'd0, res: ResOk};
+          end
+        end
+      endcase
+    end
+
+    if (flush_i) begin
+      for (int i = 0; i < ENTRIES; i++) ent_d[i].st = StFree;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ent_q <= '0;
+    end else begin
+      ent_q <= ent_d;
+    end
+  end
+
+  logic [IdxW:0] timeout_q;
+  logic          retx_q, stray_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      timeout_q <= '0;
+      retx_q    <= 1'b0;
+      stray_q   <= 1'b0;
+    end else begin
+      timeout_q <= flush_i ? '0 : timeout_ev;
+      retx_q    <= retx_ev && !flush_i;
+      stray_q   <= ans_valid_i && !ans_hit && !flush_i;
+    end
+  end
+
+  assign timeouts_o = timeout_q;
+  assign retx_o    = retx_q;
+  assign stray_o   = stray_q;
+
+endmodule

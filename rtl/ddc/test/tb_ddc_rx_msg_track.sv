@@ -1,0 +1,203 @@
+// Self-checking test of ddc_rx_msg_track: directed cases (a one-packet message completes
+// alone; a multi-packet message completes on its last missing packet whatever the order,
+// with its full length; a message missing a packet never completes; a packet counted
+// twice frees the entry without completing (overrun); a full table refuses new messages
+// (full) until an idle entry has aged out, which a new message then takes (expire)), then
+// random traffic: batches of messages from several sources, packets shuffled across the
+// batch, some messages missing a packet, against a reference that knows which packet
+// completes which message.
+module tb_ddc_rx_msg_track;
+  localparam int unsigned Entries  = 16;
+  localparam int unsigned TickLog2 = 6;
+  localparam int unsigned AgeMax   = 3;
+
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  always #5 clk = ~clk;
+
+  logic        pv = 1'b0, first = 1'b0, last = 1'b0;
+  logic [15:0] src = '0, len = '0;
+  logic [31:0] mid = '0, off = '0;
+  logic        complete, full, expire, overrun;
+  logic [31:0] total;
+
+  ddc_rx_msg_track #(
+    .ENTRIES  (Entries),
+    .TICK_LOG2(TickLog2),
+    .AGE_MAX  (AgeMax)
+  ) dut (
+    .clk_i       (clk),
+    .rst_ni      (rst_n),
+    .pkt_valid_i (pv),
+    .pkt_src_i   (src),
+    .pkt_msg_id_i(mid),
+    .pkt_first_i (first),
+    .pkt_last_i  (last),
+    .pkt_len_i   (len),
+    .pkt_offset_i(off),
+    .complete_o  (complete),
+    .total_o     (total),
+    .full_o      (full),
+    .expire_o    (expire),
+    .overrun_o   (overrun)
+  );
+
+  int errors = 0;
+  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+
+  // Presents one packet for one cycle (inputs change at falling edges) and returns the
+  // verdict seen in that cycle.
+  task automatic pkt(input int s, input int m, input int o, input int l, input bit f,
+                     input bit la, output bit c, output int t, output bit fu,
+                     output bit ex, output bit ov);
+    pv = 1'b1; src = 16'(s); mid = 32'(m); off = 32'(o); len = 16'(l); first = f; last = la;
+    #1;
+    c = complete; t = int'(total); fu = full; ex = expire; ov = overrun;
+    @(negedge clk);
+    pv = 1'b0;
+  endtask
+
+  task automatic idle(input int n);
+    repeat (n) @(negedge clk);
+  endtask
+
+  bit c, fu, ex, ov;
+  int t;
+
+  // Random traffic.
+  typedef struct {
+    int s, m, o, l;
+    bit f, la;
+    int msg;  // index in the batch
+  } pkt_t;
+  pkt_t q[$];
+  int   left[8];     // packets of each batch message still to come
+  bit   dropped[8];
+  int   mlen[8];
+  int   next_mid[4];
+  int   n_done = 0, n_lost = 0, n_single = 0;
+
+  initial begin
+    idle(2);
+    rst_n = 1'b1;
+    idle(1);
+
+    // One-packet message.
+    pkt(1, 10, 0, 40, 1, 1, c, t, fu, ex, ov);
+    `CHECK(c && t == 40 && !fu && !ex && !ov, "single packet completes alone")
+
+    // Three packets, out of order: 100..199 last, then 0..99, then 200 is not there.
+    pkt(2, 20, 200, 56, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c, "last packet first does not complete")
+    pkt(2, 20, 0, 100, 1, 0, c, t, fu, ex, ov);
+    `CHECK(!c, "two of three do not complete")
+    // Same msg id from another source is another message.
+    pkt(3, 20, 100, 100, 0, 0, c, t, fu, ex, ov);
+    `CHECK(!c, "other source's packet does not count")
+    pkt(2, 20, 100, 100, 0, 0, c, t, fu, ex, ov);
+    `CHECK(c && t == 256, $sformatf("missing middle packet completes the message (%0d)", t))
+    // The entry is free again: the same (src, msg) starts from zero.
+    pkt(2, 20, 100, 100, 0, 0, c, t, fu, ex, ov);
+    `CHECK(!c, "entry freed on completion")
+
+    // In-order message that loses its middle packet: never complete.
+    pkt(4, 30, 0, 64, 1, 0, c, t, fu, ex, ov);
+    pkt(4, 30, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c && !ov, "message missing a middle packet is not complete")
+
+    // A packet counted twice: overrun, entry freed, nothing completes.
+    pkt(5, 40, 0, 64, 1, 0, c, t, fu, ex, ov);
+    pkt(5, 40, 0, 64, 1, 0, c, t, fu, ex, ov);
+    pkt(5, 40, 64, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c && ov, "duplicate packet: overrun, not complete")
+    pkt(5, 40, 64, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c && !ov, "after an overrun the message starts again")
+
+    // Fill the table: entries in use now: (2,20), (3,20), (4,30), (5,40) and the rest.
+    for (int i = 0; i < int'(Entries) - 4; i++) begin
+      pkt(6, 100 + i, 0, 8, 1, 0, c, t, fu, ex, ov);
+      `CHECK(!fu && !ex, "free entries are used first")
+    end
+    pkt(7, 1, 0, 8, 1, 0, c, t, fu, ex, ov);
+    `CHECK(fu && !ex && !c, "full table refuses a new message")
+    // Single packets need no entry.
+    pkt(7, 2, 0, 8, 1, 1, c, t, fu, ex, ov);
+    `CHECK(c && !fu, "single packet completes with the table full")
+    // A tracked message keeps going with the table full.
+    pkt(6, 100, 8, 8, 0, 1, c, t, fu, ex, ov);
+    `CHECK(c && t == 16 && !fu, "tracked message completes with the table full")
+    // Refill that slot, then let everything age out but keep one entry busy.
+    pkt(6, 200, 0, 8, 1, 0, c, t, fu, ex, ov);
+    for (int k = 0; k < int'(AgeMax) + 2; k++) begin
+      idle(1 << TickLog2);
+      pkt(6, 200, 8 * (k + 1), 8, 0, 0, c, t, fu, ex, ov);
+    end
+    pkt(7, 3, 0, 8, 1, 0, c, t, fu, ex, ov);
+    `CHECK(ex && !fu, "an idle entry is taken by a new message")
+    pkt(7, 3, 8, 8, 0, 1, c, t, fu, ex, ov);
+    `CHECK(c && t == 16, "message in a reclaimed entry completes")
+    pkt(6, 200, 8 * (AgeMax + 3), 8, 0, 1, c, t, fu, ex, ov);
+    `CHECK(c && t == 8 * (AgeMax + 4), "busy entry was not taken")
+    // Let the stale ones age out before the random phase.
+    idle((AgeMax + 2) << TickLog2);
+    // (4, 30) is one of them, 64 of 192 bytes counted, its last seen: the same key
+    // again (a restarted sender) starts from zero instead of completing on 64 more bytes.
+    pkt(4, 30, 64, 64, 0, 0, c, t, fu, ex, ov);
+    `CHECK(!c && ex && !ov, "a key matching an aged entry starts it again")
+    pkt(4, 30, 0, 64, 1, 0, c, t, fu, ex, ov);
+    `CHECK(!c && !ex, "restarted entry counts only its own bytes")
+    pkt(4, 30, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(c && t == 192 && !ex, "restarted message completes")
+    idle((AgeMax + 2) << TickLog2);
+
+    // Random: batches of up to 4 messages, 1..8 packets each, packets shuffled across
+    // the batch; a quarter of the multi-packet messages lose one packet.
+    for (int i = 0; i < 4; i++) next_mid[i] = 1000 * i;
+    for (int b = 0; b < 3000; b++) begin
+      int nm;
+      nm = 1 + $urandom_range(3);
+      q.delete();
+      for (int m = 0; m < nm; m++) begin
+        int s, np, mtu, id, drop_at;
+        s   = $urandom_range(3);
+        id  = next_mid[s];
+        next_mid[s] = next_mid[s] + 1;
+        mtu = 8 * (1 + $urandom_range(15));
+        mlen[m] = 1 + $urandom_range(8 * mtu - 1);
+        np = (mlen[m] + mtu - 1) / mtu;
+        dropped[m] = (np > 1) && ($urandom_range(3) == 0);
+        drop_at = dropped[m] ? $urandom_range(np - 1) : -1;
+        left[m] = dropped[m] ? np - 1 : np;
+        if (np == 1) n_single++;
+        for (int p = 0; p < np; p++) begin
+          pkt_t k;
+          k.s = s; k.m = id; k.o = p * mtu;
+          k.l = (p == np - 1) ? mlen[m] - p * mtu : mtu;
+          k.f = (p == 0); k.la = (p == np - 1); k.msg = m;
+          if (p != drop_at) q.push_back(k);
+        end
+      end
+      q.shuffle();
+      foreach (q[i]) begin
+        bit want;
+        left[q[i].msg]--;
+        want = !dropped[q[i].msg] && left[q[i].msg] == 0;
+        pkt(q[i].s, q[i].m, q[i].o, q[i].l, q[i].f, q[i].la, c, t, fu, ex, ov);
+        `CHECK(c == want, $sformatf("batch %0d src %0d msg %0d off %0d: complete %0b, want %0b",
+                                    b, q[i].s, q[i].m, q[i].o, c, want))
+        `CHECK(!c || t == mlen[q[i].msg], $sformatf("total %0d, want %0d", t, mlen[q[i].msg]))
+        `CHECK(!fu && !ov, "no full table, no overrun in the random phase")
+        if (c) n_done++;
+        if ($urandom_range(3) == 0) idle(1 + $urandom_range(3));
+      end
+      for (int m = 0; m < nm; m++) if (dropped[m]) n_lost++;
+    end
+    $display("random: %0d messages completed (%0d single-packet), %0d lost", n_done,
+             n_single, n_lost);
+    `CHECK(n_done > 3000 && n_lost > 500, "random phase exercised both outcomes")
+
+    if (errors == 0) $display("PASS");
+    else $display("FAIL: %0d errors", errors);
+    $finish;
+  end
+endmodule
