@@ -16,14 +16,14 @@ JOBS     ?= 2
 
 help:
 	@echo "make run        install what is missing, build, run 'fasthsl demo' on the simulated cluster"
-	@echo "make test       everything CI checks: contract drift, lint, RTL testbenches, formal proofs, Rust tests, VFIO in QEMU"
+	@echo "make test       everything CI checks: contract drift, lint, RTL testbenches, formal proofs, synth-check + ECP5 bitstream, Rust tests, VFIO in QEMU"
 	@echo "make lint       Verilator -Wall on the RTL tops, rustfmt --check, clippy -D warnings"
 	@echo "make gen        regenerate RTL package, Rust module and docs from host/contract/contract.toml"
 	@echo "make gen-check  fail if the generated files differ from what the contract generates"
 	@echo "make test-rtl   every self-checking Verilator testbench (rtl/*/test/tb_*.sv)"
 	@echo "make test-rust  cargo test (release: the Verilator model runs at full speed)"
-	@echo "make synth      Yosys + nextpnr (PyPI yowasp) size/Fmax report -> docs/synth-report.json (~16 min)"
-	@echo "make synth-check  fresh synthesis vs the committed report: fail if a block grew or slowed >10%"
+	@echo "make synth      Yosys + nextpnr (PyPI yowasp) size/Fmax report -> docs/synth-report.json (REASON=\"why\" when a block got >10% worse)"
+	@echo "make synth-check  fresh synthesis vs the committed report (fail if a block grew or slowed >10% without a reason) + the $(CI_BOARD) bitstream"
 	@echo "make formal     SymbiYosys proofs of FIFO, credits, arbiter, wormhole lock, NIC CSRs (PyPI yowasp; docs/FORMAL.md)"
 	@echo "make bitstream BOARD=ulx3s  board bitstream with the open ECP5 tools -> target/bitstream/ (docs/BOARDS.md)"
 	@echo "make wave       a short 2-node demo that writes FST waveforms to target/wave/ (GTKWave, Surfer)"
@@ -61,7 +61,7 @@ wave: deps
 	@echo "waveforms: target/wave/*.fst, one per NIC and router model (open with gtkwave or surfer)"
 
 # --- checks -------------------------------------------------------------------------------
-test: deps gen-check lint test-rtl formal test-rust test-vfio
+test: deps gen-check lint test-rtl formal synth-check test-rust test-vfio
 	@echo "make test: all checks passed"
 
 gen:
@@ -126,17 +126,21 @@ soak: deps
 	set -o pipefail; $(CARGO) run --release -q -p fasthsl-sim --example soak -- \
 	  --cycles $(SOAK_CYCLES) --jobs $(JOBS) $(SOAK_ARGS) | tee target/soak.json
 
-# --- synthesis (not part of `make test`: ~16 minutes of single-threaded WebAssembly tools) ---
+# --- synthesis (docs/SYNTH.md): single-threaded WebAssembly tools, $(JOBS) jobs at a time;
+# a job whose exact inputs were built before (target/synth, target/bitstream) is reused ---
+# synth-check is part of `make test` and also builds the CI board's bitstream in the same
+# job pool (CI_BOARD= to leave it out), so one board flow is exercised on every change.
+CI_BOARD ?= ulx3s
 .venv/.synth-deps: rtl/synth/requirements.txt
 	$(PYTHON) -m venv .venv
 	.venv/bin/pip install -q -r rtl/synth/requirements.txt
 	touch $@
 
 synth: .venv/.synth-deps
-	$(PYTHON) rtl/synth/synth.py $(SYNTH_ARGS)
+	$(PYTHON) rtl/synth/synth.py -j$(JOBS) $(if $(REASON),--reason "$(REASON)") $(SYNTH_ARGS)
 
 synth-check: .venv/.synth-deps
-	$(PYTHON) rtl/synth/synth.py --check $(SYNTH_ARGS)
+	$(PYTHON) rtl/synth/synth.py -j$(JOBS) --check $(if $(CI_BOARD),--bitstream $(CI_BOARD)) $(SYNTH_ARGS)
 
 # --- formal (docs/FORMAL.md): proofs plus must-fail mutants, -j$(JOBS) ---
 .venv/.formal-deps: rtl/formal/requirements.txt rtl/synth/requirements.txt
@@ -148,7 +152,7 @@ formal: .venv/.formal-deps
 	$(PYTHON) rtl/formal/run_formal.py -j$(JOBS) $(FORMAL_ARGS)
 
 # A board bitstream (docs/BOARDS.md); the script lists the boards and says when a board's
-# vendor tool is not installed. Not part of `make test`.
+# vendor tool is not installed. The CI board is also built by synth-check (`make test`).
 bitstream: .venv/.synth-deps
 	$(PYTHON) rtl/boards/bitstream.py $(BOARD)
 
