@@ -140,6 +140,7 @@ synth: .venv/.synth-deps
 	$(PYTHON) rtl/synth/synth.py -j$(JOBS) $(if $(REASON),--reason "$(REASON)") $(SYNTH_ARGS)
 
 synth-check: .venv/.synth-deps
+	$(PYTHON) rtl/synth/test_synth_check.py
 	$(PYTHON) rtl/synth/synth.py -j$(JOBS) --check $(if $(CI_BOARD),--bitstream $(CI_BOARD)) $(SYNTH_ARGS)
 
 # --- formal (docs/FORMAL.md): proofs plus must-fail mutants, -j$(JOBS) ---
