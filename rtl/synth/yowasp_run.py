@@ -83,7 +83,9 @@ def input_key(job_dir, commands, extra_files=()):
     h = hashlib.sha256()
     h.update(REQUIREMENTS.read_bytes())
     for c in commands:
-        h.update(b"\0cmd\0" + " ".join(str(x) for x in c).encode())
+        # a tool by its name, not its path: the same job in another checkout is the same job
+        words = [x.name if isinstance(x, Path) else str(x) for x in c]
+        h.update(b"\0cmd\0" + " ".join(words).encode())
     paths = sorted(job_dir.glob("*.sv")) + [Path(p) for p in extra_files]
     for p in paths:
         h.update(b"\0file\0" + p.name.encode() + b"\0" + p.read_bytes())
