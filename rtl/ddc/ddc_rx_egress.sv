@@ -120,7 +120,12 @@ module ddc_rx_egress
   logic [31:0] trk_total;
   assign trk_valid = (state_q == StTrl) && buf_valid_i;
 
-  ddc_rx_msg_track u_track (
+  // 64 entries: on a 64-node network every other node may have a multi-packet message
+  // (e.g. a broadcast from everyone at once) in progress here; with 16, all-to-all
+  // broadcasts on hypercube:6 lost messages to a full table (sim/tests/topologies.rs).
+  ddc_rx_msg_track #(
+    .ENTRIES(64)
+  ) u_track (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .pkt_valid_i (trk_valid),

@@ -766,7 +766,7 @@ pub mod nic_regs {
     pub const CNT_PUSH_REJECT: u32 = 0x12c;
     /// Multi-packet messages the receiver gave up: a started message (some packets accepted) whose completion entry was idle for 12288..16384 cycles (49..66 us at 250 MHz) and was taken by a new message, or whose byte count ran past its length (a packet counted twice). They get no LMR entry (docs/RELIABILITY.md). (ro)
     pub const CNT_RX_MSG_EXPIRED: u32 = 0x130;
-    /// Accepted packets of a new multi-packet message that found the receiver's completion table full (16 messages in progress, none idle long enough to be taken): their bytes are written but the message cannot complete and gets no LMR entry. (ro)
+    /// Accepted packets of a new multi-packet message that found the receiver's completion table full (64 messages in progress, none idle long enough to be taken): their bytes are written but the message cannot complete and gets no LMR entry. (ro)
     pub const CNT_RX_TRACK_FULL: u32 = 0x134;
     /// DMA reads (payload or descriptor) the host answered with an error. A payload read error completes its descriptor with DMA_RD; a descriptor read error delivers the descriptor as zeros (ZERO_LEN). (ro)
     pub const CNT_DMA_RD_ERR: u32 = 0x160;
