@@ -2,8 +2,10 @@
 // can exercise its links with nothing but a UART.
 // Source: after start_i (ignored while busy_o), packets of len_i flits (1..255; 0 counts as 1) to dest_i,
 // count_i of them (0: until stop_i), back to back as the router's credits allow.
-// Head flit {seq[23:0], len[7:0], src[15:0], dest[15:0]} (dest where the router looks
-// for it), then flits i = 1..len-1 carrying {seq, i, ~seq, ~i}.
+// Head flit {seq[19:0], len[7:0], 4'h0, src[15:0], dest[15:0]}: dest where the router
+// looks for it, and bits 35:32 zero because routers read them as the packet type
+// (WRITE; a broadcast type would be dropped by the FIFO router). Then flits
+// i = 1..len-1 carrying {4'h0, seq, i, 4'h0, ~seq, ~i}.
 // Sink: takes every flit at once (credits straight back) and checks each packet it
 // receives, from any source: flit data, `last` exactly on the length the head gives,
 // no `err` (EEP). rcvd_o counts good packets, rx_err_o bad ones.
@@ -31,14 +33,14 @@ module board_traffic (
 );
   import fasthsl_link_pkg::*;
 
-  function automatic logic [63:0] body(logic [23:0] seq, logic [7:0] idx);
-    return {seq, idx, ~seq, ~idx};
+  function automatic logic [63:0] body(logic [19:0] seq, logic [7:0] idx);
+    return {4'h0, seq, idx, 4'h0, ~seq, ~idx};
   endfunction
 
   // ---- source ----
   logic        busy_q, stop_q;
   logic [4:0]  cred_q;           // router input buffers are at most 16 deep here
-  logic [23:0] seq_q;
+  logic [19:0] seq_q;
   logic [7:0]  idx_q, len_q;
   logic [15:0] dest_q;
   logic [31:0] sent_q, goal_q;
@@ -67,11 +69,11 @@ module board_traffic (
       out_q  <= LINK_FLIT_IDLE;
       if (send) begin
         out_q <= '{valid: 1'b1, last: pkt_end, err: 1'b0,
-                   data: (idx_q == '0) ? {seq_q, len_q, src_i, dest_q} : body(seq_q, idx_q)};
+                   data: (idx_q == '0) ? {seq_q, len_q, 4'h0, src_i, dest_q} : body(seq_q, idx_q)};
         idx_q <= pkt_end ? '0 : idx_q + 8'd1;
       end
       if (pkt_end) begin
-        seq_q  <= seq_q + 24'd1;
+        seq_q  <= seq_q + 20'd1;
         sent_q <= sent_q + 32'd1;
         // stop after this packet: asked to, or the count is reached
         if (stop_q || (goal_q != '0 && sent_q + 32'd1 == goal_q)) busy_q <= 1'b0;
@@ -94,7 +96,7 @@ module board_traffic (
 
   // ---- sink ----
   logic        in_pkt_q, bad_q;
-  logic [23:0] rseq_q;
+  logic [19:0] rseq_q;
   logic [7:0]  ridx_q, rlen_q;
   logic [31:0] rcvd_q, rerr_q;
   logic        bad_now;
@@ -109,7 +111,7 @@ module board_traffic (
     .credit_o    (in_credit_o)
   );
 
-  assign hlen = in_flit_i.data[39:32];
+  assign hlen = in_flit_i.data[43:36];
 
   always_comb begin
     bad_now = in_flit_i.err;
@@ -132,7 +134,7 @@ module board_traffic (
       rerr_q   <= '0;
     end else if (in_flit_i.valid) begin
       if (!in_pkt_q) begin
-        rseq_q <= in_flit_i.data[63:40];
+        rseq_q <= in_flit_i.data[63:44];
         rlen_q <= hlen;
       end
       ridx_q   <= in_pkt_q ? ridx_q + 8'd1 : 8'd1;

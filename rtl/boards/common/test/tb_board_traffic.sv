@@ -46,7 +46,7 @@ module tb_board_traffic;
       end else if (buf_q.size() > 0 && sink_cred > 0 && $urandom_range(0, 3) != 0) begin
         link_flit_t f = buf_q.pop_front();
         if (f.data[15:0] == dest && f.data[31:16] == src) heads++;
-        if (corrupt_data && !f.last && f.data[39:32] != 8'd5) begin
+        if (corrupt_data && !f.last && f.data[43:36] != 8'd5) begin
           f.data[9] = ~f.data[9];
           corrupt_data = 0;
         end
