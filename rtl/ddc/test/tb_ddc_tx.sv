@@ -435,9 +435,12 @@ module tb_ddc_tx;
     int         slot = post_slot;
     logic [7:0] err;
     logic [15:0] mtu_v = mtu;
-    // Random flags stay off INLINE: this model reads payloads from local memory (inline
-    // payloads are checked by tb_ddc_tx_read_engine and tb_ddc_nic).
+    // Random flags stay off INLINE and BCAST: this model reads payloads from local memory
+    // and expects unicast WRITE packets (inline payloads are checked by
+    // tb_ddc_tx_read_engine and tb_ddc_nic, broadcasts by tb_ddc_tx_read_engine,
+    // tb_ddc_tx_packetizer and sim/tests/topologies.rs).
     flags[DESC_FLAG_INLINE_BIT] = 1'b0;
+    flags[DESC_FLAG_BCAST_BIT]  = 1'b0;
     if (len == 0) err = 8'(DESC_ERR_ZERO_LEN);
     else if (len > MSG_LEN_MAX) err = 8'(DESC_ERR_LEN_TOO_BIG);
     else if (dest < dest_lo || dest > dest_hi) err = 8'(DESC_ERR_BAD_DEST);
