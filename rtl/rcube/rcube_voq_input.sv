@@ -172,7 +172,7 @@ module rcube_voq_input #(
 
   // ---- output sets of the broadcasts in the queue ----
   localparam int unsigned MaskAW = (BUF_DEPTH > 1) ? $clog2(BUF_DEPTH) : 1;
-  logic [BUF_DEPTH-1:0][NPORTS-1:0] mask_mem_q;
+  logic [NPORTS-1:0]                mask_mem_q [BUF_DEPTH];
   logic [MaskAW-1:0]                mask_wr_q, mask_rd_q;
   logic [CntW-1:0]                  mask_cnt_q;
   logic                             mask_push;
@@ -183,17 +183,19 @@ module rcube_voq_input #(
     return (32'(p) == BUF_DEPTH - 1) ? '0 : p + 1'b1;
   endfunction
 
+  // The set memory has no reset (mask_cnt_q says which entries are live), so deep
+  // buffers get a RAM, not BUF_DEPTH x NPORTS reset flops.
+  always_ff @(posedge clk_i) begin
+    if (mask_push) mask_mem_q[mask_wr_q] <= bc_fwd;
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      mask_mem_q <= '0;
       mask_wr_q  <= '0;
       mask_rd_q  <= '0;
       mask_cnt_q <= '0;
     end else begin
-      if (mask_push) begin
-        mask_mem_q[mask_wr_q] <= bc_fwd;
-        mask_wr_q             <= mask_inc(mask_wr_q);
-      end
+      if (mask_push) mask_wr_q <= mask_inc(mask_wr_q);
       if (bc_start_i) mask_rd_q <= mask_inc(mask_rd_q);
       mask_cnt_q <= mask_cnt_q + CntW'(mask_push) - CntW'(bc_start_i);
     end

@@ -142,7 +142,8 @@ module tb_rcube_input_port;
       flit_idx = 0;
       if (pkt_port < 0) exp_drops++;
       if (pkt_err) exp_eeps++;
-      f.data = {16'hC0DE, 16'(pkt_id), 16'(flit_idx), dest};
+      // bits 35:32 are the packet type routers read: 0 (WRITE), never a broadcast
+      f.data = {16'hC0DE, 12'(pkt_id), 4'h0, 16'(flit_idx), dest};
     end else if (do_send) begin
       f.data = {16'hB0D1, 16'(pkt_id), 16'(flit_idx), 16'($urandom)};
     end
