@@ -171,35 +171,30 @@ module rcube_voq_input #(
   assign bc_avail_o = q_avail[NPORTS];
 
   // ---- output sets of the broadcasts in the queue ----
-  localparam int unsigned MaskAW = (BUF_DEPTH > 1) ? $clog2(BUF_DEPTH) : 1;
-  logic [NPORTS-1:0]                mask_mem_q [BUF_DEPTH];
-  logic [MaskAW-1:0]                mask_wr_q, mask_rd_q;
-  logic [CntW-1:0]                  mask_cnt_q;
-  logic                             mask_push;
+  // One entry per broadcast in the queue (each holds at least one buffer slot, so
+  // BUF_DEPTH entries never overflow). An arriving head started in the same cycle uses
+  // its set straight from the lookup and is never stored.
+  logic                   mask_push, mask_valid;
+  logic [NPORTS-1:0]      mask_front;
+  logic                   unused_bc_ready;   // never full: see above
+  logic [CntW-1:0]        unused_bc_count;
   assign mask_push = is_head && is_bcast && (bc_fwd != '0);
-  assign bc_mask_o = (mask_cnt_q != '0) ? mask_mem_q[mask_rd_q] : bc_fwd;
+  assign bc_mask_o = mask_valid ? mask_front : bc_fwd;
 
-  function automatic logic [MaskAW-1:0] mask_inc(logic [MaskAW-1:0] p);
-    return (32'(p) == BUF_DEPTH - 1) ? '0 : p + 1'b1;
-  endfunction
-
-  // The set memory has no reset (mask_cnt_q says which entries are live), so deep
-  // buffers get a RAM, not BUF_DEPTH x NPORTS reset flops.
-  always_ff @(posedge clk_i) begin
-    if (mask_push) mask_mem_q[mask_wr_q] <= bc_fwd;
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      mask_wr_q  <= '0;
-      mask_rd_q  <= '0;
-      mask_cnt_q <= '0;
-    end else begin
-      if (mask_push) mask_wr_q <= mask_inc(mask_wr_q);
-      if (bc_start_i) mask_rd_q <= mask_inc(mask_rd_q);
-      mask_cnt_q <= mask_cnt_q + CntW'(mask_push) - CntW'(bc_start_i);
-    end
-  end
+  fifo_sync #(
+    .WIDTH(NPORTS),
+    .DEPTH(BUF_DEPTH)
+  ) u_bc_sets (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .in_valid_i (mask_push && !(bc_start_i && !mask_valid)),
+    .in_ready_o (unused_bc_ready),
+    .in_data_i  (bc_fwd),
+    .out_valid_o(mask_valid),
+    .out_ready_i(bc_start_i),
+    .out_data_o (mask_front),
+    .count_o    (unused_bc_count)
+  );
 
   assign rd_flit_o = '{valid: rd_valid, last: rd_data[65], err: rd_data[64], data: rd_data[63:0]};
 
@@ -243,7 +238,7 @@ module rcube_voq_input #(
     if (rst_ni) begin
       assert (!(pop_i && pop_bc_i)) else $error("rcube_voq_input: two pops in one cycle");
       assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
-      assert (!bc_start_i || mask_cnt_q != '0 || mask_push)
+      assert (!bc_start_i || mask_valid || mask_push)
         else $error("rcube_voq_input: broadcast start without a queued broadcast");
     end
   end
