@@ -515,12 +515,6 @@ fn rounds(n: usize) -> u32 {
 
 /// Runs the benchmark.
 pub fn run(a: &BcastArgs) -> Result<ExitCode> {
-    // An unavailable mode fails before anything is simulated.
-    for m in &a.mode {
-        if *m == Mode::Sw {
-            m.backend()?;
-        }
-    }
     ensure!(
         a.devices.is_empty() || !a.mode.contains(&Mode::Hw),
         "--mode hw runs on the simulated cluster only: a hardware broadcast lands at one \
