@@ -3,6 +3,8 @@
 //! ready for the next client. Raw protocol messages are built here by hand, after the
 //! vfio-user specification, so nothing in the client library can "fix" them.
 
+mod common;
+use common::{serve, watchdog};
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -13,9 +15,8 @@ use std::time::Duration;
 use fasthsl_contract::{nic_regs as nic, ID_MAGIC};
 use fasthsl_device::Device;
 use fasthsl_driver::{Card, CardConfig};
-use fasthsl_sim::SimConfig;
 use fasthsl_topology::Topology;
-use fasthsl_vfio_user::{sim_regs, Clock, ServeConfig, Server, VfioUserDevice};
+use fasthsl_vfio_user::{sim_regs, VfioUserDevice};
 
 const VERSION: u16 = 1;
 const REGION_READ: u16 = 9;
@@ -65,18 +66,6 @@ fn read_reg(s: &mut UnixStream, id: u16, region: u32, offset: u64, count: u32) -
     rest.split_off(16)
 }
 
-fn start(tag: &str) -> (Server, PathBuf) {
-    let sock = std::env::temp_dir().join(format!("fasthsl-vu-{tag}-{}.sock", std::process::id()));
-    let server = Server::start(ServeConfig {
-        topology: Topology::full(1).unwrap(),
-        sim: SimConfig::default(),
-        clock: Clock::Driven,
-        socket: sock.clone(),
-    })
-    .unwrap();
-    (server, sock)
-}
-
 fn connect(p: &Path) -> UnixStream {
     let s = UnixStream::connect(p).unwrap();
     // A server that stops answering fails the test instead of hanging it.
@@ -84,21 +73,10 @@ fn connect(p: &Path) -> UnixStream {
     s
 }
 
-/// Ends the whole test process if it is still running after `secs` seconds: a blocking
-/// read on a stuck client or server must fail the test, not hang it. Children see
-/// their pipes and sockets close and exit too.
-fn watchdog(secs: u64) {
-    std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_secs(secs));
-        eprintln!("watchdog: still running after {secs} s, giving up");
-        std::process::exit(101);
-    });
-}
-
 #[test]
 fn malformed_region_accesses_get_error_replies_and_the_server_keeps_running() {
     watchdog(90);
-    let (server, sock) = start("bad");
+    let (server, sock) = serve(1, "bad");
     let mut s = connect(&sock);
     let id = u32::from_le_bytes(
         read_reg(&mut s, 1, 0, u64::from(nic::ID), 4)
@@ -258,7 +236,7 @@ fn dying_client_role() {
 #[test]
 fn a_client_dying_mid_transfer_leaves_the_server_usable() {
     watchdog(90);
-    let (server, sock) = start("die");
+    let (server, sock) = serve(1, "die");
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",

@@ -2,12 +2,13 @@
 //! served cards of one simulated cluster, driven from this process through the
 //! vfio-user client backend, exchange eager and rendezvous messages both ways.
 
+mod common;
+use common::{serve, watchdog};
 use fasthsl_device::{Device, Pace};
 use fasthsl_driver::{Card, CardConfig};
 use fasthsl_msg::{Bootstrap, Endpoint, MsgConfig, DEFAULT_SHORT_MAX};
-use fasthsl_sim::SimConfig;
 use fasthsl_topology::Topology;
-use fasthsl_vfio_user::{sim_regs, Clock, ServeConfig, Server, VfioUserDevice};
+use fasthsl_vfio_user::{sim_regs, VfioUserDevice};
 
 /// Modeled time allowed for all messages of one size.
 const TIMEOUT_NS: u64 = 5_000_000;
@@ -20,20 +21,9 @@ fn data(len: usize, salt: u8) -> Vec<u8> {
 
 #[test]
 fn eager_and_rendezvous_messages_over_vfio_user() {
-    std::thread::spawn(|| {
-        std::thread::sleep(std::time::Duration::from_secs(120));
-        eprintln!("watchdog: still running after 120 s");
-        std::process::exit(101);
-    });
-    let dir = std::env::temp_dir().join(format!("fasthsl-vu-msg-{}", std::process::id()));
+    watchdog(120);
+    let (server, dir) = serve(2, "msg");
     let topo = Topology::full(2).unwrap();
-    let server = Server::start(ServeConfig {
-        topology: topo.clone(),
-        sim: SimConfig::default(),
-        clock: Clock::Driven,
-        socket: dir.clone(),
-    })
-    .unwrap();
     let mut cards = Vec::new();
     for (n, p) in server.sockets().iter().enumerate() {
         let mut c = Card::open(VfioUserDevice::connect(p).unwrap()).unwrap();

@@ -2,12 +2,13 @@
 //! by walking the capability list and routes the MSI vector, which enables the
 //! capability; the card's interrupt then arrives on that vector.
 
+mod common;
+use common::{serve, watchdog};
 use fasthsl_contract::{desc_flag, int};
 use fasthsl_device::Device;
 use fasthsl_driver::{Card, CardConfig};
-use fasthsl_sim::SimConfig;
 use fasthsl_topology::Topology;
-use fasthsl_vfio_user::{msi_cap, Clock, ServeConfig, Server, VfioUserDevice};
+use fasthsl_vfio_user::{msi_cap, VfioUserDevice};
 
 const TIMEOUT_NS: u64 = 200_000;
 
@@ -25,20 +26,9 @@ fn cfg16(d: &VfioUserDevice, off: u64) -> u16 {
 
 #[test]
 fn msi_capability_is_advertised_enabled_and_delivers_the_interrupt() {
-    std::thread::spawn(|| {
-        std::thread::sleep(std::time::Duration::from_secs(60));
-        eprintln!("watchdog: still running after 60 s");
-        std::process::exit(101);
-    });
-    let dir = std::env::temp_dir().join(format!("fasthsl-vu-msi-{}", std::process::id()));
+    watchdog(60);
+    let (server, dir) = serve(2, "msi");
     let topo = Topology::full(2).unwrap();
-    let server = Server::start(ServeConfig {
-        topology: topo.clone(),
-        sim: SimConfig::default(),
-        clock: Clock::Driven,
-        socket: dir.clone(),
-    })
-    .unwrap();
     let devs: Vec<VfioUserDevice> = server
         .sockets()
         .iter()
@@ -116,14 +106,7 @@ fn msi_control_bits_and_intx_exclusion() {
         VFIO_PCI_BAR2_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_INTX_IRQ_INDEX,
         VFIO_PCI_MSI_IRQ_INDEX,
     };
-    let sock = std::env::temp_dir().join(format!("fasthsl-vu-msi2-{}.sock", std::process::id()));
-    let _server = Server::start(ServeConfig {
-        topology: Topology::full(1).unwrap(),
-        sim: SimConfig::default(),
-        clock: Clock::Driven,
-        socket: sock.clone(),
-    })
-    .unwrap();
+    let (_server, sock) = serve(1, "msi2");
     let mut c = vfio_user::Client::new(&sock).unwrap();
     let m = msi_cap::OFFSET as u64;
     let mut rd = |c: &mut vfio_user::Client, region: u32, off: u64, n: usize| -> u64 {

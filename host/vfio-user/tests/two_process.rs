@@ -5,6 +5,8 @@
 //! The server runs in this test's process (threads); each client is this test binary
 //! re-executed with a role in the environment (only `client_role` runs there).
 
+mod common;
+use common::{serve, watchdog};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -13,9 +15,8 @@ use std::time::{Duration, Instant};
 use fasthsl_contract::{desc_flag, int};
 use fasthsl_device::Device;
 use fasthsl_driver::{Card, CardConfig};
-use fasthsl_sim::SimConfig;
 use fasthsl_topology::Topology;
-use fasthsl_vfio_user::{sim_regs, Clock, ServeConfig, Server, VfioUserDevice};
+use fasthsl_vfio_user::{sim_regs, VfioUserDevice};
 
 const ROLE: &str = "FASTHSL_VU_ROLE";
 const SOCK: &str = "FASTHSL_VU_SOCK";
@@ -73,29 +74,10 @@ fn wait_ok(mut c: Child, deadline: Instant, who: &str) {
     }
 }
 
-/// Ends the whole test process if it is still running after `secs` seconds: a blocking
-/// read on a stuck client or server must fail the test, not hang it. Children see
-/// their pipes and sockets close and exit too.
-fn watchdog(secs: u64) {
-    std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_secs(secs));
-        eprintln!("watchdog: still running after {secs} s, giving up");
-        std::process::exit(101);
-    });
-}
-
 #[test]
 fn two_driver_processes_put_across_two_sockets() {
     watchdog(90);
-    let dir: PathBuf = std::env::temp_dir().join(format!("fasthsl-vu-e2e-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let server = Server::start(ServeConfig {
-        topology: Topology::full(2).unwrap(),
-        sim: SimConfig::default(),
-        clock: Clock::Driven,
-        socket: dir.clone(),
-    })
-    .unwrap();
+    let (server, dir) = serve(2, "e2e");
     let socks = server.sockets().to_vec();
     assert_eq!(socks, vec![dir.join("node0.sock"), dir.join("node1.sock")]);
     let deadline = Instant::now() + Duration::from_secs(60);
