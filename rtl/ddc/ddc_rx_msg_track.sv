@@ -48,13 +48,17 @@ module ddc_rx_msg_track #(
   localparam int unsigned IdxW = $clog2(ENTRIES);
   localparam int unsigned AgeW = $clog2(AGE_MAX + 1);
 
-  logic [ENTRIES-1:0] vld_q, vld_d;
-  logic [15:0]        src_q [ENTRIES], src_d [ENTRIES];
-  logic [31:0]        mid_q [ENTRIES], mid_d [ENTRIES];
-  logic [31:0]        cnt_q [ENTRIES], cnt_d [ENTRIES];
-  logic [ENTRIES-1:0] tkn_q, tkn_d;     // total known: the last packet was counted
-  logic [31:0]        tot_q [ENTRIES], tot_d [ENTRIES];
-  logic [AgeW-1:0]    age_q [ENTRIES], age_d [ENTRIES];
+  // Each entry is written only by the packet that lands in it, and the payload fields
+  // have no reset: they are read only behind vld_q. Writing the table entry by entry
+  // (rather than a whole next-state copy per cycle) also keeps the 64-entry table from
+  // dominating the simulator's time.
+  logic [ENTRIES-1:0] vld_q;
+  logic [15:0]        src_q [ENTRIES];
+  logic [31:0]        mid_q [ENTRIES];
+  logic [31:0]        cnt_q [ENTRIES];
+  logic [ENTRIES-1:0] tkn_q;            // total known: the last packet was counted
+  logic [31:0]        tot_q [ENTRIES];
+  logic [AgeW-1:0]    age_q [ENTRIES];
   logic [TICK_LOG2-1:0] tick_q;
   logic                 tick;
 
@@ -71,19 +75,23 @@ module ddc_rx_msg_track #(
     have_old  = 1'b0;
     old_idx   = '0;
     hit_old   = 1'b0;
-    for (int unsigned i = 0; i < ENTRIES; i++) begin
-      if (vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == pkt_msg_id_i && !hit) begin
-        hit     = 1'b1;
-        hit_idx = IdxW'(i);
-        hit_old = (age_q[i] == AgeW'(AGE_MAX));
-      end
-      if (!vld_q[i] && !have_free) begin
-        have_free = 1'b1;
-        free_idx  = IdxW'(i);
-      end
-      if (vld_q[i] && age_q[i] == AgeW'(AGE_MAX) && !have_old) begin
-        have_old = 1'b1;
-        old_idx  = IdxW'(i);
+    // Only a tracked packet needs the match: the simulator then skips the 64-way
+    // compare on every other cycle.
+    if (pkt_valid_i && !(pkt_first_i && pkt_last_i)) begin
+      for (int unsigned i = 0; i < ENTRIES; i++) begin
+        if (vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == pkt_msg_id_i && !hit) begin
+          hit     = 1'b1;
+          hit_idx = IdxW'(i);
+          hit_old = (age_q[i] == AgeW'(AGE_MAX));
+        end
+        if (!vld_q[i] && !have_free) begin
+          have_free = 1'b1;
+          free_idx  = IdxW'(i);
+        end
+        if (vld_q[i] && age_q[i] == AgeW'(AGE_MAX) && !have_old) begin
+          have_old = 1'b1;
+          old_idx  = IdxW'(i);
+        end
       end
     end
   end
@@ -128,53 +136,35 @@ module ddc_rx_msg_track #(
   assign full_o   = pkt_valid_i && !single && !hit && !have_free && !have_old;
   assign expire_o = pkt_valid_i && !single && (hit ? hit_old : (!have_free && have_old));
 
-  always_comb begin
-    vld_d = vld_q;
-    tkn_d = tkn_q;
-    src_d = src_q;
-    mid_d = mid_q;
-    cnt_d = cnt_q;
-    tot_d = tot_q;
-    age_d = age_q;
-    if (tick) begin
-      for (int unsigned i = 0; i < ENTRIES; i++) begin
-        if (vld_q[i] && age_q[i] != AgeW'(AGE_MAX)) age_d[i] = age_q[i] + 1'b1;
-      end
-    end
-    if (track) begin
-      vld_d[idx] = !(complete_o || overrun_o);
-      src_d[idx] = pkt_src_i;
-      mid_d[idx] = pkt_msg_id_i;
-      cnt_d[idx] = cnt_new;
-      tkn_d[idx] = tkn_new;
-      tot_d[idx] = tot_new;
-      age_d[idx] = '0;
-    end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       vld_q  <= '0;
       tkn_q  <= '0;
       tick_q <= '0;
-      for (int unsigned i = 0; i < ENTRIES; i++) begin
-        src_q[i] <= '0;
-        mid_q[i] <= '0;
-        cnt_q[i] <= '0;
-        tot_q[i] <= '0;
-        age_q[i] <= '0;
-      end
+      for (int unsigned i = 0; i < ENTRIES; i++) age_q[i] <= '0;
     end else begin
-      vld_q  <= vld_d;
-      tkn_q  <= tkn_d;
-      tick_q <= tick_q + 1'b1;
-      for (int unsigned i = 0; i < ENTRIES; i++) begin
-        src_q[i] <= src_d[i];
-        mid_q[i] <= mid_d[i];
-        cnt_q[i] <= cnt_d[i];
-        tot_q[i] <= tot_d[i];
-        age_q[i] <= age_d[i];
+      // The divider runs only while a message is tracked: an idle NIC is then a fixed
+      // point, which the simulator skips.
+      tick_q <= (|vld_q) ? tick_q + 1'b1 : '0;
+      if (tick) begin
+        for (int unsigned i = 0; i < ENTRIES; i++) begin
+          if (vld_q[i] && age_q[i] != AgeW'(AGE_MAX)) age_q[i] <= age_q[i] + 1'b1;
+        end
       end
+      if (track) begin
+        vld_q[idx] <= !(complete_o || overrun_o);
+        tkn_q[idx] <= tkn_new;
+        age_q[idx] <= '0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (track) begin
+      src_q[idx] <= pkt_src_i;
+      mid_q[idx] <= pkt_msg_id_i;
+      cnt_q[idx] <= cnt_new;
+      tot_q[idx] <= tot_new;
     end
   end
 
