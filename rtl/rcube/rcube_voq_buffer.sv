@@ -170,10 +170,12 @@ module rcube_voq_buffer #(
           default: ;
         endcase
       end
-      for (int unsigned q = 0; q < NQ; q++) begin
-        cnt_q[q] <= cnt_q[q] + CntW'(push_stored && push_q_i == QW'(q))
-                             - CntW'(rel && pop_q_i == QW'(q));
+      // Only the pushed and the popped queue change (one update per cycle, not NQ:
+      // the simulator evaluates every input's buffer each cycle).
+      if (push_stored && !(rel && pop_q_i == push_q_i)) begin
+        cnt_q[push_q_i] <= cnt_q[push_q_i] + 1'b1;
       end
+      if (rel && !(push_stored && pop_q_i == push_q_i)) cnt_q[pop_q_i] <= cnt_q[pop_q_i] - 1'b1;
     end
   end
 
