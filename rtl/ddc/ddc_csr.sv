@@ -55,6 +55,7 @@ module ddc_csr
   input  logic [15:0] lmr_prod_i,
   output logic [63:0] rxwin_base_o,
   output logic [63:0] rxwin_size_o,
+  output logic        ack_off_o,          // REL_CTRL.ACK_OFF
   // one-cycle event pulses
   input  logic        tx_desc_done_i,
   input  logic        tx_desc_err_i,
@@ -73,6 +74,11 @@ module ddc_csr
   input  logic        dma_rd_err_i,
   input  logic        rx_msg_expired_i,
   input  logic        rx_track_full_i,
+  input  logic        ack_tx_i,
+  input  logic        nack_tx_i,
+  input  logic        ack_rx_i,
+  input  logic        nack_rx_i,
+  input  logic [1:0]  ans_drop_i,         // answers dropped this cycle (0..2)
   // interrupt (level)
   output logic        irq_o
 );
@@ -105,7 +111,12 @@ module ddc_csr
   localparam int unsigned CntDmaRdErr      = 12;
   localparam int unsigned CntRxMsgExpired  = 13;
   localparam int unsigned CntRxTrackFull   = 14;
-  localparam int unsigned NumCnt           = 15;
+  localparam int unsigned CntAckTx         = 15;
+  localparam int unsigned CntNackTx        = 16;
+  localparam int unsigned CntAckRx         = 17;
+  localparam int unsigned CntNackRx        = 18;
+  localparam int unsigned CntAnsDrop       = 19;
+  localparam int unsigned NumCnt           = 20;
 
   logic        enable_q, enable_d;
   logic [15:0] node_id_q, node_id_d;
@@ -122,6 +133,7 @@ module ddc_csr
   logic        lmr_reset_q, lmr_reset_d;
   logic [63:0] rxwin_base_q, rxwin_base_d;
   logic [63:0] rxwin_size_q, rxwin_size_d;
+  logic        ack_off_q, ack_off_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
   logic [2:0]  int_mask_q, int_mask_d;
   int_coal_t   coal_lme_q, coal_lme_d;
@@ -208,6 +220,12 @@ module ddc_csr
       CNT_DMA_RD_ERR_OFFSET:        rsp_rdata_d = cnt_q[CntDmaRdErr];
       CNT_RX_MSG_EXPIRED_OFFSET:    rsp_rdata_d = cnt_q[CntRxMsgExpired];
       CNT_RX_TRACK_FULL_OFFSET:     rsp_rdata_d = cnt_q[CntRxTrackFull];
+      REL_CTRL_OFFSET:              rsp_rdata_d = 32'(ack_off_q);
+      CNT_ACK_TX_OFFSET:            rsp_rdata_d = cnt_q[CntAckTx];
+      CNT_NACK_TX_OFFSET:           rsp_rdata_d = cnt_q[CntNackTx];
+      CNT_ACK_RX_OFFSET:            rsp_rdata_d = cnt_q[CntAckRx];
+      CNT_NACK_RX_OFFSET:           rsp_rdata_d = cnt_q[CntNackRx];
+      CNT_ANS_DROP_OFFSET:          rsp_rdata_d = cnt_q[CntAnsDrop];
       default: begin
         rd_known    = 1'b0;
         rsp_rdata_d = 32'hFFFF_FFFF;
@@ -236,6 +254,7 @@ module ddc_csr
     lmr_reset_d  = 1'b0;
     rxwin_base_d = rxwin_base_q;
     rxwin_size_d = rxwin_size_q;
+    ack_off_d    = ack_off_q;
     int_mask_d   = int_mask_q;
     coal_lme_d   = coal_lme_q;
     coal_lmr_d   = coal_lmr_q;
@@ -301,6 +320,7 @@ module ddc_csr
         INT_COAL_LME_DONE_OFFSET: coal_lme_d = wdata;
         INT_COAL_LMR_NEW_OFFSET:  coal_lmr_d = wdata;
         ERR_STATUS_OFFSET:    err_clr = wdata[6:0];
+        REL_CTRL_OFFSET:      ack_off_d = wdata[REL_CTRL_ACK_OFF_BIT];
         // read-only registers and undefined offsets
         default:              csr_err[ErrCsrBadAddr] = 1'b1;
       endcase
@@ -359,6 +379,11 @@ module ddc_csr
     cnt_d[CntDmaRdErr]      = cnt_q[CntDmaRdErr] + 32'(dma_rd_err_i);
     cnt_d[CntRxMsgExpired]  = cnt_q[CntRxMsgExpired] + 32'(rx_msg_expired_i);
     cnt_d[CntRxTrackFull]   = cnt_q[CntRxTrackFull] + 32'(rx_track_full_i);
+    cnt_d[CntAckTx]         = cnt_q[CntAckTx] + 32'(ack_tx_i);
+    cnt_d[CntNackTx]        = cnt_q[CntNackTx] + 32'(nack_tx_i);
+    cnt_d[CntAckRx]         = cnt_q[CntAckRx] + 32'(ack_rx_i);
+    cnt_d[CntNackRx]        = cnt_q[CntNackRx] + 32'(nack_rx_i);
+    cnt_d[CntAnsDrop]       = cnt_q[CntAnsDrop] + 32'(ans_drop_i);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -378,6 +403,7 @@ module ddc_csr
       lmr_reset_q  <= 1'b0;
       rxwin_base_q <= '0;
       rxwin_size_q <= '0;
+      ack_off_q    <= 1'b0;
       int_status_q <= '0;
       int_mask_q   <= '0;
       coal_lme_q   <= '0;
@@ -402,6 +428,7 @@ module ddc_csr
       lmr_reset_q  <= lmr_reset_d;
       rxwin_base_q <= rxwin_base_d;
       rxwin_size_q <= rxwin_size_d;
+      ack_off_q    <= ack_off_d;
       int_status_q <= int_status_d;
       int_mask_q   <= int_mask_d;
       coal_lme_q   <= coal_lme_d;
@@ -432,6 +459,7 @@ module ddc_csr
   assign lmr_reset_o  = lmr_reset_q;
   assign rxwin_base_o = rxwin_base_q;
   assign rxwin_size_o = rxwin_size_q;
+  assign ack_off_o    = ack_off_q;
 
   assign irq_o = |(int_status_rd & int_mask_q);
 

@@ -3,7 +3,8 @@
 //   ddc_csr         register file, interrupt, counters
 //   ddc_push        push window: a descriptor (and inline payload) written through MMIO
 //   ddc_tx          LME ring -> DMA reads -> packets -> descriptor status write-back
-//   ddc_rx          packets -> checks -> payload writes + LMR entries
+//   ddc_rx          packets -> checks -> payload writes + LMR entries; ACK/NACK answers
+//                   (ddc_ack_gen), sent by ddc_tx between its packets
 //   ddc_dma_wr_mux  TX status and RX writes onto the one DMA write port
 //
 // The RX buffer is 255 flits, not two worst-case packets (266): the link peers
@@ -67,6 +68,25 @@ module ddc_nic (
   logic        rx_pkt, rx_msg, rx_msg_irq;
   logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window;
   logic        rx_msg_expired, rx_track_full;
+  // reliability (docs/RELIABILITY.md)
+  logic        ack_off, ack_sent, nack_sent;
+  logic [1:0]  ans_drop;
+  logic        ans_valid, ans_ready, ans_last;
+  logic [63:0] ans_data;
+  logic        rx_ans_valid;
+  logic [3:0]  rx_ans_ptype;
+  logic [15:0] rx_ans_src;
+  logic [31:0] rx_ans_msg_id;
+  logic [7:0]  rx_ans_cause;
+  // The receive-window/key check's refusals (NACK_REJECT); nothing drives them yet.
+  logic        reject_valid;
+  logic [15:0] reject_src;
+  logic [31:0] reject_msg_id;
+  logic [7:0]  reject_cause;
+  assign reject_valid  = 1'b0;
+  assign reject_src    = '0;
+  assign reject_msg_id = '0;
+  assign reject_cause  = '0;
 
   ddc_csr u_csr (
     .clk_i              (clk_i),
@@ -94,6 +114,7 @@ module ddc_nic (
     .lmr_prod_i         (lmr_prod),
     .rxwin_base_o       (rxwin_base),
     .rxwin_size_o       (rxwin_size),
+    .ack_off_o          (ack_off),
     .tx_desc_done_i     (tx_desc_done),
     .tx_desc_err_i      (tx_desc_err),
     .tx_desc_irq_i      (tx_desc_irq),
@@ -111,6 +132,11 @@ module ddc_nic (
     .dma_rd_err_i       (dma_rd_err),
     .rx_msg_expired_i   (rx_msg_expired),
     .rx_track_full_i    (rx_track_full),
+    .ack_tx_i           (ack_sent),
+    .nack_tx_i          (nack_sent),
+    .ack_rx_i           (rx_ans_valid && rx_ans_ptype == fasthsl_pkg::PTYPE_ACK),
+    .nack_rx_i          (rx_ans_valid && rx_ans_ptype != fasthsl_pkg::PTYPE_ACK),
+    .ans_drop_i         (ans_drop),
     .irq_o              (irq_o)
   );
 
@@ -186,6 +212,10 @@ module ddc_nic (
     .dma_wr_addr_o     (tx_wr_addr),
     .dma_wr_data_o     (tx_wr_data),
     .dma_wr_strb_o     (tx_wr_strb),
+    .ans_valid_i       (ans_valid),
+    .ans_ready_o       (ans_ready),
+    .ans_data_i        (ans_data),
+    .ans_last_i        (ans_last),
     .tx_flit_o         (tx_flit_o),
     .tx_credit_i       (tx_credit_i)
   );
@@ -229,8 +259,29 @@ module ddc_nic (
     .drop_malformed_o  (rx_drop_malformed),
     .drop_window_o     (rx_drop_window),
     .msg_expired_o     (rx_msg_expired),
-    .track_full_o      (rx_track_full)
+    .track_full_o      (rx_track_full),
+    .ack_off_i         (ack_off),
+    .reject_valid_i    (reject_valid),
+    .reject_src_i      (reject_src),
+    .reject_msg_id_i   (reject_msg_id),
+    .reject_cause_i    (reject_cause),
+    .ans_valid_o       (ans_valid),
+    .ans_ready_i       (ans_ready),
+    .ans_data_o        (ans_data),
+    .ans_last_o        (ans_last),
+    .rx_ans_valid_o    (rx_ans_valid),
+    .rx_ans_ptype_o    (rx_ans_ptype),
+    .rx_ans_src_o      (rx_ans_src),
+    .rx_ans_msg_id_o   (rx_ans_msg_id),
+    .rx_ans_cause_o    (rx_ans_cause),
+    .ack_sent_o        (ack_sent),
+    .nack_sent_o       (nack_sent),
+    .ans_drop_o        (ans_drop)
   );
+
+  // The sender side does not use the answers yet (only counts them, above).
+  logic unused_rx_ans;
+  assign unused_rx_ans = ^{rx_ans_src, rx_ans_msg_id, rx_ans_cause};
 
   // ---- DMA write port ----
   logic unused_tx_wr_done;

@@ -2,6 +2,13 @@
 //
 //   rx_flit_i -> [reg] -> ingress (checks, verdict) -> flit buffer + verdict queue
 //             -> egress (payload writes, LMR entry) -> [2-entry out buffer] -> DMA write
+//             -> egress events -> ddc_ack_gen -> answer flits (ans_*, to the TX link)
+//
+// Reliability (docs/RELIABILITY.md): a completed unicast message is answered with an ACK,
+// one the tracker gave up with a NACK, and the reject_* input (for the receive-window /
+// key check, tied off until that check drives it) with a NACK_REJECT; REL_CTRL.ACK_OFF
+// (ack_off_i) silences all three. Answers that arrive here for this node's own messages
+// leave on rx_ans_* for the sender side.
 //
 // The flit buffer holds RX_BUF_FLITS flits, two of the longest packets by default, so one
 // packet is written to host memory while the next arrives. Credits: one pulse per buffer
@@ -45,7 +52,25 @@ module ddc_rx
   output logic                         drop_malformed_o,
   output logic                         drop_window_o,
   output logic                         msg_expired_o,
-  output logic                         track_full_o
+  output logic                         track_full_o,
+  // reliability
+  input  logic                         ack_off_i,
+  input  logic                         reject_valid_i,
+  input  logic [15:0]                  reject_src_i,
+  input  logic [31:0]                  reject_msg_id_i,
+  input  logic [7:0]                   reject_cause_i,
+  output logic                         ans_valid_o,    // answer flits for the TX link
+  input  logic                         ans_ready_i,
+  output logic [63:0]                  ans_data_o,
+  output logic                         ans_last_o,
+  output logic                         rx_ans_valid_o, // an answer for one of our messages
+  output logic [3:0]                   rx_ans_ptype_o,
+  output logic [15:0]                  rx_ans_src_o,
+  output logic [31:0]                  rx_ans_msg_id_o,
+  output logic [7:0]                   rx_ans_cause_o,
+  output logic                         ack_sent_o,
+  output logic                         nack_sent_o,
+  output logic [1:0]                   ans_drop_o
 );
   localparam int unsigned CreditW = $clog2(RX_BUF_FLITS + 1);
 
@@ -126,6 +151,9 @@ module ddc_rx
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
   logic [1:0]  wr_side;
+  logic        eg_ack_valid, eg_nack_valid;
+  logic [15:0] eg_ack_src, eg_nack_src;
+  logic [31:0] eg_ack_msg_id, eg_nack_msg_id;
 
   ddc_rx_egress u_egress (
     .clk_i         (clk_i),
@@ -155,7 +183,46 @@ module ddc_rx
     .msg_irq_o     (msg_irq_o),
     .trk_full_o    (track_full_o),
     .trk_expire_o  (trk_expire),
-    .trk_overrun_o (trk_overrun)
+    .trk_overrun_o (trk_overrun),
+    .ans_valid_o   (rx_ans_valid_o),
+    .ans_ptype_o   (rx_ans_ptype_o),
+    .ans_src_o     (rx_ans_src_o),
+    .ans_msg_id_o  (rx_ans_msg_id_o),
+    .ans_cause_o   (rx_ans_cause_o),
+    .ack_valid_o   (eg_ack_valid),
+    .ack_src_o     (eg_ack_src),
+    .ack_msg_id_o  (eg_ack_msg_id),
+    .nack_valid_o  (eg_nack_valid),
+    .nack_src_o    (eg_nack_src),
+    .nack_msg_id_o (eg_nack_msg_id)
+  );
+
+  // A message completes at most every ~6 cycles (8-byte streaming) while its ACK takes 4
+  // link cycles, so 16 answers cover a reverse link shared with data for a while; an
+  // answer that finds its queue full is dropped and counted (the sender retries).
+  ddc_ack_gen #(
+    .QDEPTH(16)
+  ) u_ack_gen (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .node_id_i     (node_id_i),
+    .cpl_valid_i   (eg_ack_valid && !ack_off_i),
+    .cpl_src_i     (eg_ack_src),
+    .cpl_msg_id_i  (eg_ack_msg_id),
+    .nack_valid_i  (eg_nack_valid && !ack_off_i),
+    .nack_src_i    (eg_nack_src),
+    .nack_msg_id_i (eg_nack_msg_id),
+    .reject_valid_i(reject_valid_i && !ack_off_i),
+    .reject_src_i  (reject_src_i),
+    .reject_msg_i  (reject_msg_id_i),
+    .reject_cause_i(reject_cause_i),
+    .out_valid_o   (ans_valid_o),
+    .out_ready_i   (ans_ready_i),
+    .out_data_o    (ans_data_o),
+    .out_last_o    (ans_last_o),
+    .ack_sent_o    (ack_sent_o),
+    .nack_sent_o   (nack_sent_o),
+    .drops_o       (ans_drop_o)
   );
 
   // Registers the write port so the buffer-read-to-strobe logic ends here.

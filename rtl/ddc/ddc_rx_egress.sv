@@ -16,6 +16,14 @@
 // when word 0 has been accepted by the DMA port (wr_done_i with the commit side bit), so
 // software never sees an index or interrupt ahead of the entry it announces.
 //
+// Reliability hooks (docs/RELIABILITY.md), all one-cycle events in the trailer cycle:
+//   - an answer packet (ACK, NACK, NACK_REJECT; header only) is not written anywhere:
+//     its source, msg_id, type and cause go to the sender side (ans_*);
+//   - a unicast message that completes here asks for an ACK to its source (ack_*);
+//   - a message given up by the tracker (its entry taken by a new message, or its bytes
+//     counted twice) asks for a NACK (nack_*). Broadcasts are never answered (the
+//     tracker's victims are not told apart: a NACK to a broadcast's sender is a stray).
+//
 // Ring reset (lmr_reset_i, an LMR_SIZE write) while traffic runs: an entry already partly
 // written finishes in its old slot but is not published (its word 0 carries no commit
 // bit), and commits still in the write pipeline are ignored, so after the reset LMR_PROD
@@ -56,7 +64,19 @@ module ddc_rx_egress
   output logic        msg_irq_o,
   output logic        trk_full_o,
   output logic        trk_expire_o,
-  output logic        trk_overrun_o
+  output logic        trk_overrun_o,
+  // reliability: answers received, and answers to send
+  output logic        ans_valid_o,
+  output logic [3:0]  ans_ptype_o,
+  output logic [15:0] ans_src_o,
+  output logic [31:0] ans_msg_id_o,
+  output logic [7:0]  ans_cause_o,
+  output logic        ack_valid_o,
+  output logic [15:0] ack_src_o,
+  output logic [31:0] ack_msg_id_o,
+  output logic        nack_valid_o,
+  output logic [15:0] nack_src_o,
+  output logic [31:0] nack_msg_id_o
 );
   localparam int unsigned PayW = $clog2((MTU_MAX + 14) / 8 + 1);
   localparam logic [15:0] StatusDone = 16'(1 << STATUS_DONE_BIT) | 16'(DESC_ERR_OK);
@@ -68,7 +88,8 @@ module ddc_rx_egress
     StPay,
     StTrl,
     StDrop,
-    StLmr
+    StLmr,
+    StAns
   } state_e;
 
   state_e          state_q, state_d;
@@ -116,7 +137,9 @@ module ddc_rx_egress
 
   // Completion by counting: the packet that completes a message may be any of its packets
   // (order-free), and a message that lost one never completes.
-  logic        trk_valid, trk_complete;
+  logic        trk_valid, trk_complete, trk_victim;
+  logic [15:0] trk_victim_src;
+  logic [31:0] trk_victim_msg_id;
   logic [31:0] trk_total;
   assign trk_valid = (state_q == StTrl) && buf_valid_i;
 
@@ -139,8 +162,28 @@ module ddc_rx_egress
     .total_o     (trk_total),
     .full_o      (trk_full_o),
     .expire_o    (trk_expire_o),
-    .overrun_o   (trk_overrun_o)
+    .overrun_o   (trk_overrun_o),
+    .victim_o    (trk_victim),
+    .victim_src_o(trk_victim_src),
+    .victim_msg_id_o(trk_victim_msg_id)
   );
+
+  logic is_ans, is_write;
+  assign is_ans   = hdr0_q.ptype inside {PTYPE_ACK, PTYPE_NACK, PTYPE_NACK_REJECT};
+  assign is_write = hdr0_q.ptype == PTYPE_WRITE;
+
+  assign ans_valid_o   = (state_q == StAns) && buf_valid_i;
+  assign ans_ptype_o   = hdr0_q.ptype;
+  assign ans_src_o     = hdr0_q.src;
+  assign ans_msg_id_o  = hdr2_q.msg_id;
+  assign ans_cause_o   = hdr0_q.flags;
+  assign ack_valid_o   = trk_valid && trk_complete && is_write;
+  assign ack_src_o     = hdr0_q.src;
+  assign ack_msg_id_o  = hdr2_q.msg_id;
+  // A victim and an overrun never come together: a taken entry restarts from zero.
+  assign nack_valid_o  = trk_victim || (trk_overrun_o && is_write);
+  assign nack_src_o    = trk_victim ? trk_victim_src : hdr0_q.src;
+  assign nack_msg_id_o = trk_victim ? trk_victim_msg_id : hdr2_q.msg_id;
 
   always_comb begin
     state_d      = state_q;
@@ -195,7 +238,7 @@ module ddc_rx_egress
         if (buf_valid_i) begin
           buf_pop_o = 1'b1;
           hdr2_d    = pkt_hdr_w2_t'(buf_data_i);
-          state_d   = StPay;
+          state_d   = is_ans ? StAns : StPay;
         end
       end
       StPay: begin
@@ -218,6 +261,14 @@ module ddc_rx_egress
           lmr_word_d = 2'd1;
           msg_len_d  = trk_total;
           state_d    = trk_complete ? StLmr : StHdr0;
+        end
+      end
+      StAns: begin
+        // The trailer (the ingress checked it): the answer is reported by ans_valid_o.
+        if (buf_valid_i) begin
+          buf_pop_o = 1'b1;
+          vrd_pop_o = 1'b1;
+          state_d   = StHdr0;
         end
       end
       StDrop: begin
@@ -332,7 +383,7 @@ module ddc_rx_egress
   end
 
   logic unused_bits;
-  assign unused_bits = ^{hdr0_q.dest, hdr0_q.ptype, hdr0_q.rsvd38,
+  assign unused_bits = ^{hdr0_q.dest, hdr0_q.rsvd38,
                          pay_flits[16:PayW], lmr_base_i[4:0], lmr_addr_q[4:0]};
 
 endmodule

@@ -7,12 +7,13 @@
 //
 // Checks (the first that fails names the drop cause, one counter per packet):
 //   malformed: EEP on the last flit, or fewer than 5 flits (3 header, >= 1 payload,
-//              trailer), or no `last` within MAX_FLITS flits;
+//              trailer; 4 for an answer), or no `last` within MAX_FLITS flits;
 //   crc:       CRC-32 of all flits before the trailer != trailer crc;
-//   malformed: ptype not WRITE or BCAST, len outside 1..MTU_MAX, payload flits !=
-//              ceil((remote_addr % 8 + len) / 8);
+//   malformed: data (WRITE, BCAST): len outside 1..MTU_MAX, payload flits !=
+//              ceil((remote_addr % 8 + len) / 8); answers (ACK, NACK, NACK_REJECT):
+//              len != 0 or any payload flit; any other ptype;
 //   dest:      dest != NODE_ID (BCAST: NODE_ID outside the range) or the NIC is disabled;
-//   window:    [remote_addr, remote_addr + len) not inside the receive window.
+//   window:    data only: [remote_addr, remote_addr + len) not inside the receive window.
 // The CRC goes first among the header checks because a corrupted header makes them
 // meaningless; the framing checks go before it because a cut-short or runaway packet has
 // no trailer to check against.
@@ -86,12 +87,17 @@ module ddc_rx_ingress
   end
 
   // Verdict of a packet ending with flit_i.
-  logic framing_bad, crc_bad, hdr_bad, dest_bad;
+  logic framing_bad, crc_bad, hdr_bad, dest_bad, is_ans;
   always_comb begin
-    framing_bad = flit_i.err || (idx_q < IdxW'(4));
+    // Answers (docs/RELIABILITY.md) are header only.
+    is_ans      = hdr0_q.ptype inside {PTYPE_ACK, PTYPE_NACK, PTYPE_NACK_REJECT};
+    // 4 flits is an answer's size; a 4-flit packet of another type stays malformed
+    // (framing) whatever its CRC, as a short data packet always was.
+    framing_bad = flit_i.err || (idx_q < IdxW'(3)) || (idx_q == IdxW'(3) && !is_ans);
     crc_bad     = ~crc_q != flit_i.data[31:0];
-    hdr_bad     = !(hdr0_q.ptype inside {PTYPE_WRITE, PTYPE_BCAST}) || (hdr0_q.len == '0) ||
-                  (hdr0_q.len > 16'(MTU_MAX)) || (14'(idx_q) - 14'd3 != exp_pay_q);
+    hdr_bad     = is_ans ? ((hdr0_q.len != '0) || (idx_q != IdxW'(3))) :
+                  (!(hdr0_q.ptype inside {PTYPE_WRITE, PTYPE_BCAST}) || (hdr0_q.len == '0) ||
+                   (hdr0_q.len > 16'(MTU_MAX)) || (14'(idx_q) - 14'd3 != exp_pay_q));
     // A broadcast names a range (lo | hi << 8): a NIC outside it drops and counts it.
     dest_bad    = !enable_i ||
                   ((hdr0_q.ptype == PTYPE_BCAST) ?
@@ -128,7 +134,7 @@ module ddc_rx_ingress
         else if (crc_bad)       drop_crc_d = 1'b1;
         else if (hdr_bad)       drop_malformed_d = 1'b1;
         else if (dest_bad)      drop_dest_d = 1'b1;
-        else if (!win_ok_q)     drop_window_d = 1'b1;
+        else if (!win_ok_q && !is_ans) drop_window_d = 1'b1;
         else                    vrd_accept_o = 1'b1;
       end else begin
         idx_d = idx_q + 1'b1;

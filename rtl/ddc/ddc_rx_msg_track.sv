@@ -43,7 +43,12 @@ module ddc_rx_msg_track #(
   // one-cycle event pulses
   output logic        full_o,
   output logic        expire_o,
-  output logic        overrun_o
+  output logic        overrun_o,
+  // with expire_o when a new message took an aged entry: the message given up (its
+  // sender is told with a NACK; a key restarting its own aged entry is not given up)
+  output logic        victim_o,
+  output logic [15:0] victim_src_o,
+  output logic [31:0] victim_msg_id_o
 );
   localparam int unsigned IdxW = $clog2(ENTRIES);
   localparam int unsigned AgeW = $clog2(AGE_MAX + 1);
@@ -135,6 +140,9 @@ module ddc_rx_msg_track #(
 
   assign full_o   = pkt_valid_i && !single && !hit && !have_free && !have_old;
   assign expire_o = pkt_valid_i && !single && (hit ? hit_old : (!have_free && have_old));
+  assign victim_o        = pkt_valid_i && !single && !hit && !have_free && have_old;
+  assign victim_src_o    = src_q[old_idx];
+  assign victim_msg_id_o = mid_q[old_idx];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

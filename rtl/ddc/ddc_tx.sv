@@ -73,6 +73,11 @@ module ddc_tx
   output logic [63:0] dma_wr_addr_o,
   output logic [63:0] dma_wr_data_o,
   output logic [7:0]  dma_wr_strb_o,
+  // answer packets of the receive side, sent between data packets
+  input  logic        ans_valid_i,
+  output logic        ans_ready_o,
+  input  logic [63:0] ans_data_i,
+  input  logic        ans_last_i,
   // network
   output link_flit_t  tx_flit_o,
   input  logic        tx_credit_i
@@ -381,6 +386,10 @@ module ddc_tx
     .pbuf_ready_o (pk_pbuf_ready),
     .pbuf_data_i  (pbuf_data),
     .pbuf_err_i   (pbuf_err),
+    .ans_valid_i  (ans_valid_i),
+    .ans_ready_o  (ans_ready_o),
+    .ans_data_i   (ans_data_i),
+    .ans_last_i   (ans_last_i),
     .tx_flit_o    (tx_flit_o),
     .tx_credit_i  (tx_credit_i),
     .pkt_sent_o   (pkt_sent_o),

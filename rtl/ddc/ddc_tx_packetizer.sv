@@ -16,6 +16,13 @@
 // it as malformed. The rest of that message is not sent: its packets' words are taken
 // from the buffer and discarded (no link credit needed), and the message is reported
 // done with msg_err_o, so its descriptor completes with DMA_RD.
+//
+// The receive side's answers (ACK/NACK packets from ddc_ack_gen, complete with their own
+// CRC) share the link: between packets an answer waiting goes before the next data
+// packet, and is passed through flit by flit under the same credit count. An answer is 4
+// flits and there is at most one per message received, so data is never starved; putting
+// answers first keeps the sender's round trip short. A ring reset does not touch an
+// answer in progress (it is not the TX ring's).
 module ddc_tx_packetizer
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -50,6 +57,12 @@ module ddc_tx_packetizer
   input  logic [63:0]     pbuf_data_i,
   input  logic            pbuf_err_i,   // the host answered this word's read with an error
 
+  // Answer packets (header only, CRC included) to interleave between data packets.
+  input  logic            ans_valid_i,
+  output logic            ans_ready_o,
+  input  logic [63:0]     ans_data_i,
+  input  logic            ans_last_i,
+
   output link_flit_t      tx_flit_o,
   input  logic            tx_credit_i,
 
@@ -70,7 +83,7 @@ module ddc_tx_packetizer
     logic [2:0]      src_off;
   } job_t;
 
-  typedef enum logic [2:0] {
+  typedef enum logic [3:0] {
     StHdr0,   // waiting to start the head job
     StHdr1,
     StHdr2,
@@ -78,7 +91,8 @@ module ddc_tx_packetizer
     StTrl,
     StEep,    // abandoned mid-packet: owe the link an EEP flit
     StSkip,   // a packet after a read error in its message: discard its words
-    StSkipEnd
+    StSkipEnd,
+    StAns     // passing an answer packet through, after its first flit
   } state_e;
 
   state_e state_q, state_d;
@@ -190,11 +204,20 @@ module ddc_tx_packetizer
     msg_err_o    = 1'b0;
     pkt_bad_d    = pkt_bad_q || (pbuf_fire && pbuf_err_i);
     msg_skip_d   = msg_skip_q;
+    ans_ready_o  = 1'b0;
 
     unique case (state_q)
       StHdr0: begin
         send_data = hdr_w0;
-        if (job_valid && !drain_i && msg_skip_q) begin
+        if (ans_valid_i) begin
+          send_data   = ans_data_i;
+          send_last   = ans_last_i;
+          ans_ready_o = has_credit;
+          if (has_credit) begin
+            send    = 1'b1;
+            state_d = ans_last_i ? StHdr0 : StAns;
+          end
+        end else if (job_valid && !drain_i && msg_skip_q) begin
           state_d = StSkip;
         end else if (job_valid && !drain_i && ra_in_avail && has_credit) begin
           send    = 1'b1;
@@ -252,6 +275,15 @@ module ddc_tx_packetizer
         pkt_bad_d  = 1'b0;
         state_d    = StHdr0;
       end
+      StAns: begin
+        send_data   = ans_data_i;
+        send_last   = ans_last_i;
+        ans_ready_o = has_credit;
+        if (has_credit && ans_valid_i) begin
+          send = 1'b1;
+          if (ans_last_i) state_d = StHdr0;
+        end
+      end
       StEep: begin
         send_last = 1'b1;
         send_err  = 1'b1;
@@ -263,9 +295,10 @@ module ddc_tx_packetizer
       default: state_d = StHdr0;
     endcase
 
-    // A ring reset wins over whatever this cycle would have sent.
+    // A ring reset wins over whatever this cycle would have sent, except an answer flit
+    // (answers are not the ring's; one is only ever sent between data packets).
     if (flush_i) begin
-      send         = 1'b0;
+      send         = ans_ready_o && ans_valid_i;
       ra_out_ready = 1'b0;
       ra_clear     = 1'b1;
       pkt_sent_o   = 1'b0;
@@ -276,7 +309,8 @@ module ddc_tx_packetizer
       job_pop      = job_valid;
       unique case (state_q)
         StHdr1, StHdr2, StPay, StTrl, StEep: state_d = StEep;
-        default:                             state_d = StHdr0;
+        StAns:                               state_d = state_d;
+        default:                             state_d = send ? state_d : StHdr0;
       endcase
     end
   end

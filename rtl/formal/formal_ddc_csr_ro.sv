@@ -19,7 +19,8 @@ module formal_ddc_csr_ro
   input logic [31:0] req_wdata_i,
   input logic [15:0] lme_cons_i,
   input logic [15:0] lmr_prod_i,
-  input logic [16:0] ev_i
+  input logic [20:0] ev_i,
+  input logic [1:0]  ans_drop_i
 );
 `include "formal_csr_spec.svh"
 
@@ -64,7 +65,12 @@ module formal_ddc_csr_ro
       .push_reject_i      (ev_i[13]),
       .dma_rd_err_i       (ev_i[14]),
       .rx_msg_expired_i   (ev_i[15]),
-      .rx_track_full_i    (ev_i[16])
+      .rx_track_full_i    (ev_i[16]),
+      .ack_tx_i           (ev_i[17]),
+      .nack_tx_i          (ev_i[18]),
+      .ack_rx_i           (ev_i[19]),
+      .nack_rx_i          (ev_i[20]),
+      .ans_drop_i         (ans_drop_i)
     );
   end
 

@@ -2,7 +2,7 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010004;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010005;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
@@ -73,6 +73,9 @@ package fasthsl_pkg;
 
   // NIC CTRL register bits.
   localparam int unsigned CTRL_ENABLE_BIT = 0;
+
+  // NIC REL_CTRL register bits (end-to-end reliability, docs/RELIABILITY.md).
+  localparam int unsigned REL_CTRL_ACK_OFF_BIT = 0;
 
   // INT_STATUS / INT_MASK bits.
   localparam int unsigned INT_LME_DONE_BIT = 0;
@@ -205,6 +208,7 @@ package fasthsl_pkg;
   localparam logic [15:0] ERR_STATUS_OFFSET = 16'h0088;
   localparam logic [15:0] INT_COAL_LME_DONE_OFFSET = 16'h0090;
   localparam logic [15:0] INT_COAL_LMR_NEW_OFFSET = 16'h0094;
+  localparam logic [15:0] REL_CTRL_OFFSET = 16'h0098;
   localparam logic [15:0] PUSH_DESC_OFFSET = 16'h0200;
   localparam int unsigned PUSH_DESC_COUNT = 8;
   localparam int unsigned PUSH_DESC_STRIDE = 4;
@@ -226,6 +230,11 @@ package fasthsl_pkg;
   localparam logic [15:0] CNT_RX_MSG_EXPIRED_OFFSET = 16'h0130;
   localparam logic [15:0] CNT_RX_TRACK_FULL_OFFSET = 16'h0134;
   localparam logic [15:0] CNT_DMA_RD_ERR_OFFSET = 16'h0160;
+  localparam logic [15:0] CNT_ACK_TX_OFFSET = 16'h0138;
+  localparam logic [15:0] CNT_NACK_TX_OFFSET = 16'h013C;
+  localparam logic [15:0] CNT_ACK_RX_OFFSET = 16'h0140;
+  localparam logic [15:0] CNT_NACK_RX_OFFSET = 16'h0144;
+  localparam logic [15:0] CNT_ANS_DROP_OFFSET = 16'h0148;
 
   // router registers (byte offsets)
   localparam logic [15:0] RT_ID_OFFSET = 16'h0000;

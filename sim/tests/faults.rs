@@ -798,3 +798,49 @@ fn loss_at_ber_1e6_matches_the_error_model() {
         );
     }
 }
+
+/// Contract 1.5: the receiver answers every unicast message that completes with exactly
+/// one ACK to its source, sent back over the same (faulty) links between the data
+/// packets; an answer damaged on the way is dropped by the CRC like any packet, and none
+/// is invented. With REL_CTRL.ACK_OFF nothing is answered and the traffic is the same.
+/// (The sender does not act on the answers yet: it only counts them; docs/RELIABILITY.md.)
+#[test]
+fn receivers_ack_every_completed_message_once() {
+    for ack in [true, false] {
+        let mut net = up("full:2", faulty(5, LinkSelector::All, FaultSpec::ber(2e-6)));
+        for c in &net.cards {
+            c.set_acknowledge(ack).unwrap();
+        }
+        let mut rng = Rng(5);
+        for i in 0..48 {
+            let (s, d) = if i % 2 == 0 { (0, 1) } else { (1, 0) };
+            net.send(&mut rng, s, d, [8, 700, 4096, 20_000][i % 4]);
+        }
+        net.drain(20_000);
+        let o = net.outcome();
+        let k = net.counters();
+        let t = net.cluster.fault_totals();
+        eprintln!("ack {ack}: {o:?}\n{t:?}\n{k:?}");
+        net.assert_no_bad_delivery();
+        net.assert_host_safe();
+        assert!(o.missing > 0, "the faults must cost messages: {o:?}");
+        for (n, c) in k.iter().enumerate() {
+            let peer = &k[1 - n];
+            assert_eq!((c.nack_tx, c.ans_drop), (0, 0), "node {n}: {c:?}");
+            assert_eq!(c.nack_rx, 0, "node {n}: {c:?}");
+            if ack {
+                // One ACK per message completed here (all unicast), none dropped.
+                assert_eq!(c.ack_tx, c.rx_msgs, "node {n}: {c:?}");
+                // Received: at most what the peer sent, the rest lost to the faults.
+                assert!(c.ack_rx <= peer.ack_tx, "node {n}: {c:?} peer {peer:?}");
+            } else {
+                assert_eq!((c.ack_tx, c.ack_rx), (0, 0), "node {n}: {c:?}");
+            }
+        }
+        if ack {
+            let sent: u32 = k.iter().map(|c| c.ack_tx).sum();
+            let got: u32 = k.iter().map(|c| c.ack_rx).sum();
+            assert!(sent > 0 && got > 0 && got <= sent, "{k:?}");
+        }
+    }
+}

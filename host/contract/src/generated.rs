@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010004;
+pub const CONTRACT_VERSION: u32 = 0x00010005;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -102,11 +102,11 @@ impl DescErr {
 pub enum Ptype {
     /// Remote write: payload lands at remote_addr.
     Write = 0,
-    /// End-to-end acknowledgement of message msg_id (header only, len 0): every byte of it landed at node src. Built by ddc_ack_gen; not yet sent by the NIC (docs/RELIABILITY.md).
+    /// End-to-end acknowledgement of message msg_id (header only, len 0): every byte of it landed at node src. Sent by the receiving NIC when a unicast message completes, unless REL_CTRL.ACK_OFF (docs/RELIABILITY.md).
     Ack = 1,
-    /// Message msg_id did not complete at node src (lost or incomplete packets): the sender may retransmit it. Header only, len 0.
+    /// Message msg_id did not complete at node src (lost or incomplete packets): the sender may retransmit it. Header only, len 0. Sent when the receiver's completion tracker gives the message up (its entry taken by a new message, or bytes counted twice).
     Nack = 2,
-    /// Message msg_id was refused by node src's receive window/key check: retransmitting cannot help. Header only, len 0.
+    /// Message msg_id was refused by node src's receive window/key check: retransmitting cannot help. Header only, len 0. The receiving NIC's reject input (for the window/key check) sends it.
     NackReject = 3,
     /// Broadcast remote write: dest holds a node range (lo in bits 7:0, hi in bits 15:8); routers replicate it along the broadcast tree, every NIC in the range (the sender excepted) writes it at remote_addr and appends its own LMR entry.
     Bcast = 4,
@@ -132,9 +132,9 @@ impl Ptype {
     pub fn describe(self) -> &'static str {
         match self {
             Ptype::Write => "Remote write: payload lands at remote_addr.",
-            Ptype::Ack => "End-to-end acknowledgement of message msg_id (header only, len 0): every byte of it landed at node src. Built by ddc_ack_gen; not yet sent by the NIC (docs/RELIABILITY.md).",
-            Ptype::Nack => "Message msg_id did not complete at node src (lost or incomplete packets): the sender may retransmit it. Header only, len 0.",
-            Ptype::NackReject => "Message msg_id was refused by node src's receive window/key check: retransmitting cannot help. Header only, len 0.",
+            Ptype::Ack => "End-to-end acknowledgement of message msg_id (header only, len 0): every byte of it landed at node src. Sent by the receiving NIC when a unicast message completes, unless REL_CTRL.ACK_OFF (docs/RELIABILITY.md).",
+            Ptype::Nack => "Message msg_id did not complete at node src (lost or incomplete packets): the sender may retransmit it. Header only, len 0. Sent when the receiver's completion tracker gives the message up (its entry taken by a new message, or bytes counted twice).",
+            Ptype::NackReject => "Message msg_id was refused by node src's receive window/key check: retransmitting cannot help. Header only, len 0. The receiving NIC's reject input (for the window/key check) sends it.",
             Ptype::Bcast => "Broadcast remote write: dest holds a node range (lo in bits 7:0, hi in bits 15:8); routers replicate it along the broadcast tree, every NIC in the range (the sender excepted) writes it at remote_addr and appends its own LMR entry.",
         }
     }
@@ -184,6 +184,20 @@ pub mod ctrl {
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u32) -> Vec<&'static str> {
         const NAMES: [(u32, &str); 1] = [(ENABLE, "ENABLE")];
+        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
+    }
+}
+
+/// NIC REL_CTRL register bits (end-to-end reliability, docs/RELIABILITY.md).
+pub mod rel_ctrl {
+    /// The receiver sends no ACK/NACK answers (the behaviour before contract 1.5), for comparison. Answers arriving are still taken.
+    pub const ACK_OFF: u32 = 1 << 0;
+    /// Every defined bit.
+    pub const ALL: u32 = ACK_OFF;
+
+    /// Names of the defined bits set in `value`, lowest first.
+    pub fn names(value: u32) -> Vec<&'static str> {
+        const NAMES: [(u32, &str); 1] = [(ACK_OFF, "ACK_OFF")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -728,6 +742,8 @@ pub mod nic_regs {
     pub const INT_COAL_LME_DONE: u32 = 0x090;
     /// Coalescing of INT_STATUS.LMR_NEW (int_coal format), same rules as INT_COAL_LME_DONE (LMR_SIZE restarts it). (rw)
     pub const INT_COAL_LMR_NEW: u32 = 0x094;
+    /// End-to-end reliability control (REL_CTRL bits). bit 0 ACK_OFF: send no ACK/NACK. Reset 0: answers are sent. (rw)
+    pub const REL_CTRL: u32 = 0x098;
     /// Push window (write-combined doorbell): the next LME descriptor as eight 32-bit halves, lme_desc word i bits 31:0 at index 2i, bits 63:32 at 2i+1. The driver also writes the descriptor into its ring slot (LME_PROD). Index 7 (word 3 high half: the status field) is the trigger: its value is the new LME_PROD and is applied exactly like an LME_PROD write. The pushed copy is used instead of a ring read when the push path is free (PUSH_STATUS.FREE), indices 0..6 and the PUSH_DATA registers an inline length needs were written since the last trigger, and the value adds exactly one descriptor (LME_PROD + 1 mod LME_SIZE); otherwise the push is rejected (ERR_STATUS.PUSH_REJECT, CNT_PUSH_REJECT) and the NIC reads the ring copy as for a plain doorbell. Ordering: the pushed descriptor is its ring slot's descriptor, so it is processed and completed in ring order with the others (one completion stream: status word and LME_CONS). Writes while the push path is busy are ignored. (wo)
     pub const PUSH_DESC: u32 = 0x200;
     /// Instances of PUSH_DESC.
@@ -770,6 +786,16 @@ pub mod nic_regs {
     pub const CNT_RX_TRACK_FULL: u32 = 0x134;
     /// DMA reads (payload or descriptor) the host answered with an error. A payload read error completes its descriptor with DMA_RD; a descriptor read error delivers the descriptor as zeros (ZERO_LEN). (ro)
     pub const CNT_DMA_RD_ERR: u32 = 0x160;
+    /// ACK packets sent (a unicast message completed here, or an answer to a duplicate). (ro)
+    pub const CNT_ACK_TX: u32 = 0x138;
+    /// NACK and NACK_REJECT packets sent. (ro)
+    pub const CNT_NACK_TX: u32 = 0x13c;
+    /// ACK packets received for this node's messages. (ro)
+    pub const CNT_ACK_RX: u32 = 0x140;
+    /// NACK and NACK_REJECT packets received for this node's messages. (ro)
+    pub const CNT_NACK_RX: u32 = 0x144;
+    /// Answers (ACK/NACK) not sent because their queue was full: the sender times out and retransmits, which is answered again. (ro)
+    pub const CNT_ANS_DROP: u32 = 0x148;
 }
 
 /// ROUTER register byte offsets.

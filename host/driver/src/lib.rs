@@ -285,6 +285,15 @@ pub enum DriverError {
         /// VERSION register value.
         version: u32,
     },
+    /// Message acknowledgement (REL_CTRL) needs contract 1.5 or later.
+    #[error(
+        "acknowledgement: the card implements contract {}.{}, answers need 1.5 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    AckUnsupported {
+        /// VERSION register value.
+        version: u32,
+    },
     /// The ticket belongs to an earlier configuration (or another card).
     #[error("ticket #{seq} does not belong to this card's current configuration")]
     StaleTicket {
@@ -458,10 +467,21 @@ pub struct Counters {
     pub rx_track_full: u32,
     /// CNT_DMA_RD_ERR: DMA reads the host answered with an error (IOMMU refusal).
     pub dma_rd_err: u32,
+    /// CNT_ACK_TX: ACKs this card sent (unicast messages that completed here). Reads 0
+    /// on cards before contract 1.5, as do the other answer counters.
+    pub ack_tx: u32,
+    /// CNT_NACK_TX: NACKs (and NACK_REJECTs) this card sent.
+    pub nack_tx: u32,
+    /// CNT_ACK_RX: ACKs received for this card's messages.
+    pub ack_rx: u32,
+    /// CNT_NACK_RX: NACKs (and NACK_REJECTs) received for this card's messages.
+    pub nack_rx: u32,
+    /// CNT_ANS_DROP: answers not sent because their queue was full.
+    pub ans_drop: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 16] = [
+    const REGS: [(&'static str, u32); 21] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -478,10 +498,15 @@ impl Counters {
         ("rx_msg_expired", nic::CNT_RX_MSG_EXPIRED),
         ("rx_track_full", nic::CNT_RX_TRACK_FULL),
         ("dma_rd_err", nic::CNT_DMA_RD_ERR),
+        ("ack_tx", nic::CNT_ACK_TX),
+        ("nack_tx", nic::CNT_NACK_TX),
+        ("ack_rx", nic::CNT_ACK_RX),
+        ("nack_rx", nic::CNT_NACK_RX),
+        ("ans_drop", nic::CNT_ANS_DROP),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 16] {
+    pub fn fields(&self) -> [(&'static str, u32); 21] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -499,8 +524,13 @@ impl Counters {
             self.rx_msg_expired,
             self.rx_track_full,
             self.dma_rd_err,
+            self.ack_tx,
+            self.nack_tx,
+            self.ack_rx,
+            self.nack_rx,
+            self.ans_drop,
         ];
-        let mut out = [("", 0); 16];
+        let mut out = [("", 0); 21];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -665,6 +695,8 @@ const COALESCING_VERSION: u32 = 0x0001_0002;
 /// First contract with the receiver's completion counters (CNT_RX_MSG_EXPIRED,
 /// CNT_RX_TRACK_FULL); older cards do not decode them.
 const MSG_TRACK_VERSION: u32 = 0x0001_0003;
+/// First contract whose receiver answers messages (ACK/NACK, REL_CTRL, CNT_ACK_*).
+const ACK_VERSION: u32 = 0x0001_0005;
 
 /// An interrupt source the card can coalesce (INT_STATUS bits LME_DONE and LMR_NEW).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1427,6 +1459,24 @@ impl<D: Device> Card<D> {
         Ok(())
     }
 
+    /// Whether this card's receiver answers the messages it gets with ACK/NACK packets
+    /// (REL_CTRL.ACK_OFF clear: the reset state). Off gives the behaviour before contract
+    /// 1.5, for comparison (docs/RELIABILITY.md). Cards before 1.5 never answer.
+    pub fn set_acknowledge(&self, on: bool) -> Result<(), DriverError> {
+        if self.version < ACK_VERSION {
+            return if on {
+                Err(DriverError::AckUnsupported {
+                    version: self.version,
+                })
+            } else {
+                Ok(())
+            };
+        }
+        let v = if on { 0 } else { contract::rel_ctrl::ACK_OFF };
+        self.dev.bar_write32(nic::REL_CTRL, v)?;
+        Ok(())
+    }
+
     /// The coalescing thresholds of `src` as the card holds them (an MMIO read).
     pub fn coalescing(&self, src: IntSource) -> Result<IntCoal, DriverError> {
         if self.version < COALESCING_VERSION {
@@ -1496,10 +1546,14 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 16];
+        let mut v = [0u32; 21];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             let tracked = (nic::CNT_RX_MSG_EXPIRED..=nic::CNT_RX_TRACK_FULL).contains(reg);
             if tracked && self.version < MSG_TRACK_VERSION {
+                continue;
+            }
+            let answers = (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(reg);
+            if answers && self.version < ACK_VERSION {
                 continue;
             }
             v[i] = self.dev.bar_read32(*reg)?;
@@ -1521,6 +1575,11 @@ impl<D: Device> Card<D> {
             rx_msg_expired: v[13],
             rx_track_full: v[14],
             dma_rd_err: v[15],
+            ack_tx: v[16],
+            nack_tx: v[17],
+            ack_rx: v[18],
+            nack_rx: v[19],
+            ans_drop: v[20],
         })
     }
 

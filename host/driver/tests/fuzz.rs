@@ -1217,7 +1217,8 @@ impl Fuzz {
                 nic::CNT_RX_TRACK_FULL,
                 nic::CNT_DMA_RD_ERR,
             ]
-            .contains(&off))
+            .contains(&off)
+            || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4))
     }
 
     // ---- epochs ----

@@ -28,8 +28,10 @@ module tb_ddc_csr;
   logic [15:0] lme_cons = 16'h0123, lmr_prod = 16'h0456;
   // event inputs: desc_done, desc_err, desc_irq, pkt_sent, rx_pkt, rx_msg, rx_msg_irq,
   // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject, dma_rd_err,
-  // rx_msg_expired, rx_track_full
-  logic [15:0] ev = '0;
+  // rx_msg_expired, rx_track_full, ack_tx, nack_tx, ack_rx, nack_rx
+  logic [19:0] ev = '0;
+  logic [1:0]  ans_drop = '0;
+  logic        ack_off;
   logic        push_free = 1'b1;
 
   ddc_csr dut (
@@ -58,6 +60,7 @@ module tb_ddc_csr;
     .lmr_prod_i         (lmr_prod),
     .rxwin_base_o       (rxwin_base),
     .rxwin_size_o       (rxwin_size),
+    .ack_off_o          (ack_off),
     .tx_desc_done_i     (ev[0]),
     .tx_desc_err_i      (ev[1]),
     .tx_desc_irq_i      (ev[2]),
@@ -75,6 +78,11 @@ module tb_ddc_csr;
     .dma_rd_err_i       (ev[13]),
     .rx_msg_expired_i   (ev[14]),
     .rx_track_full_i    (ev[15]),
+    .ack_tx_i           (ev[16]),
+    .nack_tx_i          (ev[17]),
+    .ack_rx_i           (ev[18]),
+    .nack_rx_i          (ev[19]),
+    .ans_drop_i         (ans_drop),
     .irq_o              (irq)
   );
 
@@ -261,7 +269,12 @@ module tb_ddc_csr;
     wr(RXWIN_BASE_HI_OFFSET, 32'h4444_4444);
     wr(RXWIN_SIZE_LO_OFFSET, 32'h5555_5555);
     wr(RXWIN_SIZE_HI_OFFSET, 32'h6666_6666);
+    wr(REL_CTRL_OFFSET, 32'hFFFF_FFFE);
     @(negedge clk);
+    `CHECK(!ack_off, "REL_CTRL.ACK_OFF output clear")
+    wr(REL_CTRL_OFFSET, 32'h0000_0001);
+    @(negedge clk);
+    `CHECK(ack_off, "REL_CTRL.ACK_OFF output set")
     `CHECK(node_id == 16'h1234 && enable && dest_lo == 16'h0010 && dest_hi == 16'h0030,
            "config outputs")
     `CHECK(lme_base == 64'h0000_0012_8765_4320 && lmr_base == 64'h2222_2222_1111_1120,
@@ -539,21 +552,33 @@ module tb_ddc_csr;
   task automatic t_counters();
     logic [31:0] d;
     begin
-      int n[16];
+      int n[20];
+      int nd;
       logic [31:0] c0[int];
-      logic [15:0] offs[15] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
+      logic [15:0] offs[20] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
                                 CNT_RX_MSGS_OFFSET, CNT_DESC_ERR_OFFSET, CNT_CSR_ERR_OFFSET,
                                 CNT_RX_CRC_ERR_OFFSET, CNT_RX_DROP_DEST_OFFSET,
                                 CNT_RX_DROP_MALFORMED_OFFSET, CNT_RX_DROP_WINDOW_OFFSET,
                                 CNT_PUSH_OFFSET, CNT_PUSH_REJECT_OFFSET,
                                 CNT_DMA_RD_ERR_OFFSET,
-                                CNT_RX_MSG_EXPIRED_OFFSET, CNT_RX_TRACK_FULL_OFFSET};
-      for (int k = 0; k < 15; k++) rd(offs[k], c0[k]);
+                                CNT_RX_MSG_EXPIRED_OFFSET, CNT_RX_TRACK_FULL_OFFSET,
+                                CNT_ACK_TX_OFFSET, CNT_NACK_TX_OFFSET, CNT_ACK_RX_OFFSET,
+                                CNT_NACK_RX_OFFSET, CNT_ANS_DROP_OFFSET};
+      for (int k = 0; k < 20; k++) rd(offs[k], c0[k]);
       wr(ERR_STATUS_OFFSET, 32'h7F);
-      for (int k = 0; k < 16; k++) begin
+      for (int k = 0; k < 20; k++) begin
         n[k] = $urandom_range(0, 9);
         pulse(k, n[k]);
       end
+      // answer drops come as a count per cycle (up to two queues full at once)
+      nd = 0;
+      for (int k = 0; k < 6; k++) begin
+        @(negedge clk);
+        ans_drop = 2'($urandom_range(0, 2));
+        nd += int'(ans_drop);
+      end
+      @(negedge clk);
+      ans_drop = '0;
       // desc_done and desc_err both count a completed descriptor: TX pulses them together
       // for an error, so pulse desc_err alone here and check each path.
       expect_rd(CNT_TX_DESC_OFFSET, c0[0] + n[0] + n[1], "CNT_TX_DESC");
@@ -571,6 +596,11 @@ module tb_ddc_csr;
       expect_rd(CNT_DMA_RD_ERR_OFFSET, c0[12] + n[13], "CNT_DMA_RD_ERR");
       expect_rd(CNT_RX_MSG_EXPIRED_OFFSET, c0[13] + n[14], "CNT_RX_MSG_EXPIRED");
       expect_rd(CNT_RX_TRACK_FULL_OFFSET, c0[14] + n[15], "CNT_RX_TRACK_FULL");
+      expect_rd(CNT_ACK_TX_OFFSET, c0[15] + n[16], "CNT_ACK_TX");
+      expect_rd(CNT_NACK_TX_OFFSET, c0[16] + n[17], "CNT_NACK_TX");
+      expect_rd(CNT_ACK_RX_OFFSET, c0[17] + n[18], "CNT_ACK_RX");
+      expect_rd(CNT_NACK_RX_OFFSET, c0[18] + n[19], "CNT_NACK_RX");
+      expect_rd(CNT_ANS_DROP_OFFSET, c0[19] + nd, "CNT_ANS_DROP");
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
       `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10]) != 0, n[1] != 0, 4'b0}, "ERR_STATUS after counters")
@@ -628,6 +658,12 @@ module tb_ddc_csr;
     add("CNT_DMA_RD_ERR", CNT_DMA_RD_ERR_OFFSET, RO, 0,                 '1);
     add("CNT_RX_MSG_EXPIRED", CNT_RX_MSG_EXPIRED_OFFSET, RO, 0,         '1);
     add("CNT_RX_TRACK_FULL", CNT_RX_TRACK_FULL_OFFSET, RO, 0,           '1);
+    add("REL_CTRL",      REL_CTRL_OFFSET,      RW,   0,                 32'h1);
+    add("CNT_ACK_TX",    CNT_ACK_TX_OFFSET,    RO,   0,                 '1);
+    add("CNT_NACK_TX",   CNT_NACK_TX_OFFSET,   RO,   0,                 '1);
+    add("CNT_ACK_RX",    CNT_ACK_RX_OFFSET,    RO,   0,                 '1);
+    add("CNT_NACK_RX",   CNT_NACK_RX_OFFSET,   RO,   0,                 '1);
+    add("CNT_ANS_DROP",  CNT_ANS_DROP_OFFSET,  RO,   0,                 '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;

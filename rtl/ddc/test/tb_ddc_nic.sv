@@ -13,6 +13,10 @@
 // DMA read at all, a pushed plain one no descriptor read; a push behind ring descriptors
 // completes in ring order; misuse (push while busy, incomplete window, inline length above
 // INLINE_MAX) is rejected or fails its descriptor, counted, and the card keeps going.
+//
+// Reliability: every message completed is ACKed (to ourselves, over the same loopback
+// link, interleaved with the data) and the ACK is received and counted (CNT_ACK_TX,
+// CNT_ACK_RX); with REL_CTRL.ACK_OFF nothing is answered.
 module tb_ddc_nic;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -218,7 +222,7 @@ module tb_ddc_nic;
 
   // ---- driver-side bookkeeping ----
   int lme_prod = 0, lmr_cons = 0;
-  int n_msgs = 0, n_pkts = 0, n_descs = 0, n_desc_err = 0;
+  int n_msgs = 0, n_pkts = 0, n_descs = 0, n_desc_err = 0, n_acks = 0;
   logic [63:0] src_ptr = SrcBase, dst_ptr = DstBase + 64'h100;
 
   // Posts one descriptor in the next LME slot and rings the doorbell.
@@ -353,6 +357,12 @@ module tb_ddc_nic;
     csr_expect(CNT_CSR_ERR_OFFSET, 0, {what, " CNT_CSR_ERR"});
     csr_expect(LME_CONS_OFFSET, lme_prod, {what, " LME_CONS"});
     csr_expect(LMR_PROD_OFFSET, lmr_cons, {what, " LMR_PROD"});
+    repeat (20) @(posedge clk);   // the last ACK's way around the loop
+    csr_expect(CNT_ACK_TX_OFFSET, n_acks, {what, " CNT_ACK_TX"});
+    csr_expect(CNT_ACK_RX_OFFSET, n_acks, {what, " CNT_ACK_RX"});
+    csr_expect(CNT_NACK_TX_OFFSET, 0, {what, " CNT_NACK_TX"});
+    csr_expect(CNT_NACK_RX_OFFSET, 0, {what, " CNT_NACK_RX"});
+    csr_expect(CNT_ANS_DROP_OFFSET, 0, {what, " CNT_ANS_DROP"});
   endtask
 
   initial begin
@@ -403,7 +413,13 @@ module tb_ddc_nic;
     end
     csr_wr(INT_STATUS_OFFSET, 32'h3);
     p_ready = 100;
+    n_acks = n_msgs;
     check_counters("after good traffic", 0, 0);
+    // no answers with REL_CTRL.ACK_OFF
+    csr_wr(REL_CTRL_OFFSET, 32'h1);
+    for (int i = 0; i < 3; i++) send_self($urandom_range(1, 3000), 0, 0, 16'h0);
+    check_counters("ACK_OFF", 0, 0);
+    csr_wr(REL_CTRL_OFFSET, 32'h0);
     csr_rd(CNT_TX_PKTS_OFFSET, tx_pkts);
     csr_rd(CNT_RX_PKTS_OFFSET, rx_pkts);
     `CHECK(tx_pkts == rx_pkts && tx_pkts >= 32'(n_pkts),
@@ -442,6 +458,7 @@ module tb_ddc_nic;
       check_landed(SrcBase, dst, 0);
       for (int i = 0; i < 16; i++) `CHECK(mem_rd(dst + 64'(i)) == 8'hA5, "dropped packet wrote")
       `CHECK(mem_word(LmrBase + 64'(32 * lmr_cons)) == 0, "LMR entry for a dropped packet")
+      n_acks = n_msgs - 3;
       check_counters("after drops", 1, 1);
       csr_expect(ERR_STATUS_OFFSET, 32'h20, "RX_DROP");
       csr_wr(ERR_STATUS_OFFSET, 32'h20);
@@ -556,6 +573,7 @@ module tb_ddc_nic;
       csr_wr(INT_STATUS_OFFSET, 32'h7);
       // ... and the card keeps going.
       send_self(40, 3, 5, 16'h0);
+      n_acks = n_msgs - 3;
       check_counters("after pushes", 1, 1);
     end
 
@@ -581,6 +599,7 @@ module tb_ddc_nic;
       n_msgs++;
       n_descs++;
       repeat (100) @(posedge clk);
+      n_acks = n_msgs - 3;
       check_counters("after 64 KiB", 1, 1);
     end
 

@@ -3,6 +3,11 @@
 // sink with random stalls checks every byte written against the expected image (nothing
 // outside, nothing twice, nothing missing), the LMR entries (contents, slot, word 0 last,
 // after the message's payload), LMR_PROD, credits and the event pulses.
+// Reliability: every completed unicast message is answered by exactly one ACK to its
+// source (parsed from the answer stream, CRC checked, under random back-pressure) unless
+// the answer was reported dropped; REL_CTRL.ACK_OFF silences it; the reject input gives a
+// NACK_REJECT with its cause; answer packets arriving are reported (not written) and
+// malformed ones dropped; a message the tracker gives up is NACKed.
 //
 // BUF_FLITS defaults to what ddc_nic uses (255: the most an 8-bit credit counter in the
 // link peers can take); 266 (two worst-case packets, ddc_rx's own default) passes too.
@@ -37,6 +42,20 @@ module tb_ddc_rx #(
   logic [1:0]  wr_side;
   logic        ev_pkt, ev_msg, ev_msg_irq, ev_crc, ev_dest, ev_mal, ev_win;
   logic        ev_expired, ev_track_full;
+  logic        ack_off = 1'b0;
+  logic        rej_valid = 1'b0;
+  logic [15:0] rej_src = '0;
+  logic [31:0] rej_msg = '0;
+  logic [7:0]  rej_cause = '0;
+  logic        ans_valid, ans_ready, ans_last;
+  logic [63:0] ans_data;
+  logic        rx_ans_valid;
+  logic [3:0]  rx_ans_ptype;
+  logic [15:0] rx_ans_src;
+  logic [31:0] rx_ans_msg_id;
+  logic [7:0]  rx_ans_cause;
+  logic        ack_sent, nack_sent;
+  logic [1:0]  ans_drop;
 
   ddc_rx #(
     .RX_BUF_FLITS(BufFlits)
@@ -70,7 +89,24 @@ module tb_ddc_rx #(
     .drop_malformed_o  (ev_mal),
     .drop_window_o     (ev_win),
     .msg_expired_o     (ev_expired),
-    .track_full_o      (ev_track_full)
+    .track_full_o      (ev_track_full),
+    .ack_off_i         (ack_off),
+    .reject_valid_i    (rej_valid),
+    .reject_src_i      (rej_src),
+    .reject_msg_id_i   (rej_msg),
+    .reject_cause_i    (rej_cause),
+    .ans_valid_o       (ans_valid),
+    .ans_ready_i       (ans_ready),
+    .ans_data_o        (ans_data),
+    .ans_last_o        (ans_last),
+    .rx_ans_valid_o    (rx_ans_valid),
+    .rx_ans_ptype_o    (rx_ans_ptype),
+    .rx_ans_src_o      (rx_ans_src),
+    .rx_ans_msg_id_o   (rx_ans_msg_id),
+    .rx_ans_cause_o    (rx_ans_cause),
+    .ack_sent_o        (ack_sent),
+    .nack_sent_o       (nack_sent),
+    .ans_drop_o        (ans_drop)
   );
 
   int errors = 0;
@@ -233,6 +269,102 @@ module tb_ddc_rx #(
     end
   end
 
+  // ---- answers: expected and seen ----
+  // key = {ptype, dest, msg_id}; value = answers still owed (reject: its cause in exp_cause)
+  int          exp_ans[logic [51:0]];
+  logic [7:0]  exp_cause[logic [51:0]];
+  int          n_ans_drop = 0, n_acks = 0, n_nacks = 0, n_ack_sent = 0, n_nack_sent = 0;
+  int          ans_ready_pct = 70;
+  logic [63:0] abuf[$];
+  typedef struct packed {
+    logic [3:0]  ptype;
+    logic [15:0] src;
+    logic [31:0] msg_id;
+    logic [7:0]  cause;
+  } rx_ans_t;
+  rx_ans_t     exp_rx_ans[$];
+
+  function automatic void expect_ans(logic [3:0] t, logic [15:0] dest, logic [31:0] msg_id,
+                                     logic [7:0] cause);
+    logic [51:0] k = {t, dest, msg_id};
+    if (exp_ans.exists(k)) exp_ans[k]++;
+    else                   exp_ans[k] = 1;
+    exp_cause[k] = cause;
+  endfunction
+
+  function automatic int ans_owed();
+    int n = 0;
+    foreach (exp_ans[k]) n += exp_ans[k];
+    return n;
+  endfunction
+
+  function automatic logic [31:0] crc_word(logic [31:0] c, logic [63:0] d);
+    for (int b = 0; b < 8; b++) begin
+      c = c ^ {24'h0, d[b*8+:8]};
+      for (int k = 0; k < 8; k++) c = c[0] ? ((c >> 1) ^ 32'hEDB8_8320) : (c >> 1);
+    end
+    return c;
+  endfunction
+
+  function automatic void check_answer();
+    pkt_hdr_w0_t h0;
+    pkt_hdr_w2_t h2;
+    logic [31:0] c = '1;
+    logic [51:0] k;
+    `CHECK(abuf.size() == 4, $sformatf("answer of %0d flits", abuf.size()))
+    if (abuf.size() != 4) return;
+    for (int i = 0; i < 3; i++) c = crc_word(c, abuf[i]);
+    `CHECK(abuf[3] == {32'h0, ~c}, "answer trailer CRC")
+    h0 = pkt_hdr_w0_t'(abuf[0]);
+    h2 = pkt_hdr_w2_t'(abuf[2]);
+    `CHECK(h0.src == node_id && h0.len == '0 && h0.first && h0.last && abuf[1] == '0,
+           $sformatf("answer header %h", abuf[0]))
+    k = {h0.ptype, h0.dest, h2.msg_id};
+    if (!exp_ans.exists(k) || exp_ans[k] == 0) begin
+      errors++;
+      $display("ERROR: unexpected answer ptype %0d to %h msg %h", h0.ptype, h0.dest, h2.msg_id);
+    end else begin
+      exp_ans[k]--;
+      if (h0.ptype == PTYPE_NACK_REJECT) `CHECK(h0.flags == exp_cause[k], "reject cause")
+      if (exp_ans[k] == 0) exp_ans.delete(k);
+    end
+    if (h0.ptype == PTYPE_ACK) n_acks++;
+    else                       n_nacks++;
+  endfunction
+
+  logic ans_ready_rand;
+  assign ans_ready = ans_ready_rand;
+  always @(posedge clk) begin
+    if (!run) begin
+      ans_ready_rand <= 1'b0;
+    end else begin
+      ans_ready_rand <= $urandom_range(99) < ans_ready_pct;
+      if (ans_valid && ans_ready) begin
+        abuf.push_back(ans_data);
+        if (ans_last) begin
+          check_answer();
+          abuf.delete();
+        end
+      end
+      n_ans_drop  += int'(ans_drop);
+      n_ack_sent  += int'(ack_sent);
+      n_nack_sent += int'(nack_sent);
+      if (rx_ans_valid) begin
+        rx_ans_t got;
+        got = rx_ans_t'{ptype: rx_ans_ptype, src: rx_ans_src, msg_id: rx_ans_msg_id,
+                        cause: rx_ans_cause};
+        if (exp_rx_ans.size() == 0) begin
+          errors++;
+          $display("ERROR: unexpected received answer %p", got);
+        end else begin
+          `CHECK(got == exp_rx_ans[0], $sformatf("received answer %p, expected %p", got,
+                                                 exp_rx_ans[0]))
+          void'(exp_rx_ans.pop_front());
+        end
+      end
+    end
+  end
+
   // ---- packet generator ----
   function automatic logic [31:0] crc_byte(logic [31:0] c, logic [7:0] b);
     c = c ^ {24'h0, b};
@@ -289,6 +421,8 @@ module tb_ddc_rx #(
   endfunction
 
   int next_key = 1;
+  logic [15:0] last_src;
+  logic [31:0] last_msg_id;
   logic [63:0] alloc_ptr = WinBase + 64'h1000;
 
   function automatic logic [63:0] alloc(int n);
@@ -324,6 +458,9 @@ module tb_ddc_rx #(
       off += plen;
     end
     msg_pending[key] = total;
+    if (!ack_off) expect_ans(PTYPE_ACK, src, msg_id, 8'h0);
+    last_src = src;
+    last_msg_id = msg_id;
     e.key  = key;
     e.irq  = flags[DESC_FLAG_IRQ_REMOTE_BIT];
     e.mode = 2'd0;
@@ -359,7 +496,11 @@ module tb_ddc_rx #(
       dest = node_id ^ 16'(1 << $urandom_range(0, 15));
       cause = 1;
     end
-    if (kind == BadPtype) ptype = 4'($urandom_range(1, 15));
+    // Neither WRITE nor BCAST (a broadcast to a range without this node is a dest drop);
+    // an answer type is malformed too, as it carries a payload here.
+    if (kind == BadPtype) begin
+      do ptype = 4'($urandom_range(1, 15)); while (ptype == PTYPE_BCAST);
+    end
     if (kind == BadWinLo) begin
       ra = win_base - 64'($urandom_range(1, 64));
       cause = 3;
@@ -421,7 +562,7 @@ module tb_ddc_rx #(
                  txq.size(), credits, exp_mem.size(), lmr_q.size(), dut.u_egress.state_q);
         $fatal(1, "tb_ddc_rx: drain never finished");
       end
-      if (txq.size() == 0 && credits == int'(BufFlits) && !wr_valid) idle++;
+      if (txq.size() == 0 && credits == int'(BufFlits) && !wr_valid && !ans_valid) idle++;
       else idle = 0;
     end
   endtask
@@ -436,6 +577,12 @@ module tb_ddc_rx #(
     // Messages here arrive whole and one after another: none is given up, none untracked.
     `CHECK(n_expired == 0 && n_full == 0, $sformatf("%s: %0d messages given up, %0d packets untracked",
                                                     phase, n_expired, n_full))
+    // Every answer owed came out, except the ones reported dropped.
+    `CHECK(ans_owed() == n_ans_drop, $sformatf("%s: %0d answers missing, %0d reported dropped",
+                                               phase, ans_owed(), n_ans_drop))
+    `CHECK(exp_rx_ans.size() == 0, $sformatf("%s: %0d received answers not reported", phase,
+                                             exp_rx_ans.size()))
+    `CHECK(n_acks == n_ack_sent && n_nacks == n_nack_sent, "answer sent pulses")
     $display("%s: done (errors so far %0d)", phase, errors);
   endtask
 
@@ -534,7 +681,7 @@ module tb_ddc_rx #(
 
     // disabled: counted as a destination drop
     enable = 1'b0;
-    send_msg(200, alloc(200), MTU_MAX, 1'b0);
+    send_msg(200, alloc(200), 200, 1'b1);
     begin
       // Take the expectation back: nothing of this one-packet message may land.
       lmr_exp_t e = lmr_q.pop_back();
@@ -542,6 +689,7 @@ module tb_ddc_rx #(
       msg_pending.delete();
       exp_pkt--;
       exp_irq -= int'(e.irq);
+      exp_ans.delete({PTYPE_ACK, last_src, last_msg_id});
     end
     exp_cnt[1]++;
     drain();
@@ -685,6 +833,116 @@ module tb_ddc_rx #(
              real'(sent_flits - f0) / real'(last_write_cycle - t0 + 1));
     check_clean("throughput");
     check_counts("final");
+
+    // ---- 6: reliability answers ----
+    // answers arriving for our messages: reported, not written, not counted as packets
+    gap_pct = 10;
+    ready_pct = 90;
+    ans_ready_pct = 100;
+    for (int i = 0; i < 40; i++) begin
+      logic [3:0] t = 4'($urandom_range(1, 3));
+      logic [15:0] src = 16'($urandom());
+      logic [31:0] mid = $urandom();
+      logic [7:0] cause = 8'($urandom());
+      pay.delete();
+      build_pkt(node_id, src, t, 1'b1, 1'b1, cause, 16'h0, 64'h0, mid, 32'h0);
+      send_pkt();
+      exp_rx_ans.push_back(rx_ans_t'{ptype: t, src: src, msg_id: mid, cause: cause});
+      if (i % 4 == 0) good_msg(100);
+    end
+    drain();
+    check_clean("answers received");
+    check_counts("answers received");
+    // malformed answers: len != 0; a payload flit; for another node; bad CRC
+    pay.delete();
+    build_pkt(node_id, 16'h5, PTYPE_ACK, 1'b1, 1'b1, 8'h0, 16'd8, 64'h0, 32'h1, 32'h0);
+    send_pkt();
+    exp_cnt[2]++;
+    rand_pay(1);
+    build_pkt(node_id, 16'h5, PTYPE_NACK, 1'b1, 1'b1, 8'h0, 16'd0, 64'h0, 32'h2, 32'h0);
+    send_pkt();
+    exp_cnt[2]++;
+    pay.delete();
+    build_pkt(node_id ^ 16'h1, 16'h5, PTYPE_ACK, 1'b1, 1'b1, 8'h0, 16'd0, 64'h0, 32'h3, 32'h0);
+    send_pkt();
+    exp_cnt[1]++;
+    build_pkt(node_id, 16'h5, PTYPE_ACK, 1'b1, 1'b1, 8'h0, 16'd0, 64'h0, 32'h4, 32'h0);
+    pkt[2].data[5] = !pkt[2].data[5];
+    send_pkt();
+    exp_cnt[0]++;
+    good_msg(100);
+    drain();
+    check_clean("malformed answers");
+    check_counts("malformed answers");
+
+    // reject input -> NACK_REJECT with the cause, interleaved with ACKs
+    ans_ready_pct = 60;
+    for (int i = 0; i < 30; i++) begin
+      @(negedge clk);
+      rej_valid = 1'b1;
+      rej_src   = 16'($urandom());
+      rej_msg   = $urandom();
+      rej_cause = 8'($urandom());
+      expect_ans(PTYPE_NACK_REJECT, rej_src, rej_msg, rej_cause);
+      @(negedge clk);
+      rej_valid = 1'b0;
+      if (i % 3 == 0) good_msg(64);
+    end
+    drain();
+    check_clean("reject");
+    // ACK_OFF: no answers at all
+    ack_off = 1'b1;
+    for (int i = 0; i < 10; i++) good_msg(2000);
+    @(negedge clk);
+    rej_valid = 1'b1;
+    @(negedge clk);
+    rej_valid = 1'b0;
+    drain();
+    check_clean("ack off");
+    ack_off = 1'b0;
+    // answers queue up behind a stalled link and are dropped (counted) when it is full
+    ans_ready_pct = 0;
+    gap_pct = 0;
+    for (int i = 0; i < 40; i++) send_msg(8, alloc(8), MTU_MAX, 1'b0);
+    while (txq.size() != 0 || credits != int'(BufFlits) || wr_valid) @(posedge clk);
+    repeat (100) @(posedge clk);
+    `CHECK(n_ans_drop >= 40 - 16, $sformatf("stalled answers: %0d dropped", n_ans_drop))
+    ans_ready_pct = 100;
+    drain();
+    check_clean("answers dropped when full");
+    $display("answers: %0d ACK, %0d NACK sent, %0d dropped", n_acks, n_nacks, n_ans_drop);
+
+    // a message the tracker gives up is NACKed: 64 started two-packet messages fill the
+    // table, age out, and a 65th takes the first one's entry
+    begin
+      logic [15:0] vsrc[64];
+      logic [31:0] vmid[64];
+      for (int i = 0; i < 65; i++) begin
+        logic [63:0] ra = alloc(16);
+        int key = next_key++;
+        logic [15:0] src = 16'(16'h100 + i);
+        logic [31:0] mid = $urandom();
+        if (i < 64) begin
+          vsrc[i] = src;
+          vmid[i] = mid;
+        end
+        rand_pay(8);
+        for (int b = 0; b < 8; b++) exp_mem[ra + 64'(b)] = '{key: key, val: pay[b]};
+        msg_pending[key] = 8;
+        build_pkt(node_id, src, PTYPE_WRITE, 1'b1, 1'b0, 8'h0, 16'd8, ra, mid, 32'h0);
+        send_pkt();
+        exp_pkt++;
+        if (i == 63) begin
+          drain();
+          repeat (4 * 4096 + 100) @(posedge clk);
+          expect_ans(PTYPE_NACK, vsrc[0], vmid[0], 8'h0);
+        end
+      end
+      drain();
+      `CHECK(n_expired == 1, $sformatf("victim: %0d expired", n_expired))
+      `CHECK(ans_owed() == n_ans_drop, $sformatf("victim: %0d answers missing", ans_owed() - n_ans_drop))
+      `CHECK(exp_mem.size() == 0, "victim: bytes of started messages not written")
+    end
 
     `CHECK(n_pkt == exp_pkt && n_msg_irq == exp_irq,
            $sformatf("events: %0d packets (expected %0d), %0d irq (expected %0d)", n_pkt,

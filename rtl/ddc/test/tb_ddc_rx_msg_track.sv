@@ -20,6 +20,11 @@ module tb_ddc_rx_msg_track;
   logic [31:0] mid = '0, off = '0;
   logic        complete, full, expire, overrun;
   logic [31:0] total;
+  logic        victim;
+  logic [15:0] victim_src;
+  logic [31:0] victim_mid;
+  bit          vi;          // victim seen with the last packet, and its key
+  int          vs, vm;
 
   ddc_rx_msg_track #(
     .ENTRIES  (Entries),
@@ -39,7 +44,10 @@ module tb_ddc_rx_msg_track;
     .total_o     (total),
     .full_o      (full),
     .expire_o    (expire),
-    .overrun_o   (overrun)
+    .overrun_o   (overrun),
+    .victim_o    (victim),
+    .victim_src_o(victim_src),
+    .victim_msg_id_o(victim_mid)
   );
 
   int errors = 0;
@@ -53,6 +61,7 @@ module tb_ddc_rx_msg_track;
     pv = 1'b1; src = 16'(s); mid = 32'(m); off = 32'(o); len = 16'(l); first = f; last = la;
     #1;
     c = complete; t = int'(total); fu = full; ex = expire; ov = overrun;
+    vi = victim; vs = int'(victim_src); vm = int'(victim_mid);
     @(negedge clk);
     pv = 1'b0;
   endtask
@@ -134,6 +143,8 @@ module tb_ddc_rx_msg_track;
     end
     pkt(7, 3, 0, 8, 1, 0, c, t, fu, ex, ov);
     `CHECK(ex && !fu, "an idle entry is taken by a new message")
+    // The oldest-index aged entry is (2, 20), started above and never completed.
+    `CHECK(vi && vs == 2 && vm == 20, $sformatf("victim reported: %0b %0d/%0d", vi, vs, vm))
     pkt(7, 3, 8, 8, 0, 1, c, t, fu, ex, ov);
     `CHECK(c && t == 16, "message in a reclaimed entry completes")
     pkt(6, 200, 8 * (AgeMax + 3), 8, 0, 1, c, t, fu, ex, ov);
@@ -143,7 +154,7 @@ module tb_ddc_rx_msg_track;
     // (4, 30) is one of them, 64 of 192 bytes counted, its last seen: the same key
     // again (a restarted sender) starts from zero instead of completing on 64 more bytes.
     pkt(4, 30, 64, 64, 0, 0, c, t, fu, ex, ov);
-    `CHECK(!c && ex && !ov, "a key matching an aged entry starts it again")
+    `CHECK(!c && ex && !ov && !vi, "a key matching an aged entry starts it again (no victim)")
     pkt(4, 30, 0, 64, 1, 0, c, t, fu, ex, ov);
     `CHECK(!c && !ex, "restarted entry counts only its own bytes")
     pkt(4, 30, 128, 64, 0, 1, c, t, fu, ex, ov);

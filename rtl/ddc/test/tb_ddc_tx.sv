@@ -96,6 +96,11 @@ module tb_ddc_tx;
     .dma_wr_addr_o     (wr_addr),
     .dma_wr_data_o     (wr_data),
     .dma_wr_strb_o     (wr_strb),
+    // answers interleaving with data are checked in tb_ddc_tx_packetizer and tb_ddc_nic
+    .ans_valid_i       (1'b0),
+    .ans_ready_o       (),
+    .ans_data_i        (64'h0),
+    .ans_last_i        (1'b0),
     .tx_flit_o         (tx_flit),
     .tx_credit_i       (tx_credit)
   );

@@ -8,6 +8,9 @@
 // read error (pbuf_err_i): its packet keeps its header and length but ends with EEP instead
 // of the trailer, the message's later packets never reach the link (their words are still
 // consumed), and the message's msg_done comes with msg_err; the next message is intact.
+// Answer packets (ACK/NACK, 4 flits from the receive side) offered at random: each leaves
+// whole, in order, unchanged, never inside a data packet, under the same credits, and a
+// flush does not cut one.
 module tb_ddc_tx_packetizer;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -33,6 +36,8 @@ module tb_ddc_tx_packetizer;
   link_flit_t  tx_flit;
   logic        tx_credit = 1'b0;
   logic        pkt_sent, msg_done, msg_err, idle;
+  logic        ans_valid = 1'b0, ans_ready, ans_last = 1'b0;
+  logic [63:0] ans_data = '0;
 
   always #5 clk = ~clk;
 
@@ -60,6 +65,10 @@ module tb_ddc_tx_packetizer;
     .pbuf_ready_o (pbuf_ready),
     .pbuf_data_i  (pbuf_data),
     .pbuf_err_i   (pbuf_err),
+    .ans_valid_i  (ans_valid),
+    .ans_ready_o  (ans_ready),
+    .ans_data_i   (ans_data),
+    .ans_last_i   (ans_last),
     .tx_flit_o    (tx_flit),
     .tx_credit_i  (tx_credit),
     .pkt_sent_o   (pkt_sent),
@@ -98,6 +107,20 @@ module tb_ddc_tx_packetizer;
   int     eep_n = 0;
   longint busy_first = -1, busy_last = 0, busy_flits = 0;
   logic [63:0] cur[$];
+  // answers: offered (ans_src, 4 flits each), expected on the link (ans_exp)
+  logic [63:0] ans_src[$], ans_exp[$];
+  int          ans_beat = 0, ans_out_beat = 0, p_ans = 0, ans_n = 0;
+
+  function automatic void add_answer();
+    pkt_hdr_w0_t w0 = '{len: 16'h0, flags: 8'($urandom()), rsvd38: 2'b00, last: 1'b1,
+                        first: 1'b1, ptype: 4'($urandom_range(1, 3)), src: 16'h0ABC,
+                        dest: 16'($urandom())};
+    logic [63:0] f[4] = '{w0, 64'h0, {$urandom(), $urandom()}, {32'h0, $urandom()}};
+    for (int i = 0; i < 4; i++) begin
+      ans_src.push_back(f[i]);
+      ans_exp.push_back(f[i]);
+    end
+  endfunction
 
   task automatic fail(string m);
     $display("FAIL @%0d: %s", cycle, m);
@@ -195,6 +218,10 @@ module tb_ddc_tx_packetizer;
     pbuf_valid = (words.size() != 0) && ($urandom_range(0, 99) < p_pbuf);
     pbuf_data  = (words.size() != 0) ? words[0] : 64'hx;
     pbuf_err   = (words.size() != 0) ? werr[0] : 1'b0;
+    // like ddc_ack_gen: once an answer has started, valid stays up until its last flit
+    ans_valid = (ans_src.size() != 0) && (ans_beat != 0 || $urandom_range(0, 99) < p_ans);
+    ans_data  = (ans_src.size() != 0) ? ans_src[0] : 64'hx;
+    ans_last  = (ans_beat == 3);
     tx_credit = 1'b0;
     if (credit_debt > 0) begin
       credit_debt--; tx_credit = 1'b1; credits_given++;
@@ -204,6 +231,10 @@ module tb_ddc_tx_packetizer;
     #4;
     if (run) begin
       if (job_valid && job_ready) void'(to_send.pop_front());
+      if (ans_valid && ans_ready) begin
+        void'(ans_src.pop_front());
+        ans_beat = (ans_beat + 1) % 4;
+      end
       if (pbuf_valid && (pbuf_ready || drain)) begin
         void'(words.pop_front());
         void'(werr.pop_front());
@@ -219,7 +250,19 @@ module tb_ddc_tx_packetizer;
         if (busy_first < 0) busy_first = cycle;
         busy_last = cycle;
         busy_flits++;
-        if (eep_expected) begin
+        if (ans_out_beat != 0 || (cur.size() == 0 && !eep_expected &&
+                                  tx_flit.data[35:32] inside {PTYPE_ACK, PTYPE_NACK,
+                                                              PTYPE_NACK_REJECT})) begin
+          // an answer: the next expected answer flit, whole, nothing inside it
+          if (ans_exp.size() == 0) fail("unexpected answer flit");
+          else if (tx_flit.data !== ans_exp[0] || tx_flit.err ||
+                   tx_flit.last !== (ans_out_beat == 3)) fail($sformatf(
+                   "answer flit %0d: %h last %0b, want %h", ans_out_beat, tx_flit.data,
+                   tx_flit.last, ans_exp[0]));
+          if (ans_exp.size() != 0) void'(ans_exp.pop_front());
+          ans_out_beat = (ans_out_beat + 1) % 4;
+          if (ans_out_beat == 0) ans_n++;
+        end else if (eep_expected) begin
           if (!(tx_flit.last && tx_flit.err && tx_flit.data == '0)) fail("expected EEP");
           eep_expected = 0;
           eep_n++;
@@ -249,7 +292,7 @@ module tb_ddc_tx_packetizer;
 
   task automatic wait_done(int limit);
     int t = 0;
-    while ((expect_q.size() != 0 || words.size() != 0) && t < limit) begin
+    while ((expect_q.size() != 0 || words.size() != 0 || ans_exp.size() != 0) && t < limit) begin
       @(negedge clk);
       t++;
     end
@@ -279,6 +322,8 @@ module tb_ddc_tx_packetizer;
     run = 1'b1;
     credit_debt = RxDepth;
     repeat (RxDepth + 2) @(negedge clk);
+    p_ans = 3;
+    for (int i = 0; i < 2000; i++) add_answer();
 
     // Every alignment pair, short and long.
     for (int s = 0; s < 8; s++) for (int r = 0; r < 8; r++) begin
@@ -338,6 +383,11 @@ module tb_ddc_tx_packetizer;
       for (int i = 0; i < 2; i++) add_packet($urandom_range(0, 7), $urandom_range(0, 7), $urandom_range(1, 100), 1, 1);
       wait_done(100000);
     end
+    // answers alone, then the rest of them
+    p_ans = 100;
+    wait_done(100000);
+    $display("answers: %0d sent", ans_n);
+    if (ans_n != 2000) fail($sformatf("%0d of 2000 answers sent", ans_n));
     $display("flushes: %0d EEP flits", eep_n);
     if (eep_n == 0) fail("no flush hit a packet in flight");
     if (errors != 0) $fatal(1, "tb_ddc_tx_packetizer: %0d errors", errors);

@@ -85,6 +85,10 @@ pub struct PingpongArgs {
     /// layer_one_way_ns and layer_overhead_ns per size, a second curve in the plot
     #[arg(long)]
     layer: bool,
+    /// Receivers send no ACK/NACK (REL_CTRL.ACK_OFF on every card): the card's behaviour
+    /// before contract 1.5, to measure what acknowledgement costs
+    #[arg(long)]
+    no_ack: bool,
     /// Draw latency and bandwidth against message size (log axes) into this PNG
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
@@ -453,6 +457,9 @@ fn measure<D: BenchDevice>(
     let topology = pair.tb.topology.clone();
     let clock = pair.tb.clock;
     let mut rng = Rng::new(a.seed);
+    for c in &pair.tb.cards {
+        c.set_acknowledge(!a.no_ack)?;
+    }
 
     let bar = if !a.json && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(sizes.len() as u64 + u64::from(a.bidir_size > 0));
@@ -600,6 +607,7 @@ fn measure<D: BenchDevice>(
         "iterations": a.iterations,
         "sim_cycles": devs[0].cycles(),
         "iommu_faults": faults,
+        "acknowledge": !a.no_ack,
     });
     let summary = bringup::with_description(summary, describe);
     if a.json {

@@ -1,0 +1,176 @@
+// Receiver duplicate detection by per-source sequence numbers (docs/RELIABILITY.md,
+// "Duplicates: sequence numbers"): the replacement for ddc_rx_dup_filter's time-limited
+// memory, which cannot hold the thousands of keys a fast sender completes within its
+// retry budget. Built and tested; not yet instantiated (the sender does not number
+// its messages yet).
+//
+// The sender's part: it numbers its messages to each destination contiguously (modulo
+// 2^SEQ_W), never sends number s while a message below s - (WIN - 1) to that destination
+// is outstanding (neither acknowledged nor given up), and carries in every packet its
+// lowest outstanding number `low` (as s - low < WIN: a few header bits). Everything
+// below `low` is final at the sender.
+//
+// Here, per source: `base`, the lowest number not known final, and `seen`, bit i set when
+// base + i completed. For a packet of message s with low: the effective base is low if
+// low is ahead of base (within half the number space), else base; d = s - base':
+//   - d < WIN: a duplicate if that number completed, else new;
+//   - behind base' (d in the upper half): a duplicate: complete already, or given up by
+//     its sender (its result is final there; delivering it now would be wrong);
+//   - otherwise (cannot come from a sender that keeps its rule): new.
+// A completion sets its bit, and base moves past the completed numbers at the bottom (a
+// completion ahead of the window first slides it so that s is its top).
+//
+// Two assumptions make the modular comparisons right (RELIABILITY.md has the numbers):
+//   - a source's state is fresh: a slot untouched (no lookup with touch, no completion)
+//     for AGE_MAX..AGE_MAX+1 ticks of 2^TICK_LOG2 cycles is forgotten, and the next
+//     packet starts it at its own low. Otherwise a long outage (a cut during which the
+//     sender gave up more than 2^(SEQ_W-1) messages) would leave base so far behind that
+//     new numbers look old;
+//   - a copy lives in the network less than that idle time, or a copy arriving at a
+//     forgotten slot would be taken for new; and less than the time its sender takes
+//     to number 2^(SEQ_W-1) - WIN further messages to the same destination, or it would
+//     look ahead of the window instead of behind it.
+// Sources are kept in SLOTS slots indexed by the low bits of the source id and tagged
+// with the whole id; another id taking a slot over is counted (evict_o).
+//
+// Lookup is combinational (for the egress's header cycle) and sees the state before a
+// completion in the same cycle.
+module ddc_rx_seq_window #(
+  parameter int unsigned SLOTS     = 64,
+  parameter int unsigned SEQ_W     = 8,
+  parameter int unsigned WIN       = 16,
+  parameter int unsigned TICK_LOG2 = 12,
+  parameter int unsigned AGE_MAX   = 3,
+  localparam int unsigned SlotW    = $clog2(SLOTS)
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  input  logic             flush_i,     // forget every source (a receiver reset)
+
+  input  logic             lk_touch_i,  // the looked-up packet was accepted: source alive
+  input  logic [15:0]      lk_src_i,
+  input  logic [SEQ_W-1:0] lk_seq_i,
+  input  logic [SEQ_W-1:0] lk_low_i,
+  output logic             lk_dup_o,
+
+  input  logic             ins_valid_i, // message (ins_src_i, ins_seq_i) completed
+  input  logic [15:0]      ins_src_i,
+  input  logic [SEQ_W-1:0] ins_seq_i,
+  input  logic [SEQ_W-1:0] ins_low_i,
+  output logic             evict_o      // pulse: a completion took another source's slot
+);
+  localparam int unsigned AgeW = $clog2(AGE_MAX + 1);
+  localparam int unsigned WinW = $clog2(WIN);
+  localparam logic [SEQ_W-1:0] Half = SEQ_W'(2 ** (SEQ_W - 1));
+
+  typedef struct packed {
+    logic             vld;
+    logic [15:0]      src;
+    logic [SEQ_W-1:0] base;
+    logic [WIN-1:0]   seen;
+    logic [AgeW-1:0]  age;
+  } slot_t;
+
+  slot_t [SLOTS-1:0] slot_q, slot_d;
+
+  logic [TICK_LOG2-1:0] tick_q;
+  logic                 tick;
+  assign tick = (tick_q == '1);
+
+  // The window of `s`'s slot as a packet with `low` sees it: fresh if unknown, moved up
+  // to low if low is ahead.
+  function automatic slot_t view(slot_t s, logic [15:0] src, logic [SEQ_W-1:0] low);
+    slot_t            r = s;
+    logic [SEQ_W-1:0] adv;
+    if (!s.vld || s.src != src || s.age == AgeW'(AGE_MAX)) begin
+      r.vld  = 1'b1;
+      r.src  = src;
+      r.base = low;
+      r.seen = '0;
+    end else begin
+      adv = low - s.base;
+      if (adv != '0 && adv < Half) begin
+        r.base = low;
+        r.seen = (adv >= SEQ_W'(WIN)) ? '0 : (s.seen >> adv);
+      end
+    end
+    r.age = '0;
+    return r;
+  endfunction
+
+  // ---- lookup ----
+  slot_t            lk;
+  logic [SEQ_W-1:0] lk_d;
+  always_comb begin
+    lk       = view(slot_q[SlotW'(lk_src_i)], lk_src_i, lk_low_i);
+    lk_d     = lk_seq_i - lk.base;
+    lk_dup_o = 1'b0;
+    if (lk_d < SEQ_W'(WIN)) lk_dup_o = lk.seen[lk_d[WinW-1:0]];
+    else if (lk_d >= Half)  lk_dup_o = 1'b1;
+  end
+
+  logic unused_lk;
+  assign unused_lk = ^{lk.vld, lk.src, lk.age};
+
+  // ---- completion ----
+  slot_t            cur, nxt;
+  logic [SEQ_W-1:0] ins_d, shift;
+  logic [WinW:0]    ones;   // completed numbers at the bottom, after the insert
+  always_comb begin
+    cur   = view(slot_q[SlotW'(ins_src_i)], ins_src_i, ins_low_i);
+    ins_d = ins_seq_i - cur.base;
+    nxt   = cur;
+    shift = '0;
+    // Ahead of the window (not from a sender keeping its rule): slide s to the top.
+    if (ins_d >= SEQ_W'(WIN) && ins_d < Half) begin
+      shift    = ins_d - SEQ_W'(WIN - 1);
+      nxt.base = cur.base + shift;
+      nxt.seen = (shift >= SEQ_W'(WIN)) ? '0 : (cur.seen >> shift);
+    end
+    ins_d = ins_seq_i - nxt.base;
+    // Behind the window: final already, nothing to record.
+    if (ins_d < SEQ_W'(WIN)) nxt.seen[ins_d[WinW-1:0]] = 1'b1;
+    ones = '0;
+    for (int unsigned i = 0; i < WIN; i++) begin
+      if (nxt.seen[i] && ones == (WinW + 1)'(i)) ones = (WinW + 1)'(i + 1);
+    end
+    nxt.base = nxt.base + SEQ_W'(ones);
+    nxt.seen = (ones >= (WinW + 1)'(WIN)) ? '0 : (nxt.seen >> ones);
+  end
+
+  always_comb begin
+    slot_d = slot_q;
+    if (tick) begin
+      for (int unsigned i = 0; i < SLOTS; i++) begin
+        if (slot_q[i].age != AgeW'(AGE_MAX)) slot_d[i].age = slot_q[i].age + 1'b1;
+      end
+    end
+    // A live source's slot stays young (its lost-ACK retransmissions must stay
+    // duplicates); a forgotten one is not started by a mere lookup.
+    if (lk_touch_i && slot_q[SlotW'(lk_src_i)].vld && slot_q[SlotW'(lk_src_i)].src == lk_src_i &&
+        slot_q[SlotW'(lk_src_i)].age != AgeW'(AGE_MAX)) begin
+      slot_d[SlotW'(lk_src_i)].age = '0;
+    end
+    if (ins_valid_i) slot_d[SlotW'(ins_src_i)] = nxt;
+    if (flush_i) begin
+      for (int unsigned i = 0; i < SLOTS; i++) slot_d[i].vld = 1'b0;
+    end
+  end
+
+  logic evict_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      slot_q  <= '0;
+      tick_q  <= '0;
+      evict_q <= 1'b0;
+    end else begin
+      slot_q  <= slot_d;
+      tick_q  <= tick_q + 1'b1;
+      evict_q <= ins_valid_i && !flush_i && slot_q[SlotW'(ins_src_i)].vld &&
+                 slot_q[SlotW'(ins_src_i)].src != ins_src_i;
+    end
+  end
+
+  assign evict_o = evict_q;
+
+endmodule

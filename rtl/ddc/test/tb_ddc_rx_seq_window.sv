@@ -1,0 +1,236 @@
+// Self-checking test of ddc_rx_seq_window (small: 6-bit numbers, window 8, 4 slots, so
+// numbers wrap many times). Directed: new/duplicate, out-of-order completion moving the
+// base, the sender's low-water mark moving it (a given-up number below it is a
+// duplicate), numbers behind the base, first contact, wrapping, a slot forgotten after
+// its idle time, a slot taken over by another source (evict), flush. Random: 4 sources,
+// each a model sender that keeps the sender's rule (never a message outstanding more
+// than WIN - 1 below the one it sends; its lowest outstanding number in every copy) and
+// sends copies of its outstanding messages in any order, delivers some, gives others up
+// (retries exhausted), and late copies of finished messages (younger than half the
+// number space less the window: the lifetime the module's doc asks for).
+// Checked: a copy of a delivered message is always a duplicate (never delivered twice),
+// a copy of an outstanding message not yet delivered is never one (never lost).
+module tb_ddc_rx_seq_window;
+  localparam int unsigned Slots = 4;
+  localparam int unsigned SeqW  = 6;
+  localparam int unsigned Win   = 8;
+  localparam int          M     = 1 << SeqW;
+  localparam int unsigned TickLog2 = 8;
+  localparam int unsigned AgeMax   = 3;
+
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  always #5 clk = ~clk;
+
+  logic            flush = 1'b0;
+  logic [15:0]     lk_src = '0, ins_src = '0;
+  logic [SeqW-1:0] lk_seq = '0, ins_seq = '0, lk_low = '0, ins_low = '0;
+  logic            lk_dup, ins_valid = 1'b0, evict;
+
+  ddc_rx_seq_window #(
+    .SLOTS(Slots),
+    .SEQ_W    (SeqW),
+    .WIN      (Win),
+    .TICK_LOG2(TickLog2),
+    .AGE_MAX  (AgeMax)
+  ) dut (
+    .clk_i      (clk),
+    .rst_ni     (rst_n),
+    .flush_i    (flush),
+    .lk_touch_i (1'b1),
+    .lk_low_i   (lk_low),
+    .ins_low_i  (ins_low),
+    .lk_src_i   (lk_src),
+    .lk_seq_i   (lk_seq),
+    .lk_dup_o   (lk_dup),
+    .ins_valid_i(ins_valid),
+    .ins_src_i  (ins_src),
+    .ins_seq_i  (ins_seq),
+    .evict_o    (evict)
+  );
+
+  int errors = 0;
+  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+
+  int n_evict = 0;
+  always @(posedge clk) n_evict += int'(evict);
+
+  task automatic look(input int s, input int n, input int low, output bit d);
+    lk_src = 16'(s);
+    lk_seq = SeqW'(n);
+    lk_low = SeqW'(low);
+    #1;
+    d = lk_dup;
+  endtask
+
+  // CHECK that each (source, number) of a list is a duplicate (want 1) or new (want 0).
+  // lows[i]: the low-water mark the copy of ns[i] carries
+  task automatic expect_dup(input int s, input int ns[$], input int lows[$], input bit want,
+                            input string what);
+    bit d;
+    foreach (ns[i]) begin
+      look(s, ns[i] % M, lows[i] % M, d);
+      `CHECK(d == want, $sformatf("%s: src %0d number %0d dup %0b", what, s, ns[i], d))
+    end
+  endtask
+
+  task automatic ins(int s, int n, int low);
+    @(negedge clk);
+    ins_valid = 1'b1;
+    ins_src   = 16'(s);
+    ins_seq   = SeqW'(n);
+    ins_low   = SeqW'(low);
+    @(negedge clk);
+    ins_valid = 1'b0;
+  endtask
+
+  // random model: per source
+  // Per source and message number (modulo 256, far more than the live span):
+  // 0 none, 1 outstanding, 2 outstanding and delivered, 3 finished delivered,
+  // 4 finished never delivered.
+  localparam int R = 256;
+  int  nxt[Slots];
+  int  st[Slots][R];
+  int  lo_issue[Slots][R];   // the sender's lowest outstanding number when it was issued
+  int  n_dup = 0, n_new = 0, n_late = 0, n_abandon = 0, n_issue = 0;
+
+  function automatic int min_out(int s);
+    for (int n = nxt[s] - int'(Win); n < nxt[s]; n++) begin
+      if (n >= 0 && st[s][n % R] inside {1, 2}) return n;
+    end
+    return nxt[s];
+  endfunction
+
+  // A random message of source s among the last `span` numbers in one of the states.
+  function automatic int pick(int s, int span, int a, int b);
+    int c[$];
+    c.delete();   // (a local queue kept its contents between calls in this simulator)
+    for (int n = nxt[s] - span; n < nxt[s]; n++) begin
+      if (n >= 0 && (st[s][n % R] == a || st[s][n % R] == b)) c.push_back(n);
+    end
+    if (c.size() == 0) return -1;
+    return c[$urandom_range(0, c.size() - 1)];
+  endfunction
+
+  initial begin
+    repeat (2) @(negedge clk);
+    rst_n = 1'b1;
+    @(negedge clk);
+
+    // ---- directed (source 1, then 5 which shares its slot) ----
+    expect_dup(1, '{0}, '{0}, 0, "unknown source: new");
+    ins(1, 10, 3);                       // first contact: base = its low, 3
+    expect_dup(1, '{10}, '{3}, 1, "completed: duplicate");
+    expect_dup(1, '{3, 9}, '{3, 3}, 0, "rest of the window: new");
+    expect_dup(1, '{11}, '{4}, 0, "low moves up: new");
+    expect_dup(1, '{2, 3 - 8 + M}, '{2, 3 - 8 + M}, 1, "behind the base: duplicate");
+    for (int n = 3; n < 10; n++) ins(1, n, 3);   // fills the holes: base moves to 11
+    expect_dup(1, '{3, 9, 10}, '{3, 3, 3}, 1, "behind base after filling");
+    expect_dup(1, '{11, 18}, '{11, 11}, 0, "window above base: new");
+    ins(1, 13, 11);                      // out of order: base stays 11
+    expect_dup(1, '{13}, '{11}, 1, "out of order completion");
+    expect_dup(1, '{11, 12}, '{11, 11}, 0, "out of order completion");
+    ins(1, 11, 11);
+    ins(1, 12, 11);                      // 11, 12, 13 complete: base 14
+    expect_dup(1, '{12, 13}, '{11, 11}, 1, "base moved past 13");
+    expect_dup(1, '{14}, '{14}, 0, "base moved past 13");
+    // the sender gave 14..19 up: its low says 20; a late copy of 15 is a duplicate
+    expect_dup(1, '{20}, '{20}, 0, "low-water jump: new");
+    ins(1, 20, 20);
+    expect_dup(1, '{15, 19}, '{15, 15}, 1, "given up below the low-water mark: duplicate");
+    expect_dup(1, '{21, 28}, '{21, 21}, 0, "after the jump: new");
+    // wrap: numbers beyond 2^SeqW
+    for (int n = 21; n < 21 + 2 * M; n++) ins(1, n % M, n % M);
+    expect_dup(1, '{21 + 2 * M - 1}, '{21 + 2 * M - 8}, 1, "after wrapping twice");
+    expect_dup(1, '{21 + 2 * M}, '{21 + 2 * M - 7}, 0, "after wrapping twice");
+    // idle past the age limit: forgotten, the next packet starts it at its low
+    lk_src = 16'd15;
+    repeat ((1 << TickLog2) * (AgeMax + 1) + 10) @(negedge clk);
+    expect_dup(1, '{21 + 2 * M - 1}, '{21 + 2 * M - 8}, 0, "forgotten after its idle time");
+    ins(1, 40, 40);
+    expect_dup(1, '{40}, '{40}, 1, "restarted at its low");
+    // another source in the same slot takes it over (counted); the first is forgotten
+    ins(1 + Slots, 7, 7);
+    @(negedge clk);
+    `CHECK(n_evict == 1, $sformatf("evictions %0d", n_evict))
+    expect_dup(1 + Slots, '{7}, '{7}, 1, "slot taken over");
+    expect_dup(1, '{40}, '{40}, 0, "slot taken over");
+    // flush forgets everything
+    @(negedge clk);
+    flush = 1'b1;
+    @(negedge clk);
+    flush = 1'b0;
+    expect_dup(1 + Slots, '{7}, '{7}, 0, "flushed");
+
+    // ---- random ----
+    for (int s = 0; s < Slots; s++) nxt[s] = $urandom_range(0, 1000);
+    for (int step = 0; step < 200000; step++) begin
+      int s, a, n;
+      bit d;
+      s = $urandom_range(0, Slots - 1);
+      a = $urandom_range(0, 99);
+      @(negedge clk);
+      if (a < 25) begin
+        // issue the next message, if the sender's rule allows it
+        if (nxt[s] - min_out(s) <= int'(Win) - 1) begin
+          st[s][nxt[s] % R] = 1;
+          lo_issue[s][nxt[s] % R] = min_out(s);
+          nxt[s]++;
+          n_issue++;
+        end
+      end else if (a < 70) begin
+        // a copy of an outstanding message arrives
+        n = pick(s, int'(Win), 1, 2);
+        if (n >= 0) begin
+          look(s, n % M, min_out(s) % M, d);
+          if (st[s][n % R] == 2) begin
+            `CHECK(d, $sformatf("src %0d msg %0d: delivered, copy not a duplicate", s, n))
+            n_dup++;
+          end else begin
+            `CHECK(!d, $sformatf("src %0d msg %0d: never delivered, copy called a duplicate",
+                                 s, n))
+            if (!d) begin
+              st[s][n % R] = 2;
+              n_new++;
+              ins(s, n % M, min_out(s) % M);
+            end
+          end
+        end
+      end else if (a < 80) begin
+        // a late copy of a finished message, younger than 2^(SEQ_W-1) - WIN numbers
+        n = pick(s, M / 2 - int'(Win), 3, 4);
+        if (n >= 0) begin
+          look(s, n % M, lo_issue[s][n % R] % M, d);
+          n_late++;
+          if (st[s][n % R] == 3) begin
+            `CHECK(d, $sformatf("src %0d msg %0d: late copy of a delivered message", s, n))
+          end else if (!d) begin
+            // given up by its sender and never delivered: may land once, late
+            st[s][n % R] = 3;
+            ins(s, n % M, lo_issue[s][n % R] % M);
+          end
+        end
+      end else if (a < 97) begin
+        // the sender gets its ACK (delivered) and finishes
+        n = pick(s, int'(Win), 2, 2);
+        if (n >= 0) st[s][n % R] = 3;
+      end else begin
+        // retries exhausted: finished without delivery
+        n = pick(s, int'(Win), 1, 1);
+        if (n >= 0) begin
+          st[s][n % R] = 4;
+          n_abandon++;
+        end
+      end
+      // numbers that left the span are forgotten
+      if (nxt[s] >= R / 2) st[s][(nxt[s] - R / 2) % R] = 0;
+    end
+    $display("random: %0d messages, %0d delivered, %0d duplicate copies, %0d late copies, %0d abandoned",
+             n_issue, n_new, n_dup, n_late, n_abandon);
+    `CHECK(n_new > 1000 && n_dup > 1000 && n_abandon > 100, "random mix too thin")
+    `CHECK(n_evict == 1, "evictions in the random run (sources have their own slots)")
+    if (errors != 0) $fatal(1, "tb_ddc_rx_seq_window: %0d errors", errors);
+    $display("tb_ddc_rx_seq_window: PASS");
+    $finish;
+  end
+endmodule
