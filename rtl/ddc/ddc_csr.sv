@@ -73,6 +73,11 @@ module ddc_csr
   input  logic        dma_rd_err_i,
   input  logic        rx_msg_expired_i,
   input  logic        rx_track_full_i,
+  // receive window block (ddc_rx_window): its registers are answered from here
+  input  logic        win_hit_i,
+  input  logic        win_wr_ok_i,
+  input  logic [31:0] win_rdata_i,
+  input  logic        win_reject_i,
   // interrupt (level)
   output logic        irq_o
 );
@@ -88,6 +93,8 @@ module ddc_csr
   localparam int unsigned ErrDescError   = 4;
   localparam int unsigned ErrRxDrop      = 5;
   localparam int unsigned ErrPushReject  = 6;
+  localparam int unsigned ErrWinReject   = ERR_WIN_REJECT_BIT;
+  localparam int unsigned ErrW           = ErrWinReject + 1;
 
   // Counter indices, in register order
   localparam int unsigned CntTxDesc        = 0;
@@ -127,7 +134,7 @@ module ddc_csr
   int_coal_t   coal_lme_q, coal_lme_d;
   int_coal_t   coal_lmr_q, coal_lmr_d;
   logic        coal_lme_fire, coal_lmr_fire;
-  logic [6:0]  err_status_q, err_status_d;
+  logic [ErrW-1:0] err_status_q, err_status_d;
   logic [NumCnt-1:0][31:0] cnt_q, cnt_d;
   logic        rsp_valid_q;
   logic [31:0] rsp_rdata_q, rsp_rdata_d;
@@ -209,8 +216,8 @@ module ddc_csr
       CNT_RX_MSG_EXPIRED_OFFSET:    rsp_rdata_d = cnt_q[CntRxMsgExpired];
       CNT_RX_TRACK_FULL_OFFSET:     rsp_rdata_d = cnt_q[CntRxTrackFull];
       default: begin
-        rd_known    = 1'b0;
-        rsp_rdata_d = 32'hFFFF_FFFF;
+        rd_known    = win_hit_i;
+        rsp_rdata_d = win_hit_i ? win_rdata_i : 32'hFFFF_FFFF;
       end
     endcase
   end
@@ -219,7 +226,7 @@ module ddc_csr
   // Each rejected access sets exactly one of the CSR error bits below.
   logic [3:0] csr_err;
   logic [1:0] int_clr;
-  logic [6:0] err_clr;
+  logic [ErrW-1:0] err_clr;
   always_comb begin
     enable_d     = enable_q;
     node_id_d    = node_id_q;
@@ -247,8 +254,9 @@ module ddc_csr
 
     if (req_write && push_win) begin
       if (push_trigger) begin
-        if (wdata < 32'(lme_size_q)) lme_prod_d = wdata[15:0];
-        else                         csr_err[ErrLmeProdRange] = 1'b1;
+        // Bits 31:16 of the trigger are the pushed descriptor's key (ddc_push).
+        if (wdata[15:0] < lme_size_q) lme_prod_d = wdata[15:0];
+        else                          csr_err[ErrLmeProdRange] = 1'b1;
       end
     end else if (req_write) begin
       unique case (addr)
@@ -300,9 +308,9 @@ module ddc_csr
         INT_MASK_OFFSET:      int_mask_d = wdata[2:0];
         INT_COAL_LME_DONE_OFFSET: coal_lme_d = wdata;
         INT_COAL_LMR_NEW_OFFSET:  coal_lmr_d = wdata;
-        ERR_STATUS_OFFSET:    err_clr = wdata[6:0];
-        // read-only registers and undefined offsets
-        default:              csr_err[ErrCsrBadAddr] = 1'b1;
+        ERR_STATUS_OFFSET:    err_clr = wdata[ErrW-1:0];
+        // ddc_rx_window's registers (written there), read-only registers, undefined offsets
+        default:              if (!win_wr_ok_i) csr_err[ErrCsrBadAddr] = 1'b1;
       endcase
     end
   end
@@ -328,7 +336,7 @@ module ddc_csr
     .fire_o  (coal_lmr_fire)
   );
 
-  logic [6:0] err_set;
+  logic [ErrW-1:0] err_set;
   always_comb begin
     err_set                  = '0;
     err_set[3:0]             = csr_err;
@@ -336,6 +344,7 @@ module ddc_csr
     err_set[ErrRxDrop]       = rx_drop_crc_i || rx_drop_dest_i || rx_drop_malformed_i ||
                                rx_drop_window_i;
     err_set[ErrPushReject]   = push_reject_i;
+    err_set[ErrWinReject]    = win_reject_i;
     err_status_d             = (err_status_q & ~err_clr) | err_set;
 
     int_status_d             = int_status_q & ~int_clr;

@@ -4,6 +4,7 @@
 //   ddc_push        push window: a descriptor (and inline payload) written through MMIO
 //   ddc_tx          LME ring -> DMA reads -> packets -> descriptor status write-back
 //   ddc_rx          packets -> checks -> payload writes + LMR entries
+//   ddc_rx_window   receive window table (keys, ranges, permissions), its log and counters
 //   ddc_dma_wr_mux  TX status and RX writes onto the one DMA write port
 //
 // The RX buffer is 255 flits, not two worst-case packets (266): the link peers
@@ -67,6 +68,17 @@ module ddc_nic (
   logic        rx_pkt, rx_msg, rx_msg_irq;
   logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window;
   logic        rx_msg_expired, rx_track_full;
+  // receive window table
+  logic        win_hit, win_wr_ok, win_reject;
+  logic [31:0] win_rdata;
+  logic [3:0]  rx_pkt_ptype;
+  logic [15:0] rx_pkt_src, rx_pkt_key, rx_pkt_len;
+  logic [47:0] rx_pkt_addr;
+  logic [31:0] rx_pkt_msg_id;
+  fasthsl_pkg::win_rej_e win_rej, rx_reject_reason;
+  // Refusal event (src, msg_id, cause) for the receiver's NACK_REJECT (ddc_ack_gen's
+  // reject_* inputs, once the reliability path is instantiated here).
+  logic        rx_reject;
 
   ddc_csr u_csr (
     .clk_i              (clk_i),
@@ -111,6 +123,10 @@ module ddc_nic (
     .dma_rd_err_i       (dma_rd_err),
     .rx_msg_expired_i   (rx_msg_expired),
     .rx_track_full_i    (rx_track_full),
+    .win_hit_i          (win_hit),
+    .win_wr_ok_i        (win_wr_ok),
+    .win_rdata_i        (win_rdata),
+    .win_reject_i       (win_reject),
     .irq_o              (irq_o)
   );
 
@@ -136,6 +152,29 @@ module ddc_nic (
     .free_o         (push_free),
     .accept_o       (push_accept),
     .reject_o       (push_reject)
+  );
+
+  ddc_rx_window u_rx_window (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .csr_req_valid_i(csr_req_valid_i),
+    .csr_req_write_i(csr_req_write_i),
+    .csr_req_addr_i (csr_req_addr_i),
+    .csr_req_wdata_i(csr_req_wdata_i),
+    .csr_hit_o      (win_hit),
+    .csr_wr_ok_o    (win_wr_ok),
+    .csr_rdata_o    (win_rdata),
+    .pkt_ptype_i    (rx_pkt_ptype),
+    .pkt_src_i      (rx_pkt_src),
+    .pkt_key_i      (rx_pkt_key),
+    .pkt_addr_i     (rx_pkt_addr),
+    .pkt_len_i      (rx_pkt_len),
+    .pkt_ctx_i      (3'd0),  // packets carry no destination context yet
+    .pkt_msg_id_i   (rx_pkt_msg_id),
+    .rej_o          (win_rej),
+    .reject_i       (rx_reject),
+    .reject_reason_i(rx_reject_reason),
+    .win_reject_o   (win_reject)
   );
 
   // ---- transmit ----
@@ -229,7 +268,16 @@ module ddc_nic (
     .drop_malformed_o  (rx_drop_malformed),
     .drop_window_o     (rx_drop_window),
     .msg_expired_o     (rx_msg_expired),
-    .track_full_o      (rx_track_full)
+    .track_full_o      (rx_track_full),
+    .pkt_ptype_o       (rx_pkt_ptype),
+    .pkt_src_o         (rx_pkt_src),
+    .pkt_key_o         (rx_pkt_key),
+    .pkt_addr_o        (rx_pkt_addr),
+    .pkt_len_o         (rx_pkt_len),
+    .pkt_msg_id_o      (rx_pkt_msg_id),
+    .win_rej_i         (win_rej),
+    .reject_o          (rx_reject),
+    .reject_reason_o   (rx_reject_reason)
   );
 
   // ---- DMA write port ----
