@@ -31,6 +31,10 @@ fn up(spec: &str) -> Net {
 }
 
 fn up_with(spec: &str, sim: SimConfig) -> Net {
+    up_mtu(spec, sim, MTU_MAX as u32)
+}
+
+fn up_mtu(spec: &str, sim: SimConfig, mtu: u32) -> Net {
     let topo: Topology = spec.parse().unwrap();
     let cluster = Cluster::new(&topo, sim).unwrap();
     let mut cards = Vec::new();
@@ -38,6 +42,7 @@ fn up_with(spec: &str, sim: SimConfig) -> Net {
         let mut card = Card::open(cluster.device(n)).unwrap();
         let mut cfg = CardConfig::for_node(&topo, n as u16);
         cfg.rx_window_bytes = RX;
+        cfg.mtu = mtu;
         card.configure(cfg).unwrap();
         card.write_rx(0, &vec![POISON; RX]).unwrap();
         cards.push(card);
@@ -460,5 +465,202 @@ fn register_checks_its_arguments_and_keys_are_fresh() {
     net.put(PutPath::InlinePush, 1, remote, 0, 8);
     let e = net.cards[1].wait_lmr(TIMEOUT_NS).unwrap();
     assert_eq!((e.addr, e.len), (remote, 8));
+    net.assert_no_faults();
+}
+
+/// SplitMix64: deterministic test choices without a dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: u64, hi_incl: u64) -> u64 {
+        lo + self.below(hi_incl - lo + 1)
+    }
+}
+
+/// The model's copy of a registered window.
+#[derive(Clone, Copy)]
+struct ModelWin {
+    addr: u64,
+    len: u64,
+    tag: u16,
+    write: bool,
+}
+
+/// Random windows (registered, deregistered, re-registered) and random keyed puts with
+/// every kind of key and address, checked against a model of the contract's checks: the
+/// receive region holds exactly the bytes of the accepted packets, an LMR entry comes
+/// exactly for messages whose every packet was accepted, and every refusal is counted
+/// under its reason.
+#[test]
+fn random_windows_and_keys_match_the_model() {
+    const MTU: u32 = 256;
+    let mut net = up_mtu("full:2", SimConfig::default(), MTU);
+    let mtu = u64::from(MTU);
+    let rx = net.cards[1].rx_iova().unwrap();
+    let mut rng = Rng(7);
+    let mut wins: Vec<Option<RxWindow>> = (0..WINDOWS).map(|_| None).collect();
+    let mut model: [Option<ModelWin>; WINDOWS] = [None; WINDOWS];
+    let mut stale: Vec<u16> = Vec::new();
+    let mut image = vec![POISON; RX];
+    let mut want = [0u32; 4]; // rxwin drops, key, perm, range refusals
+    let mut outcomes = [0u32; 3]; // messages fully landed, partly landed, refused
+    for op in 0..200 {
+        // Reshape the table now and then (nothing is in flight between operations).
+        if op % 25 == 0 {
+            for i in 0..WINDOWS {
+                if rng.below(3) == 0 {
+                    if let Some(w) = wins[i].take() {
+                        stale.push(w.key());
+                        net.cards[1].deregister_window(w).unwrap();
+                        model[i] = None;
+                    }
+                }
+            }
+            for _ in 0..rng.range(1, 6) {
+                let off = rng.below(RX as u64 - 1024) as usize;
+                let len = rng.below((RX - off) as u64 + 1).min(rng.range(0, 32 << 10)) as usize;
+                let perms = WindowPerms {
+                    write: rng.below(6) != 0,
+                    bcast: rng.below(2) == 0,
+                };
+                match net.cards[1].register_window(off, len, perms) {
+                    Ok(w) => {
+                        model[w.index()] = Some(ModelWin {
+                            addr: w.addr(),
+                            len: len as u64,
+                            tag: w.key() >> 4,
+                            write: perms.write,
+                        });
+                        let i = w.index();
+                        wins[i] = Some(w);
+                    }
+                    Err(DriverError::WindowsFull { .. }) => break,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+        let live: Vec<usize> = (0..WINDOWS).filter(|&i| model[i].is_some()).collect();
+        let len = match rng.below(4) {
+            0 => rng.range(1, 64),
+            1 => rng.range(1, 2 * mtu),
+            _ => rng.range(1, 8 * mtu),
+        } as usize;
+        let pick = live
+            .get(rng.below(live.len().max(1) as u64) as usize)
+            .copied();
+        let (key, remote) = match (rng.below(10), pick) {
+            // A live window's key, inside it or across its end.
+            (0..=5, Some(i)) => {
+                let w = model[i].unwrap();
+                let at = if rng.below(2) == 0 {
+                    rng.below(w.len.max(1))
+                } else {
+                    w.len.saturating_sub(rng.range(1, 3 * mtu))
+                };
+                (w.tag << 4 | i as u16, w.addr + at)
+            }
+            (6, Some(i)) => (
+                model[i].unwrap().tag << 4 ^ 0x10 | i as u16,
+                model[i].unwrap().addr,
+            ),
+            (7, _) if !stale.is_empty() => {
+                let k = stale[rng.below(stale.len() as u64) as usize];
+                (k, rx + rng.below(RX as u64 - len as u64))
+            }
+            // Outside the receive region altogether (RXWIN).
+            (8, _) => (rng.next() as u16, rx + RX as u64 + rng.below(1 << 20)),
+            _ => (rng.next() as u16, rx + rng.below(RX as u64 - len as u64)),
+        };
+        // The model, packet by packet (contract order: RXWIN, then the table).
+        let mut accepted = Vec::new();
+        let mut first_refusal = None;
+        let pkts = (len as u64).div_ceil(mtu);
+        for p in 0..pkts {
+            let a = remote + p * mtu;
+            let l = mtu.min(len as u64 - p * mtu);
+            let reason = if a < rx || a + l > rx + RX as u64 {
+                want[0] += 1;
+                Some(WinRej::Rxwin)
+            } else {
+                let r = match model[usize::from(key & 0xF)] {
+                    None => Some(WinRej::Invalid),
+                    Some(w) if w.tag != key >> 4 => Some(WinRej::Key),
+                    Some(w) if !w.write => Some(WinRej::Perm),
+                    Some(w) if a < w.addr || a + l > w.addr + w.len => Some(WinRej::Range),
+                    Some(_) => None,
+                };
+                match r {
+                    Some(WinRej::Invalid | WinRej::Key) => want[1] += 1,
+                    Some(WinRej::Perm) => want[2] += 1,
+                    Some(WinRej::Range) => want[3] += 1,
+                    _ => {}
+                }
+                r
+            };
+            match reason {
+                None => accepted.push((a, l)),
+                Some(r) => {
+                    first_refusal.get_or_insert((a, r));
+                }
+            }
+        }
+        let path = match rng.below(4) {
+            0 if len <= 64 => PutPath::InlinePush,
+            1 => PutPath::Push,
+            2 => PutPath::Ring,
+            _ => PutPath::Auto,
+        };
+        let msg_id = net.put(path, 1, remote, key, len);
+        // The sender completed when its last packet left: a few hundred cycles to land.
+        net.cluster.step(5_000);
+        let data = pattern(len);
+        for &(a, l) in &accepted {
+            let from = (a - remote) as usize;
+            let at = (a - rx) as usize;
+            image[at..at + l as usize].copy_from_slice(&data[from..from + l as usize]);
+        }
+        assert!(
+            net.rx(1) == image,
+            "op {op}: receive region differs from the model"
+        );
+        let entries = net.cards[1].poll_lmr().unwrap();
+        if accepted.len() as u64 == pkts {
+            outcomes[0] += 1;
+            assert_eq!(entries.len(), 1, "op {op}: LMR entry missing");
+            assert_eq!((entries[0].msg_id, entries[0].addr), (msg_id, remote));
+        } else {
+            outcomes[if accepted.is_empty() { 2 } else { 1 }] += 1;
+            assert_eq!(entries, vec![], "op {op}: LMR entry for a refused message");
+        }
+        let logged = net.cards[1].take_window_reject().unwrap();
+        assert_eq!(
+            logged.map(|r| (r.addr, r.reason, r.key, r.msg_id)),
+            first_refusal.map(|(a, r)| (a & ((1 << 48) - 1), Ok(r), key, msg_id)),
+            "op {op}: refusal log"
+        );
+    }
+    let s = net.cards[1].window_stats().unwrap();
+    let k = net.cards[1].counters().unwrap();
+    assert_eq!(
+        [
+            k.rx_drop_window,
+            s.reject_key,
+            s.reject_perm,
+            s.reject_range
+        ],
+        want
+    );
+    // The random mix reaches every outcome and every reason, or it proves little.
+    assert!(outcomes.iter().all(|&n| n >= 10), "{outcomes:?}");
+    assert!(want.iter().all(|&n| n >= 10), "{want:?}");
     net.assert_no_faults();
 }
