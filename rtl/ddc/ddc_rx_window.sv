@@ -12,7 +12,8 @@
 //   PERM     it allows the packet type (write, bcast),
 //   RANGE    [addr, addr + len) lies inside [base, base + len).
 // With ENFORCE clear every packet passes here (the outer RXWIN check in ddc_rx_ingress
-// still applies), which is the behaviour of cards before the table existed.
+// still applies), which is the behaviour of cards before the table existed. Packets that
+// write nothing (ACK, NACK: header only) are not the table's business either: they pass.
 //
 // Two register stages: the window is selected and its key, context and permission
 // compared in the first, the range compared in the second. The ingress holds a packet's
@@ -156,15 +157,16 @@ module ddc_rx_window
   // ---- check, stage 1: select by key[3:0]; key, context, permission ----
   win_ctrl_t   sel_ctrl;
   win_rej_e    s1_rej_q, s1_rej_d;
+  logic        s1_writes_q;
   logic [47:0] s1_base_q, s1_addr_q;
   logic [31:0] s1_wlen_q;
   logic [15:0] s1_plen_q;
-  logic        perm_ok;
+  logic        perm_ok, writes;
   always_comb begin
     sel_ctrl = ctrl_q[pkt_key_i[3:0]];
-    perm_ok  = (pkt_ptype_i == PTYPE_BCAST) ? sel_ctrl.bcast :
-               (pkt_ptype_i == PTYPE_WRITE) ? sel_ctrl.write : 1'b0;
-    if (!enforce_q)                         s1_rej_d = WIN_REJ_NONE;
+    writes   = (pkt_ptype_i == PTYPE_WRITE) || (pkt_ptype_i == PTYPE_BCAST);
+    perm_ok  = (pkt_ptype_i == PTYPE_BCAST) ? sel_ctrl.bcast : sel_ctrl.write;
+    if (!enforce_q || !writes)              s1_rej_d = WIN_REJ_NONE;
     else if (!sel_ctrl.valid)               s1_rej_d = WIN_REJ_INVALID;
     else if (sel_ctrl.tag != pkt_key_i[15:4]) s1_rej_d = WIN_REJ_KEY;
     else if (sel_ctrl.owner != pkt_ctx_i)   s1_rej_d = WIN_REJ_CTX;
@@ -183,24 +185,28 @@ module ddc_rx_window
     range_ok = (s1_addr_q >= s1_base_q) && (s1_wlen_q >= 32'(s1_plen_q)) &&
                (off <= 48'(room));
     s2_rej_d = s1_rej_q;
-    if (enforce_q && s1_rej_q == WIN_REJ_NONE && !range_ok) s2_rej_d = WIN_REJ_RANGE;
+    if (enforce_q && s1_writes_q && s1_rej_q == WIN_REJ_NONE && !range_ok) begin
+      s2_rej_d = WIN_REJ_RANGE;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      s1_rej_q  <= WIN_REJ_NONE;
-      s1_base_q <= '0;
-      s1_addr_q <= '0;
-      s1_wlen_q <= '0;
-      s1_plen_q <= '0;
-      s2_rej_q  <= WIN_REJ_NONE;
+      s1_rej_q    <= WIN_REJ_NONE;
+      s1_writes_q <= 1'b0;
+      s1_base_q   <= '0;
+      s1_addr_q   <= '0;
+      s1_wlen_q   <= '0;
+      s1_plen_q   <= '0;
+      s2_rej_q    <= WIN_REJ_NONE;
     end else begin
-      s1_rej_q  <= s1_rej_d;
-      s1_base_q <= base_q[pkt_key_i[3:0]];
-      s1_addr_q <= pkt_addr_i;
-      s1_wlen_q <= len_q[pkt_key_i[3:0]];
-      s1_plen_q <= pkt_len_i;
-      s2_rej_q  <= s2_rej_d;
+      s1_rej_q    <= s1_rej_d;
+      s1_writes_q <= writes;
+      s1_base_q   <= base_q[pkt_key_i[3:0]];
+      s1_addr_q   <= pkt_addr_i;
+      s1_wlen_q   <= len_q[pkt_key_i[3:0]];
+      s1_plen_q   <= pkt_len_i;
+      s2_rej_q    <= s2_rej_d;
     end
   end
 

@@ -65,10 +65,12 @@ module tb_ddc_rx_window;
     bit perm;
     longint unsigned lo, hi, end_;
     if (!m_enforce) return WIN_REJ_NONE;
+    // Header-only types (ACK, NACK) write nothing: not the table's business.
+    if (pt != PTYPE_WRITE && pt != PTYPE_BCAST) return WIN_REJ_NONE;
     if (!w.valid) return WIN_REJ_INVALID;
     if (w.tag != k[15:4]) return WIN_REJ_KEY;
     if (w.owner != c) return WIN_REJ_CTX;
-    perm = (pt == PTYPE_WRITE) ? w.write : (pt == PTYPE_BCAST) ? w.bcast : 1'b0;
+    perm = (pt == PTYPE_BCAST) ? w.bcast : w.write;
     if (!perm) return WIN_REJ_PERM;
     // 64-bit arithmetic: no wrap for 48-bit addresses and 32-bit lengths.
     lo   = 64'(m_base[k[3:0]]);
@@ -217,8 +219,10 @@ module tb_ddc_rx_window;
     check1("wrong context", PTYPE_WRITE, k3, 48'h0000_1000_0100, 16'd8, 3'd1, WIN_REJ_CTX);
     check1("bcast, write-only window", PTYPE_BCAST, k3, 48'h0000_1000_0100, 16'd8, 3'd0,
            WIN_REJ_PERM);
-    check1("ack type never writes", PTYPE_ACK, k3, 48'h0000_1000_0100, 16'd8, 3'd0,
-           WIN_REJ_PERM);
+    check1("ack passes, whatever its key", PTYPE_ACK, 16'h0000, 48'h0, 16'd0, 3'd7,
+           WIN_REJ_NONE);
+    check1("nack passes", PTYPE_NACK_REJECT, k3, 48'hFFFF_FFFF_FFFF, 16'd8, 3'd0,
+           WIN_REJ_NONE);
     check1("bcast window at 2^48", PTYPE_BCAST, k7, 48'hFFFF_FFFF_FFC0, 16'd64, 3'd5,
            WIN_REJ_NONE);
     check1("write into bcast-only window", PTYPE_WRITE, k7, 48'hFFFF_FFFF_FFC0, 16'd64, 3'd5,
@@ -264,7 +268,8 @@ module tb_ddc_rx_window;
           default: a = {16'($urandom_range(0, 3)), $urandom()};
         endcase
         @(negedge clk);
-        ptype = $urandom_range(0, 3) == 0 ? PTYPE_BCAST : PTYPE_WRITE;
+        ptype = $urandom_range(0, 3) == 0 ? PTYPE_BCAST :
+                $urandom_range(0, 15) == 0 ? PTYPE_ACK : PTYPE_WRITE;
         key   = {12'($urandom_range(0, 3)), 4'(w)};
         paddr = a;
         plen  = l;
