@@ -121,7 +121,7 @@ module ddc_ack_gen
 
   assign w0  = '{len: 16'h0, flags: ev.cause, rsvd38: 2'b00, last: 1'b1, first: 1'b1,
                  ptype: ptype, src: node_id_i, dest: ev.dest};
-  assign w1  = '{remote_addr: 64'h0};
+  assign w1  = '{key: 16'h0, remote_addr: 48'h0};
   assign w2  = '{offset: 32'h0, msg_id: ev.msg_id};
   assign trl = '{rsvd32: 32'h0, crc: ~crc_q};
 

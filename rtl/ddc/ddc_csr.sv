@@ -79,6 +79,11 @@ module ddc_csr
   input  logic        ack_rx_i,
   input  logic        nack_rx_i,
   input  logic [1:0]  ans_drop_i,         // answers dropped this cycle (0..2)
+  // receive window block (ddc_rx_window): its registers are answered from here
+  input  logic        win_hit_i,
+  input  logic        win_wr_ok_i,
+  input  logic [31:0] win_rdata_i,
+  input  logic        win_reject_i,
   // interrupt (level)
   output logic        irq_o
 );
@@ -94,6 +99,8 @@ module ddc_csr
   localparam int unsigned ErrDescError   = 4;
   localparam int unsigned ErrRxDrop      = 5;
   localparam int unsigned ErrPushReject  = 6;
+  localparam int unsigned ErrWinReject   = ERR_WIN_REJECT_BIT;
+  localparam int unsigned ErrW           = ErrWinReject + 1;
 
   // Counter indices, in register order
   localparam int unsigned CntTxDesc        = 0;
@@ -139,7 +146,7 @@ module ddc_csr
   int_coal_t   coal_lme_q, coal_lme_d;
   int_coal_t   coal_lmr_q, coal_lmr_d;
   logic        coal_lme_fire, coal_lmr_fire;
-  logic [6:0]  err_status_q, err_status_d;
+  logic [ErrW-1:0] err_status_q, err_status_d;
   logic [NumCnt-1:0][31:0] cnt_q, cnt_d;
   logic        rsp_valid_q;
   logic [31:0] rsp_rdata_q, rsp_rdata_d;
@@ -227,8 +234,8 @@ module ddc_csr
       CNT_NACK_RX_OFFSET:           rsp_rdata_d = cnt_q[CntNackRx];
       CNT_ANS_DROP_OFFSET:          rsp_rdata_d = cnt_q[CntAnsDrop];
       default: begin
-        rd_known    = 1'b0;
-        rsp_rdata_d = 32'hFFFF_FFFF;
+        rd_known    = win_hit_i;
+        rsp_rdata_d = win_hit_i ? win_rdata_i : 32'hFFFF_FFFF;
       end
     endcase
   end
@@ -237,7 +244,7 @@ module ddc_csr
   // Each rejected access sets exactly one of the CSR error bits below.
   logic [3:0] csr_err;
   logic [1:0] int_clr;
-  logic [6:0] err_clr;
+  logic [ErrW-1:0] err_clr;
   always_comb begin
     enable_d     = enable_q;
     node_id_d    = node_id_q;
@@ -266,8 +273,9 @@ module ddc_csr
 
     if (req_write && push_win) begin
       if (push_trigger) begin
-        if (wdata < 32'(lme_size_q)) lme_prod_d = wdata[15:0];
-        else                         csr_err[ErrLmeProdRange] = 1'b1;
+        // Bits 31:16 of the trigger are the pushed descriptor's key (ddc_push).
+        if (wdata[15:0] < lme_size_q) lme_prod_d = wdata[15:0];
+        else                          csr_err[ErrLmeProdRange] = 1'b1;
       end
     end else if (req_write) begin
       unique case (addr)
@@ -319,10 +327,10 @@ module ddc_csr
         INT_MASK_OFFSET:      int_mask_d = wdata[2:0];
         INT_COAL_LME_DONE_OFFSET: coal_lme_d = wdata;
         INT_COAL_LMR_NEW_OFFSET:  coal_lmr_d = wdata;
-        ERR_STATUS_OFFSET:    err_clr = wdata[6:0];
+        ERR_STATUS_OFFSET:    err_clr = wdata[ErrW-1:0];
         REL_CTRL_OFFSET:      ack_off_d = wdata[REL_CTRL_ACK_OFF_BIT];
-        // read-only registers and undefined offsets
-        default:              csr_err[ErrCsrBadAddr] = 1'b1;
+        // ddc_rx_window's registers (written there), read-only registers, undefined offsets
+        default:              if (!win_wr_ok_i) csr_err[ErrCsrBadAddr] = 1'b1;
       endcase
     end
   end
@@ -348,7 +356,7 @@ module ddc_csr
     .fire_o  (coal_lmr_fire)
   );
 
-  logic [6:0] err_set;
+  logic [ErrW-1:0] err_set;
   always_comb begin
     err_set                  = '0;
     err_set[3:0]             = csr_err;
@@ -356,6 +364,7 @@ module ddc_csr
     err_set[ErrRxDrop]       = rx_drop_crc_i || rx_drop_dest_i || rx_drop_malformed_i ||
                                rx_drop_window_i;
     err_set[ErrPushReject]   = push_reject_i;
+    err_set[ErrWinReject]    = win_reject_i;
     err_status_d             = (err_status_q & ~err_clr) | err_set;
 
     int_status_d             = int_status_q & ~int_clr;

@@ -5,6 +5,7 @@
 //   ddc_tx          LME ring -> DMA reads -> packets -> descriptor status write-back
 //   ddc_rx          packets -> checks -> payload writes + LMR entries; ACK/NACK answers
 //                   (ddc_ack_gen), sent by ddc_tx between its packets
+//   ddc_rx_window   receive window table (keys, ranges, permissions), its log and counters
 //   ddc_dma_wr_mux  TX status and RX writes onto the one DMA write port
 //
 // The RX buffer is 255 flits, not two worst-case packets (266): the link peers
@@ -78,15 +79,25 @@ module ddc_nic (
   logic [15:0] rx_ans_src;
   logic [31:0] rx_ans_msg_id;
   logic [7:0]  rx_ans_cause;
-  // The receive-window/key check's refusals (NACK_REJECT); nothing drives them yet.
+  // receive window table
+  logic        win_hit, win_wr_ok, win_reject;
+  logic [31:0] win_rdata;
+  logic [3:0]  rx_pkt_ptype;
+  logic [15:0] rx_pkt_src, rx_pkt_key, rx_pkt_len;
+  logic [47:0] rx_pkt_addr;
+  logic [31:0] rx_pkt_msg_id;
+  fasthsl_pkg::win_rej_e win_rej, rx_reject_reason;
+  logic        rx_reject;
+  // A refused unicast packet is answered with NACK_REJECT (its sender completes the
+  // message with REJECTED); broadcasts are never answered.
   logic        reject_valid;
   logic [15:0] reject_src;
   logic [31:0] reject_msg_id;
   logic [7:0]  reject_cause;
-  assign reject_valid  = 1'b0;
-  assign reject_src    = '0;
-  assign reject_msg_id = '0;
-  assign reject_cause  = '0;
+  assign reject_valid  = rx_reject && rx_pkt_ptype != fasthsl_pkg::PTYPE_BCAST;
+  assign reject_src    = rx_pkt_src;
+  assign reject_msg_id = rx_pkt_msg_id;
+  assign reject_cause  = 8'(rx_reject_reason);
 
   ddc_csr u_csr (
     .clk_i              (clk_i),
@@ -136,7 +147,11 @@ module ddc_nic (
     .nack_tx_i          (nack_sent),
     .ack_rx_i           (rx_ans_valid && rx_ans_ptype == fasthsl_pkg::PTYPE_ACK),
     .nack_rx_i          (rx_ans_valid && rx_ans_ptype != fasthsl_pkg::PTYPE_ACK),
-    .ans_drop_i         (ans_drop),
+    .ans_drop_i         (ans_drop),,
+    .win_hit_i          (win_hit),
+    .win_wr_ok_i        (win_wr_ok),
+    .win_rdata_i        (win_rdata),
+    .win_reject_i       (win_reject),
     .irq_o              (irq_o)
   );
 
@@ -162,6 +177,29 @@ module ddc_nic (
     .free_o         (push_free),
     .accept_o       (push_accept),
     .reject_o       (push_reject)
+  );
+
+  ddc_rx_window u_rx_window (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .csr_req_valid_i(csr_req_valid_i),
+    .csr_req_write_i(csr_req_write_i),
+    .csr_req_addr_i (csr_req_addr_i),
+    .csr_req_wdata_i(csr_req_wdata_i),
+    .csr_hit_o      (win_hit),
+    .csr_wr_ok_o    (win_wr_ok),
+    .csr_rdata_o    (win_rdata),
+    .pkt_ptype_i    (rx_pkt_ptype),
+    .pkt_src_i      (rx_pkt_src),
+    .pkt_key_i      (rx_pkt_key),
+    .pkt_addr_i     (rx_pkt_addr),
+    .pkt_len_i      (rx_pkt_len),
+    .pkt_ctx_i      (3'd0),  // packets carry no destination context yet
+    .pkt_msg_id_i   (rx_pkt_msg_id),
+    .rej_o          (win_rej),
+    .reject_i       (rx_reject),
+    .reject_reason_i(rx_reject_reason),
+    .win_reject_o   (win_reject)
   );
 
   // ---- transmit ----
@@ -276,7 +314,16 @@ module ddc_nic (
     .rx_ans_cause_o    (rx_ans_cause),
     .ack_sent_o        (ack_sent),
     .nack_sent_o       (nack_sent),
-    .ans_drop_o        (ans_drop)
+    .ans_drop_o        (ans_drop),
+    .pkt_ptype_o       (rx_pkt_ptype),
+    .pkt_src_o         (rx_pkt_src),
+    .pkt_key_o         (rx_pkt_key),
+    .pkt_addr_o        (rx_pkt_addr),
+    .pkt_len_o         (rx_pkt_len),
+    .pkt_msg_id_o      (rx_pkt_msg_id),
+    .win_rej_i         (win_rej),
+    .reject_o          (rx_reject),
+    .reject_reason_o   (rx_reject_reason)
   );
 
   // The sender side does not use the answers yet (only counts them, above).

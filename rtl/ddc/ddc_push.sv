@@ -2,7 +2,8 @@
 // so a lone message costs no descriptor read and, inline, no payload read either.
 //
 // The driver writes PUSH_DATA (inline bytes 8..63, if any), PUSH_DESC[0..6], then
-// PUSH_DESC[7], the trigger, whose value is the new LME_PROD. The CSR block applies that
+// PUSH_DESC[7], the trigger, whose bits 15:0 are the new LME_PROD and bits 31:16 the
+// descriptor's receive window key (lme_desc word 3 bits 63:48, where the trigger sits). The CSR block applies that
 // value as a plain doorbell whatever happens here, and the driver has also written the
 // descriptor into its ring slot: a rejected push therefore only costs the ring read it
 // was meant to save, and the pushed descriptor is simply "the content of slot
@@ -61,6 +62,7 @@ module ddc_push
   logic [NDesc-2:0]             desc_mask_q, desc_mask_d;
   logic [NData-1:0]             data_mask_q, data_mask_d;
   logic [15:0]                  slot_q, slot_d;
+  logic [15:0]                  key_q;
 
   logic [15:0] addr;
   logic        wr, in_desc, in_data, trigger;
@@ -103,7 +105,7 @@ module ddc_push
   logic        complete, one_more, accept;
   assign prod_next = (lme_prod_i + 16'd1 == lme_size_i) ? 16'd0 : lme_prod_i + 16'd1;
   assign complete  = (&desc_mask_q) && ((data_mask_q & data_need) == data_need);
-  assign one_more  = (lme_size_i != '0) && (csr_req_wdata_i == 32'(prod_next));
+  assign one_more  = (lme_size_i != '0) && (csr_req_wdata_i[15:0] == prod_next);
   assign accept    = trigger && (state_q == StFree) && complete && one_more && !flush_i;
 
   always_comb begin
@@ -151,12 +153,14 @@ module ddc_push
       if (in_desc && !trigger) desc_q[desc_idx] <= csr_req_wdata_i;
       if (in_data)             data_q[data_idx] <= csr_req_wdata_i;
     end
+    if (accept) key_q <= csr_req_wdata_i[31:16];
   end
 
   assign push_valid_o  = (state_q == StPending);
   assign push_slot_o   = slot_q;
   assign push_local_o  = {desc_q[1], desc_q[0]};
-  assign push_remote_o = {desc_q[3], desc_q[2]};
+  // The TX path carries the key in the remote address bus above its 48 address bits.
+  assign push_remote_o = {key_q, desc_q[3][15:0], desc_q[2]};
   assign push_w2_o     = {desc_q[5], desc_q[4]};
   assign push_msg_id_o = desc_q[6];
   for (genvar w = 0; w < 7; w++) begin : g_data

@@ -70,7 +70,18 @@ module ddc_rx
   output logic [7:0]                   rx_ans_cause_o,
   output logic                         ack_sent_o,
   output logic                         nack_sent_o,
-  output logic [1:0]                   ans_drop_o
+  output logic [1:0]                   ans_drop_o,
+  // receive window table (ddc_rx_window): header fields under check, its verdict, and
+  // refusals (window or table) with the refused packet's fields still on pkt_*
+  output logic [3:0]                   pkt_ptype_o,
+  output logic [15:0]                  pkt_src_o,
+  output logic [15:0]                  pkt_key_o,
+  output logic [47:0]                  pkt_addr_o,
+  output logic [15:0]                  pkt_len_o,
+  output logic [31:0]                  pkt_msg_id_o,
+  input  fasthsl_pkg::win_rej_e        win_rej_i,
+  output logic                         reject_o,
+  output fasthsl_pkg::win_rej_e        reject_reason_o
 );
   localparam int unsigned CreditW = $clog2(RX_BUF_FLITS + 1);
 
@@ -102,7 +113,16 @@ module ddc_rx
     .drop_crc_o      (drop_crc_o),
     .drop_dest_o     (drop_dest_o),
     .drop_malformed_o(drop_malformed_o),
-    .drop_window_o   (drop_window_o)
+    .drop_window_o   (drop_window_o),
+    .pkt_ptype_o     (pkt_ptype_o),
+    .pkt_src_o       (pkt_src_o),
+    .pkt_key_o       (pkt_key_o),
+    .pkt_addr_o      (pkt_addr_o),
+    .pkt_len_o       (pkt_len_o),
+    .pkt_msg_id_o    (pkt_msg_id_o),
+    .win_rej_i       (win_rej_i),
+    .reject_o        (reject_o),
+    .reject_reason_o (reject_reason_o)
   );
 
   // ---- flit buffer and verdict queue ----

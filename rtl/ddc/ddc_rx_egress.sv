@@ -225,8 +225,9 @@ module ddc_rx_egress
       StHdr1: begin
         if (buf_valid_i) begin
           buf_pop_o    = 1'b1;
-          raddr_d      = buf_data_i;
-          pay_addr_d   = {buf_data_i[63:3], 3'b000};
+          // Bits 63:48 are the window key, not address (pkt_hdr_w1_t).
+          raddr_d      = 64'(buf_data_i[47:0]);
+          pay_addr_d   = {16'h0, buf_data_i[47:3], 3'b000};
           pay_left_d   = PayW'(pay_flits);
           pay_first_d  = 1'b1;
           strb_first_d = 8'hFF << lane0;

@@ -13,7 +13,12 @@
 //              ceil((remote_addr % 8 + len) / 8); answers (ACK, NACK, NACK_REJECT):
 //              len != 0 or any payload flit; any other ptype;
 //   dest:      dest != NODE_ID (BCAST: NODE_ID outside the range) or the NIC is disabled;
-//   window:    data only: [remote_addr, remote_addr + len) not inside the receive window.
+//   window:    data only: [remote_addr, remote_addr + len) not inside the receive window
+//              RXWIN;
+//   reject:    refused by the receive window table (ddc_rx_window, its verdict win_rej_i).
+// Window and table refusals are also reported as one reject pulse with its reason, while
+// the pkt_* header fields still hold the refused packet (the next header replaces them
+// one cycle after the pulse at the earliest).
 // The CRC goes first among the header checks because a corrupted header makes them
 // meaningless; the framing checks go before it because a cut-short or runaway packet has
 // no trailer to check against.
@@ -24,7 +29,8 @@
 //
 // The window check and the expected flit count are registered one cycle after the header
 // arrives (a valid packet has at least two flits more), keeping the 64-bit compare off
-// the path of the last-flit decision.
+// the path of the last-flit decision. The table check (two stages, from pkt_* outputs)
+// is ready by the last flit of the shortest valid packet.
 module ddc_rx_ingress
   import fasthsl_pkg::*;
 #(
@@ -51,7 +57,17 @@ module ddc_rx_ingress
   output logic                         drop_crc_o,
   output logic                         drop_dest_o,
   output logic                         drop_malformed_o,
-  output logic                         drop_window_o
+  output logic                         drop_window_o,
+  // receive window table: the packet's header fields, its verdict, refusal events
+  output logic [3:0]                   pkt_ptype_o,
+  output logic [15:0]                  pkt_src_o,
+  output logic [15:0]                  pkt_key_o,
+  output logic [47:0]                  pkt_addr_o,
+  output logic [15:0]                  pkt_len_o,
+  output logic [31:0]                  pkt_msg_id_o,
+  input  win_rej_e                     win_rej_i,
+  output logic                         reject_o,
+  output win_rej_e                     reject_reason_o
 );
   localparam int unsigned IdxW = $clog2(MAX_FLITS);
 
@@ -66,6 +82,9 @@ module ddc_rx_ingress
   logic            drop_dest_q, drop_dest_d;
   logic            drop_malformed_q, drop_malformed_d;
   logic            drop_window_q, drop_window_d;
+  logic            drop_table_d;
+  win_rej_e        reject_reason_q;
+  logic [31:0]     msg_id_q, msg_id_d;
 
   logic [31:0] crc_next;
   crc32_d64 u_crc (
@@ -79,9 +98,9 @@ module ddc_rx_ingress
   logic [63:0] len64;
   always_comb begin
     len64     = 64'(hdr0_q.len);
-    win_off   = raddr_q - rxwin_base_i;
+    win_off   = 64'(raddr_q[47:0]) - rxwin_base_i;
     // Written without raddr + len so that no sum can wrap past 2^64.
-    win_ok_d  = (raddr_q >= rxwin_base_i) && (rxwin_size_i >= len64) &&
+    win_ok_d  = (64'(raddr_q[47:0]) >= rxwin_base_i) && (rxwin_size_i >= len64) &&
                 (win_off <= rxwin_size_i - len64);
     exp_pay_d = 14'((17'(raddr_q[2:0]) + 17'(hdr0_q.len) + 17'd7) >> 3);
   end
@@ -116,6 +135,8 @@ module ddc_rx_ingress
     drop_dest_d      = 1'b0;
     drop_malformed_d = 1'b0;
     drop_window_d    = 1'b0;
+    drop_table_d     = 1'b0;
+    msg_id_d         = msg_id_q;
     vrd_accept_o     = 1'b0;
     cut              = !discard_q && !flit_i.last && (idx_q == IdxW'(MAX_FLITS - 1));
     buf_push_o       = flit_i.valid;
@@ -135,12 +156,14 @@ module ddc_rx_ingress
         else if (hdr_bad)       drop_malformed_d = 1'b1;
         else if (dest_bad)      drop_dest_d = 1'b1;
         else if (!win_ok_q && !is_ans) drop_window_d = 1'b1;
+        else if (win_rej_i != WIN_REJ_NONE) drop_table_d = 1'b1;
         else                    vrd_accept_o = 1'b1;
       end else begin
         idx_d = idx_q + 1'b1;
         crc_d = crc_next;
         if (idx_q == IdxW'(0)) hdr0_d = pkt_hdr_w0_t'(flit_i.data);
         if (idx_q == IdxW'(1)) raddr_d = flit_i.data;
+        if (idx_q == IdxW'(2)) msg_id_d = flit_i.data[31:0];
       end
     end
   end
@@ -158,6 +181,9 @@ module ddc_rx_ingress
       drop_dest_q      <= 1'b0;
       drop_malformed_q <= 1'b0;
       drop_window_q    <= 1'b0;
+      reject_o         <= 1'b0;
+      reject_reason_q  <= WIN_REJ_NONE;
+      msg_id_q         <= '0;
     end else begin
       idx_q            <= idx_d;
       discard_q        <= discard_d;
@@ -170,6 +196,9 @@ module ddc_rx_ingress
       drop_dest_q      <= drop_dest_d;
       drop_malformed_q <= drop_malformed_d;
       drop_window_q    <= drop_window_d;
+      reject_o         <= drop_window_d || drop_table_d;
+      reject_reason_q  <= drop_window_d ? WIN_REJ_RXWIN : win_rej_i;
+      msg_id_q         <= msg_id_d;
     end
   end
 
@@ -177,8 +206,16 @@ module ddc_rx_ingress
   assign drop_dest_o      = drop_dest_q;
   assign drop_malformed_o = drop_malformed_q;
   assign drop_window_o    = drop_window_q;
+  assign reject_reason_o  = reject_reason_q;
+
+  assign pkt_ptype_o  = hdr0_q.ptype;
+  assign pkt_src_o    = hdr0_q.src;
+  assign pkt_key_o    = raddr_q[63:48];
+  assign pkt_addr_o   = raddr_q[47:0];
+  assign pkt_len_o    = hdr0_q.len;
+  assign pkt_msg_id_o = msg_id_q;
 
   logic unused_hdr0;
-  assign unused_hdr0 = ^{hdr0_q.src, hdr0_q.flags, hdr0_q.rsvd38, hdr0_q.last, hdr0_q.first};
+  assign unused_hdr0 = ^{hdr0_q.flags, hdr0_q.rsvd38, hdr0_q.last, hdr0_q.first};
 
 endmodule

@@ -109,7 +109,8 @@ module ddc_tx_complete
     status                  = {8'h00, head_err};
     status[STATUS_DONE_BIT] = 1'b1;
   end
-  assign status_word = '{rsvd48: 16'h0, status: status, msg_id: q_out.msg_id};
+  // Word 3 is rewritten whole: the key reads 0 in a completed slot.
+  assign status_word = '{key: 16'h0, status: status, msg_id: q_out.msg_id};
 
   function automatic logic [15:0] ring_next(logic [15:0] idx, logic [15:0] size);
     return (idx + 16'd1 == size) ? 16'd0 : idx + 16'd1;

@@ -73,7 +73,8 @@ module ddc_tx_desc_fetch
   logic [15:0]   idx_q, idx_d;
   logic [CntW-1:0] inflight_q, inflight_d;
   logic [1:0]    beat_q, beat_d;
-  logic [63:0]   w0_q, w1_q;
+  logic [63:0]   w0_q;
+  logic [47:0]   w1_q;            // word 1 bits 63:48 are not address
   logic [31:0]   len_q;
   logic [15:0]   dest_q;
   logic [7:0]    flags_q;
@@ -113,7 +114,8 @@ module ddc_tx_desc_fetch
     end else begin
       q_in = '{
         local_addr:  w0_q,
-        remote_addr: w1_q,
+        // {key, address}: the key (word 3 bits 63:48) travels above the 48 address bits.
+        remote_addr: {rsp_data_i[63:48], w1_q},
         len:         len_q,
         dest:        dest_q,
         flags:       flags_q,
@@ -190,7 +192,7 @@ module ddc_tx_desc_fetch
       if (rsp_valid_i) begin
         unique case (beat_q)
           2'd0: w0_q <= rsp_data_i;
-          2'd1: w1_q <= rsp_data_i;
+          2'd1: w1_q <= rsp_data_i[47:0];
           2'd2: begin
             len_q   <= rsp_w2.len;
             dest_q  <= rsp_w2.dest;

@@ -177,7 +177,8 @@ module ddc_tx_packetizer
     src:    node_id_i,
     dest:   job.dest
   };
-  assign hdr_w1 = '{remote_addr: job.remote};
+  // job.remote is {key, address[47:0]} (ddc_tx_desc_fetch).
+  assign hdr_w1 = '{key: job.remote[63:48], remote_addr: job.remote[47:0]};
   assign hdr_w2 = '{offset: job.offset, msg_id: job.msg_id};
   assign trl    = '{rsvd32: '0, crc: ~crc_q};
 

@@ -50,8 +50,20 @@ package fasthsl_pkg;
     DESC_ERR_BAD_DEST = 8'd3,
     DESC_ERR_INLINE_LEN = 8'd4,
     DESC_ERR_DMA_RD = 8'd10,
-    DESC_ERR_BCAST_RANGE = 8'd15
+    DESC_ERR_BCAST_RANGE = 8'd15,
+    DESC_ERR_REJECTED = 8'd16
   } desc_err_e;
+
+  // Why the receiver refused a packet (WIN_REJ_INFO.reason). Checked in this order; the first failing check names the reason.
+  typedef enum logic [3:0] {
+    WIN_REJ_NONE = 4'd0,
+    WIN_REJ_RXWIN = 4'd1,
+    WIN_REJ_INVALID = 4'd2,
+    WIN_REJ_KEY = 4'd3,
+    WIN_REJ_CTX = 4'd4,
+    WIN_REJ_PERM = 4'd5,
+    WIN_REJ_RANGE = 4'd6
+  } win_rej_e;
 
   // Packet type (header word 0).
   typedef enum logic [3:0] {
@@ -90,6 +102,10 @@ package fasthsl_pkg;
   localparam int unsigned ERR_DESC_ERROR_BIT = 4;
   localparam int unsigned ERR_RX_DROP_BIT = 5;
   localparam int unsigned ERR_PUSH_REJECT_BIT = 6;
+  localparam int unsigned ERR_WIN_REJECT_BIT = 16;
+
+  // WIN_CFG register bits.
+  localparam int unsigned WIN_CFG_ENFORCE_BIT = 0;
 
   // PUSH_STATUS register bits.
   localparam int unsigned PUSH_FREE_BIT = 0;
@@ -108,7 +124,7 @@ package fasthsl_pkg;
     logic [31:0] len;
   } lme_desc_w2_t;  // 64 bits
   typedef struct packed {
-    logic [15:0] rsvd48;
+    logic [15:0] key;
     logic [15:0] status;
     logic [31:0] msg_id;
   } lme_desc_w3_t;  // 64 bits
@@ -145,7 +161,8 @@ package fasthsl_pkg;
     logic [15:0] dest;
   } pkt_hdr_w0_t;  // 64 bits
   typedef struct packed {
-    logic [63:0] remote_addr;
+    logic [15:0] key;
+    logic [47:0] remote_addr;
   } pkt_hdr_w1_t;  // 64 bits
   typedef struct packed {
     logic [31:0] offset;
@@ -172,6 +189,28 @@ package fasthsl_pkg;
     logic [15:0] cycles;
     logic [15:0] count;
   } int_coal_t;  // 32 bits
+
+  // win_ctrl: Receive window control register WIN_CTRL (32 bits). A window's key is tag << 4 | its index.
+  localparam int unsigned WIN_CTRL_WORDS = 1;
+  typedef struct packed {
+    logic [11:0] tag;
+    logic [12:0] rsvd7;
+    logic [2:0] owner;
+    logic [0:0] rsvd3;
+    logic [0:0] bcast;
+    logic [0:0] write;
+    logic [0:0] valid;
+  } win_ctrl_t;  // 32 bits
+
+  // win_rej_info: WIN_REJ_INFO register (32 bits): the first refused packet since the log was cleared.
+  localparam int unsigned WIN_REJ_INFO_WORDS = 1;
+  typedef struct packed {
+    logic [0:0] valid;
+    logic [6:0] rsvd24;
+    logic [3:0] ptype;
+    logic [3:0] reason;
+    logic [15:0] src;
+  } win_rej_info_t;  // 32 bits
 
   // route_ctrl: Router table entry control register (32 bits).
   localparam int unsigned ROUTE_CTRL_WORDS = 1;
@@ -209,6 +248,23 @@ package fasthsl_pkg;
   localparam logic [15:0] INT_COAL_LME_DONE_OFFSET = 16'h0090;
   localparam logic [15:0] INT_COAL_LMR_NEW_OFFSET = 16'h0094;
   localparam logic [15:0] REL_CTRL_OFFSET = 16'h0098;
+  localparam logic [15:0] WIN_CFG_OFFSET = 16'h00E0;
+  localparam logic [15:0] WIN_REJ_INFO_OFFSET = 16'h00E4;
+  localparam logic [15:0] WIN_REJ_MSG_ID_OFFSET = 16'h00E8;
+  localparam logic [15:0] WIN_REJ_ADDR_LO_OFFSET = 16'h00EC;
+  localparam logic [15:0] WIN_REJ_ADDR_HI_OFFSET = 16'h00F0;
+  localparam logic [15:0] WIN_BASE_LO_OFFSET = 16'h0300;
+  localparam int unsigned WIN_BASE_LO_COUNT = 16;
+  localparam int unsigned WIN_BASE_LO_STRIDE = 16;
+  localparam logic [15:0] WIN_BASE_HI_OFFSET = 16'h0304;
+  localparam int unsigned WIN_BASE_HI_COUNT = 16;
+  localparam int unsigned WIN_BASE_HI_STRIDE = 16;
+  localparam logic [15:0] WIN_LEN_OFFSET = 16'h0308;
+  localparam int unsigned WIN_LEN_COUNT = 16;
+  localparam int unsigned WIN_LEN_STRIDE = 16;
+  localparam logic [15:0] WIN_CTRL_OFFSET = 16'h030C;
+  localparam int unsigned WIN_CTRL_COUNT = 16;
+  localparam int unsigned WIN_CTRL_STRIDE = 16;
   localparam logic [15:0] PUSH_DESC_OFFSET = 16'h0200;
   localparam int unsigned PUSH_DESC_COUNT = 8;
   localparam int unsigned PUSH_DESC_STRIDE = 4;
@@ -229,6 +285,9 @@ package fasthsl_pkg;
   localparam logic [15:0] CNT_PUSH_REJECT_OFFSET = 16'h012C;
   localparam logic [15:0] CNT_RX_MSG_EXPIRED_OFFSET = 16'h0130;
   localparam logic [15:0] CNT_RX_TRACK_FULL_OFFSET = 16'h0134;
+  localparam logic [15:0] CNT_RX_REJECT_KEY_OFFSET = 16'h0180;
+  localparam logic [15:0] CNT_RX_REJECT_PERM_OFFSET = 16'h0184;
+  localparam logic [15:0] CNT_RX_REJECT_RANGE_OFFSET = 16'h0188;
   localparam logic [15:0] CNT_DMA_RD_ERR_OFFSET = 16'h0160;
   localparam logic [15:0] CNT_ACK_TX_OFFSET = 16'h0138;
   localparam logic [15:0] CNT_NACK_TX_OFFSET = 16'h013C;

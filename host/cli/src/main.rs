@@ -302,6 +302,7 @@ fn sim_stats(a: &ClusterArgs) -> Result<ExitCode> {
     let mut nodes = Vec::new();
     for (n, card) in bench.cards.iter().enumerate() {
         let cnt = card.counters()?;
+        let win = card.window_stats()?;
         let csr = card.csr_state()?;
         let routers = topo.managed_by(n);
         let router = if routers.is_empty() {
@@ -309,16 +310,17 @@ fn sim_stats(a: &ClusterArgs) -> Result<ExitCode> {
         } else {
             Some(card.router_state()?)
         };
-        nodes.push((n, cnt, csr, routers, router));
+        nodes.push((n, cnt, win, csr, routers, router));
     }
     if a.json {
         let v = json!({
             "topology": topo.to_string(),
             "verified": r.verified,
             "sim_cycles": r.sim_cycles,
-            "nodes": nodes.iter().map(|(n, c, s, rs, rt)| json!({
+            "nodes": nodes.iter().map(|(n, c, w, s, rs, rt)| json!({
                 "node": n,
                 "counters": real::object(c.fields()),
+                "windows": real::window_json(w),
                 "status": real::object(s.status_fields()),
                 "routers": rs,
                 "router": rt.as_ref().map(real::router_json),
@@ -337,9 +339,10 @@ fn sim_stats(a: &ClusterArgs) -> Result<ExitCode> {
             },
             r.sim_cycles
         );
-        for (n, c, s, rs, rt) in &nodes {
+        for (n, c, w, s, rs, rt) in &nodes {
             outln!("node {n}:");
             real::print_counters(c);
+            real::print_window_stats(w);
             real::print_status(s);
             if let Some(rt) = rt {
                 outln!(" router {rs:?} (this node's router page):");

@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use fasthsl_driver::contract::err;
-use fasthsl_driver::{Card, Counters, CsrState, Device, RouterState};
+use fasthsl_driver::{Card, Counters, CsrState, Device, RouterState, WinStats};
 use fasthsl_vfio::VfioDevice;
 use serde_json::{json, Map, Value};
 
@@ -107,6 +107,21 @@ pub fn print_counters(c: &Counters) {
     }
 }
 
+/// Prints the receive window refusal counters (docs/WINDOWS.md).
+pub fn print_window_stats(w: &WinStats) {
+    for (name, v) in w.fields() {
+        outln!("  {name:<18} {v}");
+    }
+    outln!("  {:<18} {}", "win_enforce", w.enforced);
+}
+
+/// The receive window refusal counters as JSON.
+pub fn window_json(w: &WinStats) -> Value {
+    let mut v = object(w.fields());
+    v["enforce"] = w.enforced.into();
+    v
+}
+
 /// Prints the router page: identity, drops, tables.
 pub fn print_router(r: &RouterState) {
     outln!(
@@ -143,6 +158,7 @@ pub fn info(addr: &str, json_out: bool) -> Result<()> {
     let card = open(addr)?;
     let csr = card.csr_state()?;
     let cnt = card.counters()?;
+    let win = card.window_stats()?;
     let rt = card.router_state()?;
     if json_out {
         let v = json!({
@@ -151,6 +167,7 @@ pub fn info(addr: &str, json_out: bool) -> Result<()> {
             "interrupts": card.device().has_interrupts(),
             "csr": object(csr.fields()),
             "counters": object(cnt.fields()),
+            "windows": window_json(&win),
             "router": router_json(&rt),
         });
         outln!("{v}");
@@ -171,6 +188,7 @@ pub fn info(addr: &str, json_out: bool) -> Result<()> {
     print_csr(&csr);
     outln!("counters:");
     print_counters(&cnt);
+    print_window_stats(&win);
     outln!("router page:");
     print_router(&rt);
     Ok(())
@@ -180,6 +198,7 @@ pub fn info(addr: &str, json_out: bool) -> Result<()> {
 pub fn stats(addr: &str, json_out: bool) -> Result<()> {
     let card = open(addr)?;
     let cnt = card.counters()?;
+    let win = card.window_stats()?;
     let csr = card.csr_state()?;
     if json_out {
         outln!(
@@ -187,12 +206,14 @@ pub fn stats(addr: &str, json_out: bool) -> Result<()> {
             json!({
                 "device": card.device().name(),
                 "counters": object(cnt.fields()),
+                "windows": window_json(&win),
                 "status": object(csr.status_fields()),
             })
         );
     } else {
         outln!("{}:", card.device().name());
         print_counters(&cnt);
+        print_window_stats(&win);
         outln!("status:");
         print_status(&csr);
     }

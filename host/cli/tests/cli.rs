@@ -153,6 +153,9 @@ fn stats_shows_every_node() {
     assert_eq!(nodes.len(), 3);
     assert!(nodes[0]["counters"]["tx_desc"].as_u64().unwrap() > 0);
     assert_eq!(nodes[0]["counters"]["dma_rd_err"].as_u64(), Some(0));
+    // The demo registers no receive window: keys not enforced, nothing refused.
+    assert_eq!(nodes[1]["windows"]["rx_reject_key"].as_u64(), Some(0));
+    assert_eq!(nodes[1]["windows"]["enforce"].as_bool(), Some(false));
     assert_eq!(
         nodes[0]["status"]["PUSH_STATUS"].as_u64(),
         Some(1),
@@ -244,4 +247,47 @@ fn pingpong_layer_adds_the_message_layer_beside_the_put() {
     ]);
     let first = text(&o.stdout).lines().next().unwrap().to_string();
     assert!(!first.contains("layer"), "{first}");
+}
+
+#[test]
+fn pingpong_with_windows_measures_keyed_puts() {
+    let run = |windows: bool| {
+        let mut args = vec![
+            "bench",
+            "pingpong",
+            "--sizes",
+            "8,4K",
+            "--iterations",
+            "2",
+            "--stream-bytes",
+            "32K",
+            "--bidir-size",
+            "0",
+            "--json",
+        ];
+        if windows {
+            args.push("--windows");
+        }
+        let o = fasthsl(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (off, on) = (run(false), run(true));
+    assert_eq!(on[2]["windows"].as_bool(), Some(true));
+    assert_eq!(on[2]["iommu_faults"].as_u64(), Some(0));
+    // The window check costs no cycle: same modeled latency and bandwidth.
+    for k in 0..2 {
+        assert_eq!(
+            on[k]["one_way_cycles"], off[k]["one_way_cycles"],
+            "{}",
+            on[k]
+        );
+        assert_eq!(on[k]["mbytes_per_s"], off[k]["mbytes_per_s"], "{}", on[k]);
+    }
+    // With --layer the message layer's own puts would carry no key.
+    let o = fasthsl(&["bench", "pingpong", "--windows", "--layer", "--json"]);
+    assert!(!o.status.success());
 }

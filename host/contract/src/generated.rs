@@ -62,11 +62,13 @@ pub enum DescErr {
     DmaRd = 10,
     /// DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.
     BcastRange = 15,
+    /// The receiver refused the message's packets (receive window table: no valid window for the key, key mismatch, outside the window, no permission; or outside its RXWIN). Nothing of a refused packet was written; retransmitting cannot help. Reported to the sender by the receiver's NACK_REJECT (docs/WINDOWS.md).
+    Rejected = 16,
 }
 
 impl DescErr {
     /// Every value, in code order.
-    pub const ALL: [DescErr; 7] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::DmaRd, DescErr::BcastRange];
+    pub const ALL: [DescErr; 8] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::DmaRd, DescErr::BcastRange, DescErr::Rejected];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
@@ -78,6 +80,7 @@ impl DescErr {
             4 => Some(DescErr::InlineLen),
             10 => Some(DescErr::DmaRd),
             15 => Some(DescErr::BcastRange),
+            16 => Some(DescErr::Rejected),
             _ => None,
         }
     }
@@ -92,6 +95,59 @@ impl DescErr {
             DescErr::InlineLen => "DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.",
             DescErr::DmaRd => "A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.",
             DescErr::BcastRange => "DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.",
+            DescErr::Rejected => "The receiver refused the message's packets (receive window table: no valid window for the key, key mismatch, outside the window, no permission; or outside its RXWIN). Nothing of a refused packet was written; retransmitting cannot help. Reported to the sender by the receiver's NACK_REJECT (docs/WINDOWS.md).",
+        }
+    }
+}
+
+/// Why the receiver refused a packet (WIN_REJ_INFO.reason). Checked in this order; the first failing check names the reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum WinRej {
+    /// No refusal logged.
+    None = 0,
+    /// Target range outside the outer receive window RXWIN (counted in CNT_RX_DROP_WINDOW).
+    Rxwin = 1,
+    /// WIN_CFG.ENFORCE is set and window key[3:0] is not valid (counted in CNT_RX_REJECT_KEY).
+    Invalid = 2,
+    /// The window's tag differs from key[15:4] (counted in CNT_RX_REJECT_KEY).
+    Key = 3,
+    /// The packet's destination context is not the window's owner (counted in CNT_RX_REJECT_KEY).
+    Ctx = 4,
+    /// The window does not allow this packet type: WRITE without win_ctrl.write, BCAST without win_ctrl.bcast (counted in CNT_RX_REJECT_PERM).
+    Perm = 5,
+    /// [remote_addr, remote_addr + len) not inside [base, base + len) of the window (counted in CNT_RX_REJECT_RANGE).
+    Range = 6,
+}
+
+impl WinRej {
+    /// Every value, in code order.
+    pub const ALL: [WinRej; 7] = [WinRej::None, WinRej::Rxwin, WinRej::Invalid, WinRej::Key, WinRej::Ctx, WinRej::Perm, WinRej::Range];
+
+    /// Decodes a wire value; `None` for codes the contract does not define.
+    pub fn from_code(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(WinRej::None),
+            1 => Some(WinRej::Rxwin),
+            2 => Some(WinRej::Invalid),
+            3 => Some(WinRej::Key),
+            4 => Some(WinRej::Ctx),
+            5 => Some(WinRej::Perm),
+            6 => Some(WinRej::Range),
+            _ => None,
+        }
+    }
+
+    /// What the code means, from the contract.
+    pub fn describe(self) -> &'static str {
+        match self {
+            WinRej::None => "No refusal logged.",
+            WinRej::Rxwin => "Target range outside the outer receive window RXWIN (counted in CNT_RX_DROP_WINDOW).",
+            WinRej::Invalid => "WIN_CFG.ENFORCE is set and window key[3:0] is not valid (counted in CNT_RX_REJECT_KEY).",
+            WinRej::Key => "The window's tag differs from key[15:4] (counted in CNT_RX_REJECT_KEY).",
+            WinRej::Ctx => "The packet's destination context is not the window's owner (counted in CNT_RX_REJECT_KEY).",
+            WinRej::Perm => "The window does not allow this packet type: WRITE without win_ctrl.write, BCAST without win_ctrl.bcast (counted in CNT_RX_REJECT_PERM).",
+            WinRej::Range => "[remote_addr, remote_addr + len) not inside [base, base + len) of the window (counted in CNT_RX_REJECT_RANGE).",
         }
     }
 }
@@ -236,12 +292,28 @@ pub mod err {
     pub const RX_DROP: u32 = 1 << 5;
     /// A push doorbell (PUSH_DESC[7]) was applied as a plain LME_PROD doorbell: push path busy, push window incomplete, or not exactly one new descriptor. The ring copy is fetched instead.
     pub const PUSH_REJECT: u32 = 1 << 6;
+    /// An incoming packet was refused by the receive window table (CNT_RX_REJECT_*; first one logged in WIN_REJ_*).
+    pub const WIN_REJECT: u32 = 1 << 16;
     /// Every defined bit.
-    pub const ALL: u32 = CSR_BAD_ADDR | CSR_BAD_VALUE | LME_PROD_RANGE | LMR_CONS_RANGE | DESC_ERROR | RX_DROP | PUSH_REJECT;
+    pub const ALL: u32 = CSR_BAD_ADDR | CSR_BAD_VALUE | LME_PROD_RANGE | LMR_CONS_RANGE | DESC_ERROR | RX_DROP | PUSH_REJECT | WIN_REJECT;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u32) -> Vec<&'static str> {
-        const NAMES: [(u32, &str); 7] = [(CSR_BAD_ADDR, "CSR_BAD_ADDR"), (CSR_BAD_VALUE, "CSR_BAD_VALUE"), (LME_PROD_RANGE, "LME_PROD_RANGE"), (LMR_CONS_RANGE, "LMR_CONS_RANGE"), (DESC_ERROR, "DESC_ERROR"), (RX_DROP, "RX_DROP"), (PUSH_REJECT, "PUSH_REJECT")];
+        const NAMES: [(u32, &str); 8] = [(CSR_BAD_ADDR, "CSR_BAD_ADDR"), (CSR_BAD_VALUE, "CSR_BAD_VALUE"), (LME_PROD_RANGE, "LME_PROD_RANGE"), (LMR_CONS_RANGE, "LMR_CONS_RANGE"), (DESC_ERROR, "DESC_ERROR"), (RX_DROP, "RX_DROP"), (PUSH_REJECT, "PUSH_REJECT"), (WIN_REJECT, "WIN_REJECT")];
+        NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
+    }
+}
+
+/// WIN_CFG register bits.
+pub mod win_cfg {
+    /// Every WRITE and BCAST packet must match a valid window of the table (and still lie inside RXWIN). Clear (reset): only RXWIN is checked and keys are ignored.
+    pub const ENFORCE: u32 = 1 << 0;
+    /// Every defined bit.
+    pub const ALL: u32 = ENFORCE;
+
+    /// Names of the defined bits set in `value`, lowest first.
+    pub fn names(value: u32) -> Vec<&'static str> {
+        const NAMES: [(u32, &str); 1] = [(ENFORCE, "ENFORCE")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -277,6 +349,8 @@ pub struct LmeDesc {
     pub msg_id: u32,
     /// 0 when posted; the NIC writes STATUS_DONE | error code when finished.
     pub status: u16,
+    /// Receive window key on the destination (0 when the receiver enforces no windows); copied into every packet header. Pushed descriptors carry it in the trigger's bits 31:16 (PUSH_DESC).
+    pub key: u16,
 }
 
 impl LmeDesc {
@@ -295,6 +369,7 @@ impl LmeDesc {
         w[2] |= ((self.flags as u64) & 0xffff) << 48;
         w[3] |= ((self.msg_id as u64) & 0xffffffff) << 0;
         w[3] |= ((self.status as u64) & 0xffff) << 32;
+        w[3] |= ((self.key as u64) & 0xffff) << 48;
         w
     }
 
@@ -308,6 +383,7 @@ impl LmeDesc {
             flags: ((w[2] >> 48) & 0xffff) as u16,
             msg_id: ((w[3] >> 0) & 0xffffffff) as u32,
             status: ((w[3] >> 32) & 0xffff) as u16,
+            key: ((w[3] >> 48) & 0xffff) as u16,
         }
     }
 
@@ -417,8 +493,10 @@ pub struct PktHdr {
     pub flags: u8,
     /// Payload bytes in this packet, 1..MTU_MAX.
     pub len: u16,
-    /// Destination address of this packet's first payload byte.
+    /// Destination address of this packet's first payload byte (the descriptor's remote_addr, bits 47:0).
     pub remote_addr: u64,
+    /// Receive window key (descriptor key): bits 3:0 select the receiver's window, bits 15:4 must equal its tag (docs/WINDOWS.md).
+    pub key: u16,
     /// Message id (descriptor msg_id).
     pub msg_id: u32,
     /// Byte offset of this packet's first payload byte in its message.
@@ -441,7 +519,8 @@ impl PktHdr {
         w[0] |= ((self.last as u64) & 0x1) << 37;
         w[0] |= ((self.flags as u64) & 0xff) << 40;
         w[0] |= ((self.len as u64) & 0xffff) << 48;
-        w[1] |= self.remote_addr as u64;
+        w[1] |= ((self.remote_addr as u64) & 0xffffffffffff) << 0;
+        w[1] |= ((self.key as u64) & 0xffff) << 48;
         w[2] |= ((self.msg_id as u64) & 0xffffffff) << 0;
         w[2] |= ((self.offset as u64) & 0xffffffff) << 32;
         w
@@ -457,7 +536,8 @@ impl PktHdr {
             last: (w[0] >> 37) & 1 == 1,
             flags: ((w[0] >> 40) & 0xff) as u8,
             len: ((w[0] >> 48) & 0xffff) as u16,
-            remote_addr: w[1] as u64,
+            remote_addr: ((w[1] >> 0) & 0xffffffffffff) as u64,
+            key: ((w[1] >> 48) & 0xffff) as u16,
             msg_id: ((w[2] >> 0) & 0xffffffff) as u32,
             offset: ((w[2] >> 32) & 0xffffffff) as u32,
         }
@@ -636,6 +716,130 @@ impl IntCoal {
     }
 }
 
+/// Receive window control register WIN_CTRL (32 bits). A window's key is tag << 4 | its index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WinCtrl {
+    /// Window is in use.
+    pub valid: bool,
+    /// Accept WRITE packets.
+    pub write: bool,
+    /// Accept BCAST packets (a broadcast carries one key to every node: each receiver registers its own window with that key).
+    pub bcast: bool,
+    /// Owner context: only packets for this destination context are accepted (0 until packets carry a context).
+    pub owner: u8,
+    /// Key bits 15:4 a packet must carry.
+    pub tag: u16,
+}
+
+impl WinCtrl {
+    /// Words in the format.
+    pub const WORDS: usize = 1;
+    /// Bytes in memory.
+    pub const BYTES: usize = 4;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u32; 1] {
+        let mut w = [0 as u32; 1];
+        w[0] |= ((self.valid as u32) & 0x1) << 0;
+        w[0] |= ((self.write as u32) & 0x1) << 1;
+        w[0] |= ((self.bcast as u32) & 0x1) << 2;
+        w[0] |= ((self.owner as u32) & 0x7) << 4;
+        w[0] |= ((self.tag as u32) & 0xfff) << 20;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u32; 1]) -> Self {
+        Self {
+            valid: (w[0] >> 0) & 1 == 1,
+            write: (w[0] >> 1) & 1 == 1,
+            bcast: (w[0] >> 2) & 1 == 1,
+            owner: ((w[0] >> 4) & 0x7) as u8,
+            tag: ((w[0] >> 20) & 0xfff) as u16,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 4] {
+        let mut b = [0u8; 4];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 4..(i + 1) * 4].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 4]) -> Self {
+        let mut w = [0 as u32; 1];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 4];
+            le.copy_from_slice(&b[i * 4..(i + 1) * 4]);
+            *word = u32::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
+/// WIN_REJ_INFO register (32 bits): the first refused packet since the log was cleared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WinRejInfo {
+    /// Source node of the refused packet.
+    pub src: u16,
+    /// win_rej code.
+    pub reason: u8,
+    /// Packet type.
+    pub ptype: u8,
+    /// The log holds a refusal (write 1 to clear and re-arm).
+    pub valid: bool,
+}
+
+impl WinRejInfo {
+    /// Words in the format.
+    pub const WORDS: usize = 1;
+    /// Bytes in memory.
+    pub const BYTES: usize = 4;
+
+    /// Packs into words (reserved bits zero).
+    pub fn to_words(&self) -> [u32; 1] {
+        let mut w = [0 as u32; 1];
+        w[0] |= ((self.src as u32) & 0xffff) << 0;
+        w[0] |= ((self.reason as u32) & 0xf) << 16;
+        w[0] |= ((self.ptype as u32) & 0xf) << 20;
+        w[0] |= ((self.valid as u32) & 0x1) << 31;
+        w
+    }
+
+    /// Unpacks from words (reserved bits ignored).
+    pub fn from_words(w: &[u32; 1]) -> Self {
+        Self {
+            src: ((w[0] >> 0) & 0xffff) as u16,
+            reason: ((w[0] >> 16) & 0xf) as u8,
+            ptype: ((w[0] >> 20) & 0xf) as u8,
+            valid: (w[0] >> 31) & 1 == 1,
+        }
+    }
+
+    /// Little-endian bytes, as in host memory.
+    pub fn to_bytes(&self) -> [u8; 4] {
+        let mut b = [0u8; 4];
+        for (i, w) in self.to_words().iter().enumerate() {
+            b[i * 4..(i + 1) * 4].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// From little-endian bytes, as in host memory.
+    pub fn from_bytes(b: &[u8; 4]) -> Self {
+        let mut w = [0 as u32; 1];
+        for (i, word) in w.iter_mut().enumerate() {
+            let mut le = [0u8; 4];
+            le.copy_from_slice(&b[i * 4..(i + 1) * 4]);
+            *word = u32::from_le_bytes(le);
+        }
+        Self::from_words(&w)
+    }
+}
+
 /// Router table entry control register (32 bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RouteCtrl {
@@ -736,7 +940,7 @@ pub mod nic_regs {
     pub const INT_STATUS: u32 = 0x080;
     /// Interrupt enables, same bits as INT_STATUS. (rw)
     pub const INT_MASK: u32 = 0x084;
-    /// Sticky errors: bit 0 CSR_BAD_ADDR, 1 CSR_BAD_VALUE, 2 LME_PROD_RANGE, 3 LMR_CONS_RANGE, 4 DESC_ERROR, 5 RX_DROP, 6 PUSH_REJECT. Any set bit sets INT_STATUS.ERROR. (rw1c)
+    /// Sticky errors: bit 0 CSR_BAD_ADDR, 1 CSR_BAD_VALUE, 2 LME_PROD_RANGE, 3 LMR_CONS_RANGE, 4 DESC_ERROR, 5 RX_DROP, 6 PUSH_REJECT, 16 WIN_REJECT. Any set bit sets INT_STATUS.ERROR. (rw1c)
     pub const ERR_STATUS: u32 = 0x088;
     /// Coalescing of INT_STATUS.LME_DONE (int_coal format). Events are counted whatever INT_MASK says; the mask only gates the interrupt line. Signalling the pending events (or writing LME_SIZE) restarts the count and the timer; acknowledging INT_STATUS does not. New thresholds apply to the events already pending. (rw)
     pub const INT_COAL_LME_DONE: u32 = 0x090;
@@ -744,7 +948,41 @@ pub mod nic_regs {
     pub const INT_COAL_LMR_NEW: u32 = 0x094;
     /// End-to-end reliability control (REL_CTRL bits). bit 0 ACK_OFF: send no ACK/NACK. Reset 0: answers are sent. (rw)
     pub const REL_CTRL: u32 = 0x098;
-    /// Push window (write-combined doorbell): the next LME descriptor as eight 32-bit halves, lme_desc word i bits 31:0 at index 2i, bits 63:32 at 2i+1. The driver also writes the descriptor into its ring slot (LME_PROD). Index 7 (word 3 high half: the status field) is the trigger: its value is the new LME_PROD and is applied exactly like an LME_PROD write. The pushed copy is used instead of a ring read when the push path is free (PUSH_STATUS.FREE), indices 0..6 and the PUSH_DATA registers an inline length needs were written since the last trigger, and the value adds exactly one descriptor (LME_PROD + 1 mod LME_SIZE); otherwise the push is rejected (ERR_STATUS.PUSH_REJECT, CNT_PUSH_REJECT) and the NIC reads the ring copy as for a plain doorbell. Ordering: the pushed descriptor is its ring slot's descriptor, so it is processed and completed in ring order with the others (one completion stream: status word and LME_CONS). Writes while the push path is busy are ignored. (wo)
+    /// Receive window table: bit 0 ENFORCE (WIN_CFG bits). Reset 0: keys ignored, only RXWIN checked (docs/WINDOWS.md). (rw)
+    pub const WIN_CFG: u32 = 0x0e0;
+    /// Refusal log (win_rej_info format): the first packet the window checks refused since the log was cleared (reason RXWIN included). Further refusals only count (CNT_RX_DROP_WINDOW, CNT_RX_REJECT_*) until software writes 1 to bit 31, which clears the log. WIN_REJ_MSG_ID and WIN_REJ_ADDR_* belong to the same packet. (rw1c)
+    pub const WIN_REJ_INFO: u32 = 0x0e4;
+    /// Refusal log: msg_id of the refused packet. (ro)
+    pub const WIN_REJ_MSG_ID: u32 = 0x0e8;
+    /// Refusal log: remote_addr bits 31:0 of the refused packet. (ro)
+    pub const WIN_REJ_ADDR_LO: u32 = 0x0ec;
+    /// Refusal log: remote_addr bits 47:32 in 15:0, the packet's key in 31:16. (ro)
+    pub const WIN_REJ_ADDR_HI: u32 = 0x0f0;
+    /// Receive window i: base bus address bits 31:0. (rw)
+    pub const WIN_BASE_LO: u32 = 0x300;
+    /// Instances of WIN_BASE_LO.
+    pub const WIN_BASE_LO_COUNT: u32 = 16;
+    /// Bytes between instances of WIN_BASE_LO.
+    pub const WIN_BASE_LO_STRIDE: u32 = 16;
+    /// Receive window i: base bus address bits 47:32 (addresses are 48 bits). (rw)
+    pub const WIN_BASE_HI: u32 = 0x304;
+    /// Instances of WIN_BASE_HI.
+    pub const WIN_BASE_HI_COUNT: u32 = 16;
+    /// Bytes between instances of WIN_BASE_HI.
+    pub const WIN_BASE_HI_STRIDE: u32 = 16;
+    /// Receive window i: length in bytes (0: accepts nothing). A packet is accepted only if all of its bytes lie in [base, base + len). (rw)
+    pub const WIN_LEN: u32 = 0x308;
+    /// Instances of WIN_LEN.
+    pub const WIN_LEN_COUNT: u32 = 16;
+    /// Bytes between instances of WIN_LEN.
+    pub const WIN_LEN_STRIDE: u32 = 16;
+    /// Receive window i: win_ctrl format (valid, write, bcast, owner, tag). Key of window i: tag << 4 | i. Changing a window affects packets whose verdict comes after the write; packets already accepted into the receive buffer still land. (rw)
+    pub const WIN_CTRL: u32 = 0x30c;
+    /// Instances of WIN_CTRL.
+    pub const WIN_CTRL_COUNT: u32 = 16;
+    /// Bytes between instances of WIN_CTRL.
+    pub const WIN_CTRL_STRIDE: u32 = 16;
+    /// Push window (write-combined doorbell): the next LME descriptor as eight 32-bit halves, lme_desc word i bits 31:0 at index 2i, bits 63:32 at 2i+1. The driver also writes the descriptor into its ring slot (LME_PROD). Index 7 (word 3 high half: the status field) is the trigger: its value's bits 15:0 are the new LME_PROD, applied exactly like an LME_PROD write, and its bits 31:16 are the pushed descriptor's key (lme_desc word 3 bits 63:48). The pushed copy is used instead of a ring read when the push path is free (PUSH_STATUS.FREE), indices 0..6 and the PUSH_DATA registers an inline length needs were written since the last trigger, and the value adds exactly one descriptor (LME_PROD + 1 mod LME_SIZE); otherwise the push is rejected (ERR_STATUS.PUSH_REJECT, CNT_PUSH_REJECT) and the NIC reads the ring copy as for a plain doorbell. Ordering: the pushed descriptor is its ring slot's descriptor, so it is processed and completed in ring order with the others (one completion stream: status word and LME_CONS). Writes while the push path is busy are ignored. (wo)
     pub const PUSH_DESC: u32 = 0x200;
     /// Instances of PUSH_DESC.
     pub const PUSH_DESC_COUNT: u32 = 8;
@@ -784,6 +1022,12 @@ pub mod nic_regs {
     pub const CNT_RX_MSG_EXPIRED: u32 = 0x130;
     /// Accepted packets of a new multi-packet message that found the receiver's completion table full (64 messages in progress, none idle long enough to be taken): their bytes are written but the message cannot complete and gets no LMR entry. (ro)
     pub const CNT_RX_TRACK_FULL: u32 = 0x134;
+    /// Packets refused by the window table: no valid window for key[3:0], tag mismatch, or wrong owner context (win_rej INVALID, KEY, CTX). (ro)
+    pub const CNT_RX_REJECT_KEY: u32 = 0x180;
+    /// Packets refused by the window table: the window does not allow the packet type (win_rej PERM). (ro)
+    pub const CNT_RX_REJECT_PERM: u32 = 0x184;
+    /// Packets refused by the window table: not entirely inside the window (win_rej RANGE). (ro)
+    pub const CNT_RX_REJECT_RANGE: u32 = 0x188;
     /// DMA reads (payload or descriptor) the host answered with an error. A payload read error completes its descriptor with DMA_RD; a descriptor read error delivers the descriptor as zeros (ZERO_LEN). (ro)
     pub const CNT_DMA_RD_ERR: u32 = 0x160;
     /// ACK packets sent (a unicast message completed here, or an answer to a duplicate). (ro)

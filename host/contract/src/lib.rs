@@ -72,8 +72,10 @@ mod tests {
             flags: desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE,
             msg_id: 0xcafe_f00d,
             status: 0,
+            key: 0xbeef,
         };
         assert_eq!(LmeDesc::from_bytes(&d.to_bytes()), d);
+        assert_eq!(d.to_bytes()[30..32], 0xbeefu16.to_le_bytes());
         assert_eq!(d.to_bytes()[16..20], 0xdead_beefu32.to_le_bytes());
         assert_eq!(d.to_bytes()[20..22], 0x0102u16.to_le_bytes());
     }
@@ -88,7 +90,8 @@ mod tests {
             last: true,
             flags: 0xff,
             len: 0xffff,
-            remote_addr: u64::MAX,
+            remote_addr: (1 << 48) - 1,
+            key: 0xffff,
             msg_id: u32::MAX,
             offset: u32::MAX,
         };
@@ -96,6 +99,14 @@ mod tests {
         assert_eq!(PktHdr::from_words(&w), h);
         // Only the two reserved bits 38..39 of word 0 stay clear.
         assert_eq!(w[0], !(0b11u64 << 38));
+        // Word 1: the 48-bit address and the key fill it exactly.
+        assert_eq!(w[1], u64::MAX);
+        let k = PktHdr {
+            key: 0xa5c3,
+            remote_addr: 0x1234_5678_9abc,
+            ..PktHdr::default()
+        };
+        assert_eq!(k.to_words()[1], 0xa5c3_1234_5678_9abc);
     }
 
     #[test]

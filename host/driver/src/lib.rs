@@ -48,6 +48,7 @@
 #![forbid(unsafe_code)]
 
 mod ring;
+mod window;
 
 use std::collections::VecDeque;
 use std::ops::RangeInclusive;
@@ -62,6 +63,8 @@ use fasthsl_contract::{
 pub use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
 use fasthsl_topology::{Topology, TopologyError};
 use ring::{LmeRing, LmrCursor};
+use window::WindowTable;
+pub use window::{RxWindow, WinStats, WindowPerms, WindowReject, WINDOWS, WINDOW_LEN_MAX};
 
 /// How long [`Card::reset`] lets outstanding descriptors finish before disabling the card.
 const RESET_DRAIN_NS: u64 = 10_000_000;
@@ -223,8 +226,10 @@ pub enum DriverError {
         /// Buffer length.
         buf_len: usize,
     },
-    /// put: the remote range wraps around the 64-bit address space.
-    #[error("put: remote range {addr:#x}+{len:#x} wraps around the address space")]
+    /// put: the remote range goes beyond the 48-bit bus addresses packets carry.
+    #[error(
+        "put: remote range {addr:#x}+{len:#x} goes beyond 2^48 (packets carry 48-bit addresses)"
+    )]
     RemoteRange {
         /// Remote address.
         addr: u64,
@@ -293,6 +298,40 @@ pub enum DriverError {
     AckUnsupported {
         /// VERSION register value.
         version: u32,
+    },
+    /// Receive windows need contract 1.5 or later.
+    #[error(
+        "receive windows: the card implements contract {}.{}, windows need 1.5 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    WindowsUnsupported {
+        /// VERSION register value.
+        version: u32,
+    },
+    /// register_window: the range does not lie inside the receive region.
+    #[error(
+        "window [{offset:#x}, +{len:#x}) is outside the {rx_len:#x}-byte receive region \
+         (or longer than {WINDOW_LEN_MAX:#x} bytes)"
+    )]
+    WindowRange {
+        /// Offset in the receive region.
+        offset: usize,
+        /// Length.
+        len: usize,
+        /// Receive region length.
+        rx_len: usize,
+    },
+    /// register_window: every window of the card's table is in use.
+    #[error("all {windows} receive windows are in use: deregister one first")]
+    WindowsFull {
+        /// Windows in the table.
+        windows: usize,
+    },
+    /// register_window_with_key: the table index the key names (bits 3:0) is in use.
+    #[error("window key {key:#06x}: table index {} is in use", .key & 0xF)]
+    WindowKeyInUse {
+        /// Requested key.
+        key: u16,
     },
     /// The ticket belongs to an earlier configuration (or another card).
     #[error("ticket #{seq} does not belong to this card's current configuration")]
@@ -670,6 +709,8 @@ struct Active {
     done: VecDeque<Completion>,
     /// LMR entries consumed from the ring but not yet handed out.
     received: VecDeque<LmrEntry>,
+    /// Receive windows registered in the card's table.
+    windows: WindowTable,
 }
 
 /// One FastHSL card, driven through a [`Device`] backend.
@@ -727,6 +768,9 @@ impl IntSource {
     }
 }
 
+/// Packets carry 48-bit remote addresses (pkt_hdr word 1; bits 63:48 are the key).
+const REMOTE_ADDR_END: u64 = 1 << 48;
+
 /// Byte offset of a descriptor's word 3 (msg_id, status) within its slot.
 const DESC_W3: usize = 24;
 
@@ -773,7 +817,10 @@ fn check_put(
             })
         }
     }
-    if remote_addr.checked_add(len as u64).is_none() {
+    if remote_addr
+        .checked_add(len as u64)
+        .is_none_or(|end| end > REMOTE_ADDR_END)
+    {
         return Err(DriverError::RemoteRange {
             addr: remote_addr,
             len,
@@ -895,6 +942,9 @@ impl<D: Device> Card<D> {
             for &(_, reg, v) in &writes {
                 d.bar_write32(reg, v)?;
             }
+            // An earlier user's windows must not survive: open (RXWIN only) until the
+            // first register_window.
+            self.clear_windows()?;
             // An earlier user's coalescing would delay this one's interrupts.
             if self.version >= COALESCING_VERSION {
                 for src in IntSource::ALL {
@@ -938,6 +988,7 @@ impl<D: Device> Card<D> {
             next_msg_id: 0,
             done: VecDeque::new(),
             received: VecDeque::new(),
+            windows: WindowTable::new(),
         });
         Ok(())
     }
@@ -1142,6 +1193,25 @@ impl<D: Device> Card<D> {
         len: usize,
         flags: u16,
     ) -> Result<PutTicket, DriverError> {
+        self.put_keyed(path, dest, buf, local_offset, remote_addr, 0, len, flags)
+    }
+
+    /// [`Card::put_via`] into a receive window of the destination: `key` is the window's
+    /// [`RxWindow::key`] there (0 for a receiver that enforces no windows). A key the
+    /// receiver refuses is not an error here: the descriptor completes, the receiver drops
+    /// the packets, counts them and logs the refusal ([`Card::take_window_reject`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_keyed(
+        &mut self,
+        path: PutPath,
+        dest: u16,
+        buf: &DmaBuffer,
+        local_offset: usize,
+        remote_addr: u64,
+        key: u16,
+        len: usize,
+        flags: u16,
+    ) -> Result<PutTicket, DriverError> {
         if self.active()?.ring.outstanding() > 0 {
             // Completions free ring slots, and an empty ring means a free push path.
             self.reap()?;
@@ -1187,6 +1257,7 @@ impl<D: Device> Card<D> {
             flags,
             msg_id,
             status: 0,
+            key,
         };
         // Payload bytes 0..7 ride in local_addr (ring or push), the rest in PUSH_DATA.
         let inline = if (fast && len <= INLINE_RING_MAX as usize) || path == PutPath::InlinePush {
@@ -1288,8 +1359,11 @@ impl<D: Device> Card<D> {
                     self.dev
                         .bar_write32(nic::PUSH_DESC + h * nic::PUSH_DESC_STRIDE, half)?;
                 }
-                self.dev
-                    .bar_write32(nic::PUSH_DESC + 7 * nic::PUSH_DESC_STRIDE, doorbell)?;
+                // The trigger sits where word 3's status and key are: bits 31:16 = key.
+                self.dev.bar_write32(
+                    nic::PUSH_DESC + 7 * nic::PUSH_DESC_STRIDE,
+                    doorbell | u32::from(p.key) << 16,
+                )?;
             }
         }
         Ok(PutTicket {

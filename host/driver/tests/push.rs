@@ -243,6 +243,7 @@ fn push_window_misuse_is_rejected_and_the_card_keeps_going() {
         flags: 0,
         msg_id: 77,
         status: 0,
+        key: 0,
     };
     // Inline length above what the pushed or the ring descriptor can carry: the
     // descriptor fails with INLINE_LEN, nothing is sent.

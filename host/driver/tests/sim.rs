@@ -284,6 +284,7 @@ fn card_rejects_bad_descriptors_and_keeps_working() {
         msg_id: 500,
         // Looks completed: post_unchecked must force it to 0.
         status: status_done(DescErr::Ok),
+        key: 0,
     };
     let before = net.cards[0].counters().unwrap();
     for (bad, want) in [

@@ -33,6 +33,9 @@ module tb_ddc_csr;
   logic [1:0]  ans_drop = '0;
   logic        ack_off;
   logic        push_free = 1'b1;
+  // ddc_rx_window's side of the bus (its own registers are tested in tb_ddc_rx_window)
+  logic        win_hit = 1'b0, win_wr_ok = 1'b0, win_reject = 1'b0;
+  logic [31:0] win_rdata = '0;
 
   ddc_csr dut (
     .clk_i              (clk),
@@ -83,6 +86,10 @@ module tb_ddc_csr;
     .ack_rx_i           (ev[18]),
     .nack_rx_i          (ev[19]),
     .ans_drop_i         (ans_drop),
+    .win_hit_i          (win_hit),
+    .win_wr_ok_i        (win_wr_ok),
+    .win_rdata_i        (win_rdata),
+    .win_reject_i       (win_reject),
     .irq_o              (irq)
   );
 
@@ -177,7 +184,7 @@ module tb_ddc_csr;
     logic [31:0] rdv;
     int i_cnt = find(CNT_CSR_ERR_OFFSET), i_err = find(ERR_STATUS_OFFSET);
     int i_int = find(INT_STATUS_OFFSET);
-    wr(ERR_STATUS_OFFSET, 32'h7F);
+    wr(ERR_STATUS_OFFSET, 32'h1007F);
     take(s0);
     `CHECK(s0[i_err] == 0, "ERR_STATUS did not clear")
     if (is_write) wr(a, d);
@@ -379,6 +386,36 @@ module tb_ddc_csr;
     end
   endtask
 
+  // ddc_rx_window's registers: read data comes from it, its writable ones are no error,
+  // its read-only ones are; a table refusal sets ERR_STATUS.WIN_REJECT (and ERROR).
+  task automatic t_window_block();
+    logic [31:0] d;
+    int i_cnt = find(CNT_CSR_ERR_OFFSET);
+    logic [31:0] c0[int], c1[int];
+    win_hit   = 1'b1;
+    win_rdata = 32'hA5C3_0F17;
+    expect_rd(WIN_CTRL_OFFSET, 32'hA5C3_0F17, "window block read");
+    take(c0);
+    win_wr_ok = 1'b1;
+    wr(WIN_CTRL_OFFSET, 32'h1);
+    take(c1);
+    `CHECK(c1[i_cnt] == c0[i_cnt], "write to a writable window register counted as error")
+    win_wr_ok = 1'b0;
+    wr(WIN_REJ_MSG_ID_OFFSET, 32'h1);
+    take(c1);
+    `CHECK(c1[i_cnt] == c0[i_cnt] + 1, "write to a read-only window register not rejected")
+    win_hit = 1'b0;
+    wr(ERR_STATUS_OFFSET, 32'h1007F);
+    @(negedge clk);
+    win_reject = 1'b1;
+    @(negedge clk);
+    win_reject = 1'b0;
+    expect_rd(ERR_STATUS_OFFSET, 32'h1_0000, "WIN_REJECT");
+    expect_rd(INT_STATUS_OFFSET, 32'h4, "ERROR follows WIN_REJECT");
+    wr(ERR_STATUS_OFFSET, 32'h1_0000);
+    expect_rd(ERR_STATUS_OFFSET, 32'h0, "WIN_REJECT cleared");
+  endtask
+
   // push window: reads rejected; writes accepted, only the trigger moves LME_PROD
   task automatic t_push_window();
     logic [31:0] s0[int], s1[int];
@@ -410,6 +447,10 @@ module tb_ddc_csr;
       end
     end
     `CHECK(lme_prod == 3, "trigger: lme_prod output")
+    // Bits 31:16 of the trigger are the pushed descriptor's key, not part of LME_PROD.
+    wr(PUSH_DESC_OFFSET + 16'h1C, 32'hBEEF_0002);
+    expect_rd(LME_PROD_OFFSET, 2, "trigger with a key in bits 31:16");
+    wr(PUSH_DESC_OFFSET + 16'h1C, 32'd3);
     expect_reject("trigger out of range", 1, PUSH_DESC_OFFSET + 16'h1C, 8, 2);
     expect_rd(LME_PROD_OFFSET, 3, "LME_PROD after rejected trigger");
     push_free = 1'b0;
@@ -423,7 +464,7 @@ module tb_ddc_csr;
     logic [31:0] d;
     wr(INT_COAL_LME_DONE_OFFSET, 32'h0);
     wr(INT_COAL_LMR_NEW_OFFSET, 32'h0);
-    wr(ERR_STATUS_OFFSET, 32'h7F);
+    wr(ERR_STATUS_OFFSET, 32'h1007F);
     wr(INT_STATUS_OFFSET, 32'h7);
     wr(INT_MASK_OFFSET, 32'h0);
     expect_rd(INT_STATUS_OFFSET, 0, "INT_STATUS clear");
@@ -473,7 +514,7 @@ module tb_ddc_csr;
     req_valid <= 1'b0;
     ev = '0;
     expect_rd(INT_STATUS_OFFSET, 32'h7, "events beat a simultaneous clear");
-    wr(ERR_STATUS_OFFSET, 32'h7F);
+    wr(ERR_STATUS_OFFSET, 32'h1007F);
     wr(INT_STATUS_OFFSET, 32'h7);
   endtask
 
@@ -481,7 +522,7 @@ module tb_ddc_csr;
   // line, acknowledging keeps pending events, a ring reset drops them, ERROR immediate.
   task automatic t_int_coalescing();
     int unsigned t0;
-    wr(ERR_STATUS_OFFSET, 32'h7F);
+    wr(ERR_STATUS_OFFSET, 32'h1007F);
     wr(INT_STATUS_OFFSET, 32'h7);
     wr(INT_MASK_OFFSET, 32'h3);
     // LME_DONE: count 4 (time far away); LMR_NEW: immediate.
@@ -541,7 +582,7 @@ module tb_ddc_csr;
     pulse(7, 1);
     @(negedge clk);
     `CHECK(irq, "ERROR raises the line at once")
-    wr(ERR_STATUS_OFFSET, 32'h7F);
+    wr(ERR_STATUS_OFFSET, 32'h1007F);
     wr(INT_STATUS_OFFSET, 32'h7);
     wr(INT_COAL_LME_DONE_OFFSET, 32'h0);
     wr(INT_COAL_LMR_NEW_OFFSET, 32'h0);
@@ -565,7 +606,7 @@ module tb_ddc_csr;
                                 CNT_ACK_TX_OFFSET, CNT_NACK_TX_OFFSET, CNT_ACK_RX_OFFSET,
                                 CNT_NACK_RX_OFFSET, CNT_ANS_DROP_OFFSET};
       for (int k = 0; k < 20; k++) rd(offs[k], c0[k]);
-      wr(ERR_STATUS_OFFSET, 32'h7F);
+      wr(ERR_STATUS_OFFSET, 32'h1007F);
       for (int k = 0; k < 20; k++) begin
         n[k] = $urandom_range(0, 9);
         pulse(k, n[k]);
@@ -642,7 +683,7 @@ module tb_ddc_csr;
     add("INT_MASK",      INT_MASK_OFFSET,      RW,   0,                 32'h7);
     add("INT_COAL_LME_DONE", INT_COAL_LME_DONE_OFFSET, RW, 0,             '1);
     add("INT_COAL_LMR_NEW", INT_COAL_LMR_NEW_OFFSET, RW, 0,               '1);
-    add("ERR_STATUS",    ERR_STATUS_OFFSET,    RW1C, 0,                 32'h7F);
+    add("ERR_STATUS",    ERR_STATUS_OFFSET,    RW1C, 0,                 32'h1007F);
     add("CNT_TX_DESC",   CNT_TX_DESC_OFFSET,   RO,   0,                 '1);
     add("CNT_TX_PKTS",   CNT_TX_PKTS_OFFSET,   RO,   0,                 '1);
     add("CNT_RX_PKTS",   CNT_RX_PKTS_OFFSET,   RO,   0,                 '1);
@@ -678,6 +719,7 @@ module tb_ddc_csr;
     t_read_only_registers();
     t_undefined_offsets_read_and_write();
     t_push_window();
+    t_window_block();
     t_interrupts();
     t_int_coalescing();
     t_counters();

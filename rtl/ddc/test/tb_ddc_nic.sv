@@ -232,7 +232,7 @@ module tb_ddc_nic;
     mem_wr_word(slot, src);
     mem_wr_word(slot + 8, dst);
     mem_wr_word(slot + 16, lme_desc_w2_t'{flags: flags, dest: dest, len: 32'(len)});
-    mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: msg_id});
+    mem_wr_word(slot + 24, lme_desc_w3_t'{key: '0, status: '0, msg_id: msg_id});
     lme_prod = (lme_prod + 1) % Ring;
     csr_wr(LME_PROD_OFFSET, 32'(lme_prod));
   endtask
@@ -246,7 +246,7 @@ module tb_ddc_nic;
     mem_wr_word(slot, src);
     mem_wr_word(slot + 8, dst);
     mem_wr_word(slot + 16, lme_desc_w2_t'{flags: flags, dest: Node, len: 32'(len)});
-    mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: msg_id});
+    mem_wr_word(slot + 24, lme_desc_w3_t'{key: '0, status: '0, msg_id: msg_id});
     w[0] = src;
     if (inl) begin
       for (int i = 0; i < 8; i++) w[0][8*i+:8] = (i < len) ? mem_rd(src + 64'(i)) : 8'h00;

@@ -64,7 +64,7 @@ module tb_ddc_push;
     req_valid = 1'b1; req_write = 1'b1; req_addr = a[11:0]; req_wdata = d;
     @(negedge clk);
     req_valid = 1'b0; req_write = 1'b0;
-    if (a == PUSH_DESC_OFFSET + 16'(4 * 7) && d < 32'(lme_size)) lme_prod = d[15:0];
+    if (a == PUSH_DESC_OFFSET + 16'(4 * 7) && d[15:0] < lme_size) lme_prod = d[15:0];
   endtask
 
   function automatic logic [15:0] next(logic [15:0] p);
@@ -88,8 +88,14 @@ module tb_ddc_push;
     for (int i = 0; i < 7; i++) begin
       if (i != skip) wr(PUSH_DESC_OFFSET + 16'(4 * i), i[0] ? w[i / 2][63:32] : w[i / 2][31:0]);
     end
-    wr(PUSH_DESC_OFFSET + 16'(4 * 7), db);
+    // Trigger bits 31:16: the descriptor's key (word 3 bits 63:48, where the trigger sits).
+    wr(PUSH_DESC_OFFSET + 16'(4 * 7), {w[3][63:48], db[15:0]});
   endtask
+
+  // The TX path's remote bus: {key, address bits 47:0}.
+  function automatic logic [63:0] exp_remote();
+    return {w[3][63:48], w[1][47:0]};
+  endfunction
 
   task automatic expect_counts(int a, int r, string what);
     @(negedge clk);
@@ -100,7 +106,7 @@ module tb_ddc_push;
   task automatic check_outputs(logic [15:0] slot, int n_data);
     `CHECK(push_valid, "pushed descriptor not pending")
     `CHECK(push_slot == slot, $sformatf("slot %0d, want %0d", push_slot, slot))
-    `CHECK(push_local == w[0] && push_remote == w[1] && push_w2 == w[2] &&
+    `CHECK(push_local == w[0] && push_remote == exp_remote() && push_w2 == w[2] &&
            push_msg_id == w[3][31:0], "descriptor words differ")
     for (int i = 0; i < n_data; i++) begin
       `CHECK(push_data[i / 2][32 * (i % 2) +: 32] == data[i], $sformatf("PUSH_DATA[%0d] differs", i))
@@ -187,7 +193,7 @@ module tb_ddc_push;
       push(0, -1, 32'(next(lme_prod)));
       expect_counts(a, ++r, "push while held");
       w = keep;
-      `CHECK(push_local == w[0] && push_remote == w[1] && push_w2 == w[2], "held words overwritten")
+      `CHECK(push_local == w[0] && push_remote == exp_remote() && push_w2 == w[2], "held words overwritten")
       `CHECK(slot != lme_prod, "doorbells moved the producer")
       push_release = 1'b1;
       @(negedge clk); push_release = 1'b0;

@@ -106,7 +106,8 @@ module tb_ddc_tx_desc_fetch;
       exp_words.push_back(push_local);
       exp_words.push_back(push_remote);
       exp_words.push_back(push_w2);
-      exp_words.push_back({32'h0, push_msg_id});
+      // A pushed remote is already {key, address} (ddc_push): word 3's key is its top.
+      exp_words.push_back({push_remote[63:48], 16'h0, push_msg_id});
     end
     exp_pushed.push_back(push);
     posted++;
@@ -156,7 +157,7 @@ module tb_ddc_tx_desc_fetch;
           logic [63:0] w0, w1, w2, w3;
           w0 = exp_words.pop_front(); w1 = exp_words.pop_front();
           w2 = exp_words.pop_front(); w3 = exp_words.pop_front();
-          if (desc_local !== w0 || desc_remote !== w1 || desc_len !== w2[31:0] || desc_dest !== w2[47:32] ||
+          if (desc_local !== w0 || desc_remote !== {w3[63:48], w1[47:0]} || desc_len !== w2[31:0] || desc_dest !== w2[47:32] ||
               desc_flags !== w2[55:48] || desc_msg_id !== w3[31:0]) begin
             fail($sformatf("descriptor %0d fields differ", taken));
           end

@@ -139,6 +139,7 @@ pub fn desc(local: u64, remote: u64, len: u32, dest: u16, msg_id: u32) -> LmeDes
         flags: desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE,
         msg_id,
         status: 0,
+        key: 0,
     }
 }
 

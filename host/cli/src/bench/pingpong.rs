@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use fasthsl_driver::contract::{status_done, DescErr};
-use fasthsl_driver::{Device, DmaBuffer, DriverError, Pace};
+use fasthsl_driver::{Device, DmaBuffer, DriverError, Pace, PutPath, PutTicket, WindowPerms};
 use fasthsl_msg::layout::Layout;
 use fasthsl_msg::{Endpoint, MsgConfig, Request};
 use fasthsl_sim::{SimConfig, Topology};
@@ -89,6 +89,11 @@ pub struct PingpongArgs {
     /// before contract 1.5, to measure what acknowledgement costs
     #[arg(long)]
     no_ack: bool,
+    /// Receive windows with keys on (docs/WINDOWS.md): each node registers its receive
+    /// region as one window and every put carries the peer's key, so the cards check keys
+    /// and ranges on every packet
+    #[arg(long, conflicts_with = "layer")]
+    windows: bool,
     /// Draw latency and bandwidth against message size (log axes) into this PNG
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
@@ -124,6 +129,8 @@ struct Pair<D: BenchDevice> {
     tb: Testbed<D>,
     src: Vec<DmaBuffer>,
     rx_len: usize,
+    /// Receive window key of nodes 0 and 1 (0: no windows).
+    keys: [u16; 2],
 }
 
 /// Device time allowed for one message: only a stuck card times out.
@@ -163,7 +170,12 @@ impl Pair<fasthsl_sim::SimDevice> {
                 Ok(())
             },
         )?;
-        Ok(Pair { tb, src, rx_len })
+        Ok(Pair {
+            tb,
+            src,
+            rx_len,
+            keys: [0; 2],
+        })
     }
 }
 
@@ -185,11 +197,48 @@ impl Pair<bringup::CardDevice> {
                 Ok(())
             },
         )?;
-        Ok(Pair { tb, src, rx_len })
+        Ok(Pair {
+            tb,
+            src,
+            rx_len,
+            keys: [0; 2],
+        })
     }
 }
 
 impl<D: BenchDevice> Pair<D> {
+    /// Registers each node's whole receive region as one window (--windows).
+    fn register_windows(&mut self) -> Result<()> {
+        for n in 0..2 {
+            let w = self.tb.cards[n]
+                .register_window(0, self.rx_len, WindowPerms::WRITE)
+                .with_context(|| format!("node {n}: registering its receive window"))?;
+            self.keys[n] = w.key();
+        }
+        Ok(())
+    }
+
+    /// Card::put with the destination's window key.
+    fn put(
+        &mut self,
+        s: usize,
+        d: usize,
+        remote: u64,
+        size: usize,
+    ) -> Result<PutTicket, DriverError> {
+        let key = self.keys[d];
+        self.tb.cards[s].put_keyed(
+            PutPath::Auto,
+            d as u16,
+            &self.src[s],
+            0,
+            remote,
+            key,
+            size,
+            0,
+        )
+    }
+
     fn ticks(&self) -> u64 {
         self.tb.clock.ticks(self.tb.dev())
     }
@@ -212,8 +261,8 @@ impl<D: BenchDevice> Pair<D> {
         let rx = [self.tb.cards[0].rx_iova()?, self.tb.cards[1].rx_iova()?];
         let round = |p: &mut Pair<D>| -> Result<()> {
             for (s, d) in [(0usize, 1usize), (1, 0)] {
-                let t = p.tb.cards[s]
-                    .put(d as u16, &p.src[s], 0, rx[d], size, 0)
+                let t = p
+                    .put(s, d, rx[d], size)
                     .with_context(|| format!("ping-pong {size} B: node {s} put"))?;
                 let e = p.tb.cards[d]
                     .wait_lmr(timeout_ns(size))
@@ -282,7 +331,7 @@ impl<D: BenchDevice> Pair<D> {
                 let d = 1 - s;
                 while sent[s] < count {
                     let remote = rx[d] + ((sent[s] % slots) * size.next_multiple_of(8)) as u64;
-                    match self.tb.cards[s].put(d as u16, &self.src[s], 0, remote, size, 0) {
+                    match self.put(s, d, remote, size) {
                         Ok(_) => {
                             sent[s] += 1;
                             progress = true;
@@ -442,9 +491,16 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
     sizes.dedup();
     let max_size = sizes.iter().copied().max().unwrap_or(1).max(a.bidir_size);
     if a.devices.is_empty() {
-        measure(a, Pair::sim(&topology, max_size, a.layer)?, &sizes)
+        let mut pair = Pair::sim(&topology, max_size, a.layer)?;
+        if a.windows {
+            pair.register_windows()?;
+        }
+        measure(a, pair, &sizes)
     } else {
-        let pair = Pair::devices(&a.devices, &topology, max_size, a.layer)?;
+        let mut pair = Pair::devices(&a.devices, &topology, max_size, a.layer)?;
+        if a.windows {
+            pair.register_windows()?;
+        }
         measure(a, pair, &sizes)
     }
 }
@@ -605,6 +661,7 @@ fn measure<D: BenchDevice>(
         "topology": topology.to_string(),
         "seed": a.seed,
         "iterations": a.iterations,
+        "windows": a.windows,
         "sim_cycles": devs[0].cycles(),
         "iommu_faults": faults,
         "acknowledge": !a.no_ack,
