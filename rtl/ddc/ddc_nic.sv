@@ -147,7 +147,7 @@ module ddc_nic (
     .nack_tx_i          (nack_sent),
     .ack_rx_i           (rx_ans_valid && rx_ans_ptype == fasthsl_pkg::PTYPE_ACK),
     .nack_rx_i          (rx_ans_valid && rx_ans_ptype != fasthsl_pkg::PTYPE_ACK),
-    .ans_drop_i         (ans_drop),,
+    .ans_drop_i         (ans_drop),
     .win_hit_i          (win_hit),
     .win_wr_ok_i        (win_wr_ok),
     .win_rdata_i        (win_rdata),

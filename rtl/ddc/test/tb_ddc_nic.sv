@@ -223,6 +223,7 @@ module tb_ddc_nic;
   // ---- driver-side bookkeeping ----
   int lme_prod = 0, lmr_cons = 0;
   int n_msgs = 0, n_pkts = 0, n_descs = 0, n_desc_err = 0, n_acks = 0;
+  int n_nacks = 0;   // NACK_REJECTs: one per unicast packet the window checks refused
   logic [63:0] src_ptr = SrcBase, dst_ptr = DstBase + 64'h100;
 
   // Posts one descriptor in the next LME slot and rings the doorbell.
@@ -360,8 +361,8 @@ module tb_ddc_nic;
     repeat (20) @(posedge clk);   // the last ACK's way around the loop
     csr_expect(CNT_ACK_TX_OFFSET, n_acks, {what, " CNT_ACK_TX"});
     csr_expect(CNT_ACK_RX_OFFSET, n_acks, {what, " CNT_ACK_RX"});
-    csr_expect(CNT_NACK_TX_OFFSET, 0, {what, " CNT_NACK_TX"});
-    csr_expect(CNT_NACK_RX_OFFSET, 0, {what, " CNT_NACK_RX"});
+    csr_expect(CNT_NACK_TX_OFFSET, n_nacks, {what, " CNT_NACK_TX"});
+    csr_expect(CNT_NACK_RX_OFFSET, n_nacks, {what, " CNT_NACK_RX"});
     csr_expect(CNT_ANS_DROP_OFFSET, 0, {what, " CNT_ANS_DROP"});
   endtask
 
@@ -459,6 +460,7 @@ module tb_ddc_nic;
       for (int i = 0; i < 16; i++) `CHECK(mem_rd(dst + 64'(i)) == 8'hA5, "dropped packet wrote")
       `CHECK(mem_word(LmrBase + 64'(32 * lmr_cons)) == 0, "LMR entry for a dropped packet")
       n_acks = n_msgs - 3;
+      n_nacks = 1;   // the packet outside RXWIN, answered to its sender (this node)
       check_counters("after drops", 1, 1);
       csr_expect(ERR_STATUS_OFFSET, 32'h20, "RX_DROP");
       csr_wr(ERR_STATUS_OFFSET, 32'h20);
