@@ -21,15 +21,23 @@ fn packet(src: usize, dest: usize, seq: u32, created: u64, len: u32) -> Vec<u64>
 
 #[test]
 fn head_flit_carries_dest_in_the_contract_field() {
-    let h = head_flit(5, 3, 0x0EAD_BEEF);
+    let h = head_flit(5, 3, 0x06AD_BEEF);
     let hdr = fasthsl_contract::PktHdr::from_words(&[h, 0, 0]);
     assert_eq!((hdr.dest, hdr.src), (5, 3));
     // ptype WRITE whatever the sequence number (routers replicate ptype BCAST).
     assert_eq!(hdr.ptype, fasthsl_contract::Ptype::Write as u8);
-    assert_eq!(parse_head(h), (5, 3, 0x0EAD_BEEF));
-    for seq in 0..64 {
-        let hdr = fasthsl_contract::PktHdr::from_words(&[head_flit(1, 2, seq), 0, 0]);
+    assert_eq!(parse_head(h), (5, 3, 0x06AD_BEEF));
+    // Nor does a sequence number ever set the ADAPTIVE flag (routers read it).
+    for seq in (0..512).chain([(1 << 27) - 1]) {
+        let h = head_flit(1, 2, seq);
+        let hdr = fasthsl_contract::PktHdr::from_words(&[h, 0, 0]);
         assert_eq!(hdr.ptype, 0, "seq {seq}");
+        assert_eq!(h & ADAPTIVE_HEAD_BIT, 0, "seq {seq}");
+        assert_eq!(
+            u16::from(hdr.flags) & fasthsl_contract::desc_flag::ADAPTIVE,
+            0
+        );
+        assert_eq!(parse_head(h | ADAPTIVE_HEAD_BIT), (1, 2, seq));
     }
 }
 
