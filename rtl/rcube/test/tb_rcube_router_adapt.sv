@@ -10,8 +10,11 @@
 //   zero load: an adaptive packet takes its preferred port, with the same latency as a
 //     deterministic one (2 cycles per hop);
 //   busy preferred output (a long packet holds it): an adaptive packet leaves at once on
-//     an alternative, a deterministic one to the same node waits for the preferred port;
+//     an alternative (their sinks are empty), a deterministic one to the same node waits
+//     for the preferred port;
 //   preferred output out of credits (its sink stopped, no connection open): the same;
+//     but not to an alternative whose downstream buffer is filling up (fewer than
+//     BCAST_PKT_FLITS credits): then it waits like a deterministic packet;
 //   an adaptive packet of a destination without alternatives stays deterministic;
 //   random mixed traffic (adaptive and deterministic, lengths 1..20, sinks stalling at
 //     random): every packet arrives exactly once, on its preferred port or (adaptive
@@ -307,6 +310,26 @@ module tb_rcube_router_adapt;
     sink_hold[3] = 1'b0;
     wait_all(300);
     if (pkts[k_det].out != 3) $fatal(1, "tb: deterministic packet port %0d", pkts[k_det].out);
+
+    // ---- ... and its alternatives' neighbours filling up: no detour ----
+    idle(50);   // sinks empty, every credit back at the router
+    sink_hold[3] = 1'b1;
+    sink_hold[4] = 1'b1;
+    sink_hold[5] = 1'b1;
+    k_det = send(6, 3, 8, 1'b0);
+    k_det2 = send(6, 3, 8, 1'b0);
+    k_long = send(7, 4, SINK - BCAST_PKT_FLITS + 1, 1'b0);
+    k_even = send(5, 5, SINK - BCAST_PKT_FLITS + 1, 1'b0);
+    wait_all(300);
+    idle(10);
+    k_ad2 = send(1, 3, 6, 1'b1);
+    idle(100);
+    if (pkts[k_ad2].t_out >= 0)
+      $fatal(1, "tb: adaptive packet took port %0d towards a filling buffer", pkts[k_ad2].out);
+    sink_hold[3] = 1'b0;
+    sink_hold[4] = 1'b0;
+    sink_hold[5] = 1'b0;
+    wait_all(300);
     $display("tb_rcube_router_adapt: directed cases ok (zero-load hop %0d cycles)", lat_det - 1);
 
     // ---- random mixed traffic ----

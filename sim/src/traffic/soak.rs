@@ -144,6 +144,8 @@ pub struct SoakReport {
     /// Over-long packets (more than [`MAX_PACKET_FLITS`] flits) sent; all delivered
     /// but those that also had an unknown destination.
     pub overlong_sent: u64,
+    /// Packets sent with the ADAPTIVE flag.
+    pub adaptive_sent: u64,
     /// Packets with an unknown destination, dropped by a router.
     pub dropped: u64,
     /// Sum of every router's RT_DROP counters (equal, per counter, to the expectation).
@@ -415,6 +417,7 @@ pub(super) struct Tracker {
     eep: u64,
     cut_short: u64,
     overlong: u64,
+    adaptive: u64,
     dropped: u64,
 }
 
@@ -456,6 +459,7 @@ impl Tracker {
             eep: 0,
             cut_short: 0,
             overlong: 0,
+            adaptive: 0,
             dropped: 0,
         }
     }
@@ -466,6 +470,7 @@ impl Tracker {
         if pk.flits > MAX_PACKET_FLITS {
             self.overlong += 1;
         }
+        self.adaptive += u64::from(pk.adaptive);
         let unicast_good = pk.fate == Fate::Deliver(usize::from(pk.head_dest));
         if unicast_good && !pk.eep {
             return;
@@ -765,6 +770,7 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         eep_delivered: t.eep,
         cut_short: t.cut_short,
         overlong_sent: t.overlong,
+        adaptive_sent: t.adaptive,
         dropped: t.dropped,
         rt_drop,
         rt_eep,
