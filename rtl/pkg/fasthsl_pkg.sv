@@ -78,6 +78,7 @@ package fasthsl_pkg;
   localparam int unsigned DESC_FLAG_IRQ_LOCAL_BIT = 0;
   localparam int unsigned DESC_FLAG_IRQ_REMOTE_BIT = 1;
   localparam int unsigned DESC_FLAG_BCAST_BIT = 2;
+  localparam int unsigned DESC_FLAG_ADAPTIVE_BIT = 3;
   localparam int unsigned DESC_FLAG_INLINE_BIT = 8;
 
   // Status word bits (lme_desc.status, lmr_entry.status); low 8 bits are a desc_err code.
@@ -216,7 +217,9 @@ package fasthsl_pkg;
   localparam int unsigned ROUTE_CTRL_WORDS = 1;
   typedef struct packed {
     logic [0:0] valid;
-    logic [27:0] rsvd3;
+    logic [14:0] rsvd16;
+    logic [7:0] amask;
+    logic [4:0] rsvd3;
     logic [2:0] port;
   } route_ctrl_t;  // 32 bits
 

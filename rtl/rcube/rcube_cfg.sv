@@ -5,7 +5,7 @@
 // subtracting its base and dividing by its stride (constants, so this is bit slicing
 // for the power-of-two strides of the contract), so a contract change that moves
 // registers needs no edit here. Only the valid bit and port field of RT_CTRL are
-// stored; reserved bits read as zero. Registers of inputs the router does not have
+// stored (and the adaptive mask); reserved bits read as zero. Registers of inputs the router does not have
 // decode as unknown.
 //
 // The tables are a register file written one entry per request. Decoding the index
@@ -37,6 +37,7 @@ module rcube_cfg #(
   output logic [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0]                     entry_valid_o,
   output fasthsl_pkg::route_bounds_t [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0] entry_bounds_o,
   output logic [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0][2:0]                entry_port_o,
+  output logic [NPORTS-1:0][fasthsl_pkg::ROUTE_ENTRIES-1:0][7:0]                entry_amask_o,
   // broadcast tables, [input][output]
   output logic [NPORTS-1:0][NPORTS-1:0]                                         bc_en_o,
   output logic [NPORTS-1:0][NPORTS-1:0][7:0]                                    bc_lo_o,
@@ -114,15 +115,17 @@ module rcube_cfg #(
   logic [NEntries-1:0]          valid_q;
   route_bounds_t [NEntries-1:0] bounds_q;
   logic [NEntries-1:0][2:0]     port_q;
+  logic [NEntries-1:0][7:0]     amask_q;
 
   route_ctrl_t wr_ctrl;
   assign wr_ctrl = route_ctrl_t'(cfg_req_wdata_i);
   logic unused_ctrl_rsvd;
-  assign unused_ctrl_rsvd = ^wr_ctrl.rsvd3;
+  assign unused_ctrl_rsvd = ^{wr_ctrl.rsvd3, wr_ctrl.rsvd16};
 
   assign entry_valid_o  = valid_q;
   assign entry_bounds_o = bounds_q;
   assign entry_port_o   = port_q;
+  assign entry_amask_o  = amask_q;
 
   // ---- counters ----
   logic [NPORTS-1:0][31:0] drop_cnt_q, eep_cnt_q, tmo_cnt_q;
@@ -140,7 +143,8 @@ module rcube_cfg #(
     if (is_tmo)    rdata = tmo_cnt_q[tmo_idx];
     if (is_tmo_cycles) rdata = 32'(tmo_cycles_q);
     if (is_bounds) rdata = bounds_q[bounds_idx];
-    if (is_ctrl)   rdata = route_ctrl_t'{valid: valid_q[ctrl_idx], rsvd3: '0,
+    if (is_ctrl)   rdata = route_ctrl_t'{valid: valid_q[ctrl_idx], rsvd16: '0,
+                                         amask: amask_q[ctrl_idx], rsvd3: '0,
                                          port: port_q[ctrl_idx]};
     if (is_bc_mask)   rdata = 32'(bc_en_q[bc_mask_idx]);
     if (is_bc_bounds) rdata = route_bounds_t'{hi: 16'(bc_hi_q[bc_in_idx][bc_out_idx]),
@@ -157,6 +161,7 @@ module rcube_cfg #(
       valid_q     <= '0;
       bounds_q    <= '0;
       port_q      <= '0;
+      amask_q     <= '0;
       drop_cnt_q  <= '0;
       eep_cnt_q   <= '0;
       bc_en_q     <= '0;
@@ -172,6 +177,7 @@ module rcube_cfg #(
       if (wr_req && is_ctrl) begin
         valid_q[ctrl_idx] <= wr_ctrl.valid;
         port_q[ctrl_idx]  <= wr_ctrl.port;
+        amask_q[ctrl_idx] <= wr_ctrl.amask;
       end
       if (wr_req && is_bc_mask) bc_en_q[bc_mask_idx] <= cfg_req_wdata_i[NPORTS-1:0];
       if (wr_req && is_bc_bounds) begin

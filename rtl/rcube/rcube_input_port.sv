@@ -56,6 +56,7 @@ module rcube_input_port #(
   assign is_bcast = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
   assign routable = lookup_hit && !is_bcast;
 
+  logic [NPORTS-1:0] unused_amask;
   rcube_route_lookup #(
     .NPORTS(NPORTS)
   ) u_lookup (
@@ -64,8 +65,11 @@ module rcube_input_port #(
     .entry_valid_i (entry_valid_i),
     .entry_bounds_i(entry_bounds_i),
     .entry_port_i  (entry_port_i),
+    // The FIFO organisation routes deterministically: one queue, one output per packet.
+    .entry_amask_i ('0),
     .hit_o         (lookup_hit),
-    .port_o        (lookup_port)
+    .port_o        (lookup_port),
+    .amask_o       (unused_amask)
   );
 
   buf_entry_t wr_entry;

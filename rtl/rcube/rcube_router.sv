@@ -58,6 +58,7 @@ module rcube_router #(
   logic [NPORTS-1:0][ROUTE_ENTRIES-1:0]             entry_valid;
   route_bounds_t [NPORTS-1:0][ROUTE_ENTRIES-1:0]    entry_bounds;
   logic [NPORTS-1:0][ROUTE_ENTRIES-1:0][2:0]        entry_port;
+  logic [NPORTS-1:0][ROUTE_ENTRIES-1:0][7:0]        entry_amask;
   logic [NPORTS-1:0][NPORTS-1:0]                    bc_en;
   logic [NPORTS-1:0][NPORTS-1:0][7:0]               bc_lo, bc_hi;
 
@@ -82,6 +83,7 @@ module rcube_router #(
     .entry_valid_o  (entry_valid),
     .entry_bounds_o (entry_bounds),
     .entry_port_o   (entry_port),
+    .entry_amask_o  (entry_amask),
     .bc_en_o        (bc_en),
     .bc_lo_o        (bc_lo),
     .bc_hi_o        (bc_hi)
@@ -96,6 +98,9 @@ module rcube_router #(
     logic       [NPORTS-1:0]             xvalid, sched;
     logic       [NPORTS-1:0]             bc_avail, pop_bc, bc_start, credit_bc;
     logic       [NPORTS-1:0][NPORTS-1:0] bc_mask;     // [input][output]
+    logic       [NPORTS-1:0]             ad_avail, pop_ad, ad_start;
+    logic       [NPORTS-1:0][PortW-1:0]  ad_port;
+    logic       [NPORTS-1:0][NPORTS-1:0] ad_alt;      // [input][output]
 
     for (genvar i = 0; i < NPORTS; i++) begin : gen_in
       rcube_voq_input #(
@@ -111,6 +116,7 @@ module rcube_router #(
         .entry_valid_i (entry_valid[i]),
         .entry_bounds_i(entry_bounds[i]),
         .entry_port_i  (entry_port[i]),
+        .entry_amask_i (entry_amask[i]),
         .bc_en_i       (bc_en[i]),
         .bc_lo_i       (bc_lo[i]),
         .bc_hi_i       (bc_hi[i]),
@@ -121,6 +127,11 @@ module rcube_router #(
         .bc_mask_o     (bc_mask[i]),
         .pop_bc_i      (pop_bc[i]),
         .bc_start_i    (bc_start[i]),
+        .ad_avail_o    (ad_avail[i]),
+        .ad_port_o     (ad_port[i]),
+        .ad_alt_o      (ad_alt[i]),
+        .pop_ad_i      (pop_ad[i]),
+        .ad_start_i    (ad_start[i]),
         .rd_flit_o     (rd_flit[i]),
         .tmo_cycles_i  (tmo_cycles),
         .drop_o        (drop_inc[i]),
@@ -145,10 +156,15 @@ module rcube_router #(
       .rd_last_i  (rd_last),
       .bc_avail_i (bc_avail),
       .bc_mask_i  (bc_mask),
+      .ad_avail_i (ad_avail),
+      .ad_port_i  (ad_port),
+      .ad_alt_i   (ad_alt),
       .pop_o      (pop),
       .pop_port_o (pop_port),
       .pop_bc_o   (pop_bc),
       .bc_start_o (bc_start),
+      .pop_ad_o   (pop_ad),
+      .ad_start_o (ad_start),
       .sched_o    (sched),
       .xvalid_o   (xvalid),
       .xsel_o     (xsel)
@@ -173,8 +189,10 @@ module rcube_router #(
     end
   end else begin : gen_fifo
     // No broadcast replication here (rcube_input_port drops broadcasts).
+    // ... nor adaptive routing: a FIFO input has one queue, so a packet's output is fixed
+    // when it is stored.
     logic unused_bc;
-    assign unused_bc = ^{bc_en, bc_lo, bc_hi};
+    assign unused_bc = ^{bc_en, bc_lo, bc_hi, entry_amask};
     // ---- inputs ----
     // in_req[i][o]: input i's buffer head wants output o; out_req is the transpose.
     link_flit_t [NPORTS-1:0]              head_flit;

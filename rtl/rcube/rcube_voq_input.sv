@@ -23,13 +23,20 @@
 // last flit, which closes it, returns no credit and is counted (tmo_o). A flit that
 // arrives after all starts a new packet (its receiver drops it as malformed).
 // A dropped (unroutable) packet is just ended.
+//
+// Adaptive packets (header flag DESC_FLAG_ADAPTIVE, table entry with a non-empty amask)
+// go to a second extra queue (index NPORTS + 1) in arrival order; the preferred port
+// and the alternatives of each one wait in a FIFO beside it, as the broadcast sets do,
+// so the allocator sees the set of the queue's front packet (ad_port_o, ad_alt_o) and
+// picks the output when it starts the packet (ad_start_i). The body follows the head
+// through the same queue, so wormhole order holds whichever output was chosen.
 module rcube_voq_input #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,
   parameter int unsigned INPORT    = 0,   // this input's port number
   parameter bit          REG_AVAIL = 1'b0,   // see rcube_voq_buffer
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
-  localparam int unsigned QW       = $clog2(NPORTS + 1),
+  localparam int unsigned QW       = $clog2(NPORTS + 2),
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
 ) (
   input  logic                                                       clk_i,
@@ -41,6 +48,7 @@ module rcube_voq_input #(
   input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0]                      entry_valid_i,
   input  fasthsl_pkg::route_bounds_t [fasthsl_pkg::ROUTE_ENTRIES-1:0] entry_bounds_i,
   input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0][2:0]                 entry_port_i,
+  input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0][7:0]                 entry_amask_i,
   // this input's broadcast table
   input  logic [NPORTS-1:0]                                          bc_en_i,
   input  logic [NPORTS-1:0][7:0]                                     bc_lo_i,
@@ -55,6 +63,13 @@ module rcube_voq_input #(
   output logic [NPORTS-1:0]                                          bc_mask_o,
   input  logic                                                       pop_bc_i,
   input  logic                                                       bc_start_i,
+  // adaptive queue: has a flit, preferred port and alternatives of its front packet;
+  // pop_ad_i (with pop_i) pops it, ad_start_i says that pop is an adaptive packet's head
+  output logic                                                       ad_avail_o,
+  output logic [PortW-1:0]                                           ad_port_o,
+  output logic [NPORTS-1:0]                                          ad_alt_o,
+  input  logic                                                       pop_ad_i,
+  input  logic                                                       ad_start_i,
   // the flit popped at the last edge, on its way through the crossbar
   output fasthsl_link_pkg::link_flit_t                               rd_flit_o,
   // stall timeout in cycles (RT_TMO_CYCLES), 0: off
@@ -71,12 +86,16 @@ module rcube_voq_input #(
   logic [QW-1:0]    pkt_port_q, pkt_port_d;  // queue: output, or NPORTS for a broadcast
   logic             pkt_drop_q, pkt_drop_d;
 
-  logic             lookup_hit;
-  logic [PortW-1:0] lookup_port;
+  logic              lookup_hit;
+  logic [PortW-1:0]  lookup_port;
+  logic [NPORTS-1:0] lookup_amask;
 
-  logic is_head, is_bcast;
+  logic is_head, is_bcast, is_adapt;
   assign is_head  = in_flit_i.valid && !in_pkt_q;
   assign is_bcast = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
+  // Header word 0 carries the descriptor's low flag bits at 47:40.
+  assign is_adapt = in_flit_i.data[40 + fasthsl_pkg::DESC_FLAG_ADAPTIVE_BIT] &&
+                    lookup_amask != '0;
 
   logic [NPORTS-1:0] bc_fwd;
   rcube_bcast_lookup #(
@@ -99,21 +118,27 @@ module rcube_voq_input #(
     .entry_valid_i (entry_valid_i),
     .entry_bounds_i(entry_bounds_i),
     .entry_port_i  (entry_port_i),
+    .entry_amask_i (entry_amask_i),
     .hit_o         (lookup_hit),
-    .port_o        (lookup_port)
+    .port_o        (lookup_port),
+    .amask_o       (lookup_amask)
   );
 
   // ---- stall timeout ----
   logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
   logic        expired, inj, inj_taken, has_free;
-  logic [NPORTS:0][CntW-1:0]   count;   // per queue, the broadcast queue last
+  logic [NPORTS+1:0][CntW-1:0] count;   // per queue: outputs, broadcast, adaptive
   // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
   assign expired   = in_pkt_q && !in_flit_i.valid && tmo_cycles_i != '0 && idle_q >= tmo_cycles_i;
   assign inj       = expired && !pkt_drop_q && count[pkt_port_q] == '0;
   // The EEP leaves through the queue the packet was in: the broadcast queue for a
   // broadcast (its connection holds the whole output set until this last flit).
-  assign inj_taken = inj && ((pkt_port_q == QW'(NPORTS)) ? pop_bc_i
-                                                         : pop_i && QW'(pop_port_i) == pkt_port_q);
+  // An adaptive packet's EEP leaves through the adaptive queue and its connection.
+  always_comb begin
+    if (pkt_port_q == QW'(NPORTS))          inj_taken = inj && pop_bc_i;
+    else if (pkt_port_q == QW'(NPORTS + 1)) inj_taken = inj && pop_i && pop_ad_i;
+    else inj_taken = inj && pop_i && !pop_ad_i && QW'(pop_port_i) == pkt_port_q;
+  end
   always_comb begin
     idle_d    = idle_q;
     if (!in_pkt_q || in_flit_i.valid) idle_d = '0;
@@ -128,7 +153,7 @@ module rcube_voq_input #(
     if (in_flit_i.valid) in_pkt_d = !in_flit_i.last;
     if (tmo_o) in_pkt_d = 1'b0;
     if (is_head) begin
-      pkt_port_d = is_bcast ? QW'(NPORTS) : QW'(lookup_port);
+      pkt_port_d = is_bcast ? QW'(NPORTS) : is_adapt ? QW'(NPORTS + 1) : QW'(lookup_port);
       pkt_drop_d = is_bcast ? (bc_fwd == '0) : !lookup_hit;
     end
   end
@@ -143,10 +168,10 @@ module rcube_voq_input #(
 
   logic                          rd_valid;
   logic [65:0]                   rd_data;
-  logic [NPORTS:0]               q_avail;
+  logic [NPORTS+1:0]             q_avail;
 
   rcube_voq_buffer #(
-    .NQ   (NPORTS + 1),
+    .NQ   (NPORTS + 2),
     .DEPTH(BUF_DEPTH),
     .W    (66),
     .REG_AVAIL(REG_AVAIL)
@@ -160,7 +185,7 @@ module rcube_voq_input #(
     .push_data_i(inj ? {1'b1, 1'b1, 64'd0} : {in_flit_i.last, in_flit_i.err, in_flit_i.data}),
     .avail_o    (q_avail),
     .pop_i      (pop_i || pop_bc_i),
-    .pop_q_i    (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
+    .pop_q_i    (pop_bc_i ? QW'(NPORTS) : pop_ad_i ? QW'(NPORTS + 1) : QW'(pop_port_i)),
     .rd_valid_o (rd_valid),
     .rd_data_o  (rd_data),
     .count_o    (count),
@@ -169,6 +194,7 @@ module rcube_voq_input #(
 
   assign avail_o    = q_avail[NPORTS-1:0];
   assign bc_avail_o = q_avail[NPORTS];
+  assign ad_avail_o = q_avail[NPORTS+1];
 
   // ---- output sets of the broadcasts in the queue ----
   // One entry per broadcast in the queue (each holds at least one buffer slot, so
@@ -194,6 +220,30 @@ module rcube_voq_input #(
     .out_ready_i(bc_start_i),
     .out_data_o (mask_front),
     .count_o    (unused_bc_count)
+  );
+
+  // ---- preferred port and alternatives of the adaptive packets in the queue ----
+  // Same scheme as the broadcast sets: one entry per adaptive packet not yet started.
+  logic                      set_push, set_valid;
+  logic [PortW+NPORTS-1:0]   set_front;
+  logic                      unused_ad_ready;   // never full: one entry per stored packet
+  logic [CntW-1:0]           unused_ad_count;
+  assign set_push = is_head && !is_bcast && is_adapt;   // is_adapt implies a hit
+  assign {ad_port_o, ad_alt_o} = set_valid ? set_front : {lookup_port, lookup_amask};
+
+  fifo_sync #(
+    .WIDTH(PortW + NPORTS),
+    .DEPTH(BUF_DEPTH)
+  ) u_ad_sets (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .in_valid_i (set_push && !(ad_start_i && !set_valid)),
+    .in_ready_o (unused_ad_ready),
+    .in_data_i  ({lookup_port, lookup_amask}),
+    .out_valid_o(set_valid),
+    .out_ready_i(ad_start_i),
+    .out_data_o (set_front),
+    .count_o    (unused_ad_count)
   );
 
   assign rd_flit_o = '{valid: rd_valid, last: rd_data[65], err: rd_data[64], data: rd_data[63:0]};
@@ -240,6 +290,10 @@ module rcube_voq_input #(
       assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
       assert (!bc_start_i || mask_valid || mask_push)
         else $error("rcube_voq_input: broadcast start without a queued broadcast");
+      assert (!pop_ad_i || pop_i) else $error("rcube_voq_input: adaptive pop without pop");
+      assert (!ad_start_i || pop_ad_i) else $error("rcube_voq_input: adaptive start without pop");
+      assert (!ad_start_i || set_valid || set_push)
+        else $error("rcube_voq_input: adaptive start without a queued adaptive packet");
     end
   end
 `endif

@@ -4,10 +4,11 @@
 //!
 //! ```text
 //! cargo run --release -p fasthsl-sim --example soak -- [--cycles N] [--seed S]
-//!     [--topology SPEC,...] [--router fifo,voq] [--jobs J]
+//!     [--topology SPEC,...] [--router fifo,voq] [--adaptive SHARE] [--jobs J]
 //! ```
 //! Defaults: 10 000 000 cycles, seed 1, star:8 full:8 ring:16 mesh:4x4 torus:4x4
-//! hypercube:6 ring:64 mesh:8x8, both organisations, 1 job. Wall time is reported per
+//! hypercube:6 ring:64 mesh:8x8, both organisations, a quarter of the good packets
+//! adaptive (`SoakConfig::new`), 1 job. Wall time is reported per
 //! run; it is the only non-deterministic number here.
 
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ struct Args {
     seed: u64,
     topologies: Vec<(String, Topology)>,
     routers: Vec<RouterKind>,
+    adaptive: Option<f64>,
     jobs: usize,
 }
 
@@ -36,6 +38,7 @@ fn parse() -> Result<Args, String> {
         seed: 1,
         topologies: Vec::new(),
         routers: vec![RouterKind::Fifo, RouterKind::Voq],
+        adaptive: None,
         jobs: 1,
     };
     let mut topo = DEFAULT_TOPOLOGIES.to_string();
@@ -57,6 +60,13 @@ fn parse() -> Result<Args, String> {
                     .map(|s| s.parse::<RouterKind>().map_err(|e| e.to_string()))
                     .collect::<Result<_, _>>()?
             }
+            "--adaptive" => {
+                let v: f64 = val()?.parse().map_err(|_| "--adaptive: not a number")?;
+                if !(0.0..=1.0).contains(&v) {
+                    return Err("--adaptive: a share within 0..=1".into());
+                }
+                a.adaptive = Some(v);
+            }
             "--jobs" => {
                 a.jobs = val()?.parse().map_err(|_| "--jobs: not a number")?;
                 if a.jobs == 0 {
@@ -65,7 +75,7 @@ fn parse() -> Result<Args, String> {
             }
             "-h" | "--help" => {
                 return Err("usage: soak [--cycles N] [--seed S] [--topology SPEC,...] \
-                            [--router fifo,voq] [--jobs J]"
+                            [--router fifo,voq] [--adaptive SHARE] [--jobs J]"
                     .into())
             }
             _ => return Err(format!("unknown argument '{flag}' (try --help)")),
@@ -104,7 +114,10 @@ fn main() -> ExitCode {
                 let Some((spec, t, router)) = runs.get(i) else {
                     break;
                 };
-                let c = SoakConfig::new(*router, t.clone(), a.cycles, a.seed);
+                let mut c = SoakConfig::new(*router, t.clone(), a.cycles, a.seed);
+                if let Some(share) = a.adaptive {
+                    c.adaptive = share;
+                }
                 let t0 = Instant::now();
                 let res = soak(&c);
                 let wall = t0.elapsed().as_secs_f64();
@@ -119,7 +132,7 @@ fn main() -> ExitCode {
                         println!(
                             "{{{head},\"ok\":true,\"cycles\":{},\"packets_sent\":{},\
                              \"packets_delivered\":{},\"flits_delivered\":{},\
-                             \"eep_delivered\":{},\"cut_short\":{},\"overlong_sent\":{},\
+                             \"eep_delivered\":{},\"cut_short\":{},\"overlong_sent\":{},\"adaptive_sent\":{},\
                              \"dropped\":{},\"rt_drop\":{},\"rt_eep\":{},\"accepted\":{:.4},\
                              \"max_latency\":{},\"slowest\":\"{}\",\"longest_idle\":{},\
                              \"router_cycles_per_s\":{:.0}}}",
@@ -130,6 +143,7 @@ fn main() -> ExitCode {
                             r.eep_delivered,
                             r.cut_short,
                             r.overlong_sent,
+                            r.adaptive_sent,
                             r.dropped,
                             r.rt_drop,
                             r.rt_eep,

@@ -16,11 +16,19 @@
 //! # Packets
 //! A packet is `packet_flits` flits (1..=64). The head carries the destination in the
 //! `dest` field of the contract's packet header (what routers route on), the source in
-//! `src`, and a per-(source, destination) sequence number in bits 32..63 (the router
-//! reads only `dest`; these are not DDSLRP packets and never reach a NIC). The second
+//! `src`, and a per-(source, destination) sequence number in bits 36..63 but 43 (the
+//! router reads only `dest`, `ptype` and the ADAPTIVE bit 43 of the header's flags;
+//! these are not DDSLRP packets and never reach a NIC). The second
 //! flit carries the creation cycle; the rest a hash of (source, destination, sequence,
 //! index). The [`Scoreboard`] checks that every packet arrives exactly once, at the
 //! right sink, intact, in order per (source, destination).
+//!
+//! # Routing
+//! [`Routing::Adaptive`] programs [`Topology::adaptive_tables`] and marks every packet
+//! ADAPTIVE: a router may send it to an alternative output when its primary one is
+//! busy. Packets of one pair may then overtake each other, so order is not checked for
+//! them (a NIC completes messages by counting bytes, not by packet order); exactly-once
+//! delivery and content still are.
 //!
 //! # Measurement
 //! Each source creates packets by a Bernoulli process (probability offered/length per
@@ -46,7 +54,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use fasthsl_contract::router_regs as rt;
-use fasthsl_contract::{PktHdr, RouteBounds, RouteCtrl, ROUTE_ENTRIES};
+use fasthsl_contract::{desc_flag, PktHdr, RouteBounds, RouteCtrl, ROUTE_ENTRIES};
 use fasthsl_topology::{Topology, ROUTER_PORTS};
 
 use crate::ffi::{self, RouterFifoModel, RouterIn, RouterModel, RouterOut};
@@ -102,6 +110,48 @@ impl FromStr for RouterKind {
         }
     }
 }
+
+/// How the routers route: the tables programmed and how packets are marked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Routing {
+    /// [`Topology::routing_tables`], packets without the ADAPTIVE flag.
+    #[default]
+    Deterministic,
+    /// [`Topology::adaptive_tables`], every packet ADAPTIVE.
+    Adaptive,
+}
+
+impl Routing {
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Routing::Deterministic => "deterministic",
+            Routing::Adaptive => "adaptive",
+        }
+    }
+}
+
+impl fmt::Display for Routing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Routing {
+    type Err = TrafficError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "deterministic" => Ok(Routing::Deterministic),
+            "adaptive" => Ok(Routing::Adaptive),
+            _ => Err(TrafficError::Config(format!(
+                "unknown routing '{s}' (known: deterministic, adaptive)"
+            ))),
+        }
+    }
+}
+
+/// Header bit of DESC_FLAG_ADAPTIVE (word 0 carries the descriptor's flags at 47:40).
+pub const ADAPTIVE_HEAD_BIT: u64 = (desc_flag::ADAPTIVE as u64) << 40;
 
 /// Destination pattern of the generated traffic.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -214,6 +264,8 @@ pub struct TrafficConfig {
     pub drain_max: u64,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Deterministic or adaptive routing.
+    pub routing: Routing,
 }
 
 impl TrafficConfig {
@@ -230,6 +282,7 @@ impl TrafficConfig {
             measure: 10_000,
             drain_max: 20_000,
             seed: 1,
+            routing: Routing::Deterministic,
         }
     }
 }
@@ -489,10 +542,12 @@ pub fn head_flit(dest: usize, src: usize, seq: u32) -> u64 {
         src: src as u16,
         ..PktHdr::default()
     };
-    // Routers look at word 0's dest and ptype (bits 35:32, WRITE = 0 here: BCAST would
-    // be replicated); the sequence number takes bits 63:36.
-    debug_assert!(seq < 1 << 28, "sequence number beyond 28 bits");
-    (hdr.to_words()[0] & 0xFFFF_FFFF) | (u64::from(seq) << 36)
+    // Routers look at word 0's dest, ptype (bits 35:32, WRITE = 0 here: BCAST would be
+    // replicated) and the ADAPTIVE flag (bit 43, set by the sender when wanted); the
+    // sequence number takes bits 63:36 around it.
+    debug_assert!(seq < 1 << 27, "sequence number beyond 27 bits");
+    let seq = u64::from(seq);
+    (hdr.to_words()[0] & 0xFFFF_FFFF) | (seq & 0x7F) << 36 | (seq >> 7) << 44
 }
 
 /// (dest, src, seq) of a head flit.
@@ -501,7 +556,7 @@ pub fn parse_head(flit: u64) -> (usize, usize, u32) {
     (
         usize::from(hdr.dest),
         usize::from(hdr.src),
-        (flit >> 36) as u32,
+        ((flit >> 36) & 0x7F | (flit >> 44) << 7) as u32,
     )
 }
 
@@ -934,6 +989,8 @@ struct Pending {
     ordered: bool,
     /// A malformed packet stopped early (soak), for the report.
     cut: bool,
+    /// Sent with the ADAPTIVE flag.
+    adaptive: bool,
 }
 
 /// Link output of a generator or sink, registered: what the router sees next cycle.
@@ -968,6 +1025,8 @@ struct Source {
     /// The soak's mixed traffic (classes, lengths, bursts, malformed packets, sink
     /// stalls) instead of the fixed pattern and length above.
     mix: Option<soak::Mix>,
+    /// Every packet ADAPTIVE (and unordered).
+    adaptive: bool,
 }
 
 /// What a terminal did in one cycle.
@@ -1014,7 +1073,7 @@ impl Terminal {
     }
 
     /// Queues a good `flits`-flit packet to `dest` created in `now`.
-    fn create(&mut self, dest: usize, now: u64, flits: u32) {
+    fn create(&mut self, dest: usize, now: u64, flits: u32, adaptive: bool) {
         let seq = self.next_seq[dest];
         self.next_seq[dest] = seq.wrapping_add(1);
         self.queue.push_back(Pending {
@@ -1024,8 +1083,9 @@ impl Terminal {
             created: now,
             flits,
             eep: false,
-            ordered: true,
+            ordered: !adaptive,
             cut: false,
+            adaptive,
         });
     }
 
@@ -1063,7 +1123,7 @@ impl Terminal {
             };
             if create {
                 let dest = src.dests.pick(self.node, &mut self.rng);
-                self.create(dest, now, src.packet_flits);
+                self.create(dest, now, src.packet_flits, src.adaptive);
             }
         }
         let mut out = LinkOut {
@@ -1101,6 +1161,9 @@ impl Terminal {
                     pk.created,
                     *idx,
                 );
+                if *idx == 0 && pk.adaptive {
+                    out.data |= ADAPTIVE_HEAD_BIT;
+                }
                 *idx += 1;
                 out.last = *idx == pk.flits;
                 out.err = out.last && pk.eep;
@@ -1199,9 +1262,11 @@ impl Net {
         ffi::check_abi().map_err(TrafficError::Sim)?;
         let t = &c.topology;
         let nodes = t.nodes();
-        let tables = t
-            .routing_tables()
-            .map_err(|e| TrafficError::Routing(e.to_string()))?;
+        let tables = match c.routing {
+            Routing::Deterministic => t.routing_tables(),
+            Routing::Adaptive => t.adaptive_tables(),
+        }
+        .map_err(|e| TrafficError::Routing(e.to_string()))?;
         let mut peers: Vec<Vec<(usize, Peer)>> = vec![Vec::new(); t.routers()];
         let mut attach = Vec::with_capacity(nodes);
         for n in 0..nodes {
@@ -1235,6 +1300,7 @@ impl Net {
                     };
                     let ctl = RouteCtrl {
                         port: iv.port,
+                        amask: iv.amask,
                         valid: true,
                     };
                     q.push_back((rt::RT_BOUNDS + idx * rt::RT_BOUNDS_STRIDE, b.to_words()[0]));
@@ -1266,6 +1332,7 @@ impl Net {
                 },
                 saturate: c.saturate,
                 mix: None,
+                adaptive: c.routing == Routing::Adaptive,
             },
             cfg,
             cycle: 0,
@@ -1665,6 +1732,7 @@ pub fn zero_load(
         measure: 1,
         drain_max: 0,
         seed: 1,
+        routing: Routing::Deterministic,
     };
     check_config(&c)?;
     let hops = hop_counts(topology)?;
@@ -1680,7 +1748,7 @@ pub fn zero_load(
     let mut samples = Vec::new();
     'pairs: for s in 0..n {
         for d in (0..n).filter(|&d| d != s) {
-            net.terms[s].create(d, net.cycle, packet_flits);
+            net.terms[s].create(d, net.cycle, packet_flits, false);
             let start = net.cycle;
             let got = loop {
                 net.step();
@@ -1724,6 +1792,7 @@ fn direct_latency(packet_flits: u32) -> Result<u64, TrafficError> {
         p_packet: 0.0,
         saturate: false,
         mix: None,
+        adaptive: false,
     };
     let mut board = Scoreboard::new(2);
     let mut t = [Terminal::new(0, 2, 0), Terminal::new(1, 2, 0)];
@@ -1731,7 +1800,7 @@ fn direct_latency(packet_flits: u32) -> Result<u64, TrafficError> {
     let created = 2 * u64::from(SINK_DEPTH);
     for now in 0..created + 1_000 {
         if now == created {
-            t[0].create(1, now, packet_flits);
+            t[0].create(1, now, packet_flits, false);
         }
         let (o0, o1) = (t[0].out, t[1].out);
         let wire = |o: LinkOut, back: LinkOut| TermIn {

@@ -123,6 +123,7 @@ fn up_slot(spec: &str, routes: Routes, slot: usize, shared_iova: bool) -> Net {
                         };
                         let ctrl = RouteCtrl {
                             port: iv.port,
+                            amask: iv.amask,
                             valid: true,
                         };
                         let base = ROUTER_CSR_BASE as u32;

@@ -204,14 +204,16 @@ pub mod desc_flag {
     pub const IRQ_REMOTE: u16 = 1 << 1;
     /// Broadcast: dest is a node range lo | hi << 8 (node ids < BCAST_NODES); the packets are sent once as ptype BCAST and replicated by the routers. The sender does not receive its own broadcast. Completes when the packets have left (no acknowledgement).
     pub const BCAST: u16 = 1 << 2;
+    /// Adaptive routing: routers may send this message's packets to any output of their table entry's amask when the entry's port is busy. Packets of one message may then arrive out of order (the receiver completes by byte count).
+    pub const ADAPTIVE: u16 = 1 << 3;
     /// The payload is in the descriptor, not at local_addr: bytes 0..7 in the local_addr field (little-endian), bytes 8..63 of a pushed descriptor in PUSH_DATA. No payload DMA read. Bits 8..15 are local to the sender: they do not travel (packets carry the low 8 flag bits).
     pub const INLINE: u16 = 1 << 8;
     /// Every defined bit.
-    pub const ALL: u16 = IRQ_LOCAL | IRQ_REMOTE | BCAST | INLINE;
+    pub const ALL: u16 = IRQ_LOCAL | IRQ_REMOTE | BCAST | ADAPTIVE | INLINE;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u16) -> Vec<&'static str> {
-        const NAMES: [(u16, &str); 4] = [(IRQ_LOCAL, "IRQ_LOCAL"), (IRQ_REMOTE, "IRQ_REMOTE"), (BCAST, "BCAST"), (INLINE, "INLINE")];
+        const NAMES: [(u16, &str); 5] = [(IRQ_LOCAL, "IRQ_LOCAL"), (IRQ_REMOTE, "IRQ_REMOTE"), (BCAST, "BCAST"), (ADAPTIVE, "ADAPTIVE"), (INLINE, "INLINE")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -845,6 +847,8 @@ impl WinRejInfo {
 pub struct RouteCtrl {
     /// Output port for destinations in the interval.
     pub port: u8,
+    /// Adaptive alternatives: bit o set = a packet with DESC_FLAG_ADAPTIVE whose port output is busy (connected to another input, or out of credits) may take output o instead (VOQ router; bits of ports the router lacks are ignored). 0: deterministic. The union of port and amask routes must keep the channel dependency graph acyclic (fasthsl_topology::check).
+    pub amask: u8,
     /// Entry is used.
     pub valid: bool,
 }
@@ -859,6 +863,7 @@ impl RouteCtrl {
     pub fn to_words(&self) -> [u32; 1] {
         let mut w = [0 as u32; 1];
         w[0] |= ((self.port as u32) & 0x7) << 0;
+        w[0] |= ((self.amask as u32) & 0xff) << 8;
         w[0] |= ((self.valid as u32) & 0x1) << 31;
         w
     }
@@ -867,6 +872,7 @@ impl RouteCtrl {
     pub fn from_words(w: &[u32; 1]) -> Self {
         Self {
             port: ((w[0] >> 0) & 0x7) as u8,
+            amask: ((w[0] >> 8) & 0xff) as u8,
             valid: (w[0] >> 31) & 1 == 1,
         }
     }

@@ -1729,6 +1729,7 @@ fn route_registers(inputs: &[Vec<fasthsl_topology::Interval>]) -> Vec<(usize, us
                     RouteBounds { lo: i.lo, hi: i.hi },
                     RouteCtrl {
                         port: i.port,
+                        amask: i.amask,
                         valid: true,
                     },
                 ),

@@ -1120,7 +1120,7 @@ impl Fuzz {
             let (off, keep) = if self.rng.chance(50) {
                 (rt::RT_BOUNDS + idx * rt::RT_BOUNDS_STRIDE, u32::MAX)
             } else {
-                (rt::RT_CTRL + idx * rt::RT_CTRL_STRIDE, 0x8000_0007)
+                (rt::RT_CTRL + idx * rt::RT_CTRL_STRIDE, 0x8000_FF07) // valid, amask, port
             };
             self.cards[n].device().bar_write32(base + off, v).unwrap();
             self.rt_regs[n].insert(base + off, v & keep);

@@ -12,6 +12,12 @@
 //! - (c) every input's table fits the hardware's [`ROUTE_ENTRIES`], names existing
 //!   ports, and has `lo <= hi`.
 //!
+//! With adaptive entries (`Interval::amask`), (b) covers the union of every route the
+//! tables allow: from every source, every output of every matching entry (primary and
+//! alternatives) is followed, each must lead to a cabled port and never to another
+//! node's NIC, and each step is a dependency. An acyclic union also rules out routes that
+//! loop. Path lengths and loads (below) are those of the primary routes.
+//!
 //! It also measures the load each channel carries under uniform all-to-all traffic,
 //! and from the busiest channel the saturation throughput, set against the bisection
 //! bound.
@@ -210,7 +216,9 @@ pub struct CheckReport {
 
 /// Checks `tables` against `t` as the module documentation describes: (a), (b), (c).
 pub fn check(t: &Topology, tables: &[RouterTables]) -> Result<CheckReport, CheckError> {
-    let (report, deps) = measure(t, tables)?;
+    let (mut report, mut deps) = measure(t, tables)?;
+    add_adaptive(t, tables, &mut deps)?;
+    report.dependencies = deps.iter().map(Vec::len).sum();
     if let Some(cycle) = find_cycle(&deps) {
         let chans = Chans { n: t.nodes() };
         return Err(CheckError::Deadlock {
@@ -514,6 +522,80 @@ fn walk(
             }
         }
     }
+}
+
+/// Adds to `deps` every dependency of the routes the tables allow with their
+/// alternatives (the primary routes' are there already); checks that every allowed
+/// output of a reachable entry is cabled and does not end at the wrong NIC.
+fn add_adaptive(
+    t: &Topology,
+    tables: &[RouterTables],
+    deps: &mut [Vec<usize>],
+) -> Result<(), CheckError> {
+    if !tables
+        .iter()
+        .flat_map(|rt| rt.inputs.iter().flatten())
+        .any(|iv| iv.amask & !(1u8 << iv.port) != 0)
+    {
+        return Ok(());
+    }
+    let peers = port_map(t);
+    let chans = Chans { n: t.nodes() };
+    for dst in 0..t.nodes() {
+        let mut seen = vec![false; deps.len()];
+        // (channel a packet arrives on, its source)
+        let mut todo: Vec<(Channel, usize)> =
+            (0..t.nodes()).map(|s| (Channel::Inject(s), s)).collect();
+        while let Some((c, src)) = todo.pop() {
+            let ci = chans.index(c);
+            if std::mem::replace(&mut seen[ci], true) {
+                continue;
+            }
+            let (router, input) = match c {
+                Channel::Inject(s) => (t.attachment(s).router, t.attachment(s).port),
+                Channel::Link { router, port } => match peers[router][port] {
+                    Some(Peer::Router(r2, p2)) => (r2, p2),
+                    _ => unreachable!("only cabled links are queued"),
+                },
+                Channel::Eject(_) => continue,
+            };
+            let table = tables[router].inputs.get(input).map_or(&[][..], |v| &v[..]);
+            let d = dst as u64;
+            let iv = table
+                .iter()
+                .find(|iv| (u64::from(iv.lo)..=u64::from(iv.hi)).contains(&d))
+                .ok_or(CheckError::Unroutable {
+                    src,
+                    dst,
+                    router,
+                    input,
+                })?;
+            let outs = iv.amask | (1u8 << iv.port);
+            for port in (0..ROUTER_PORTS).filter(|&o| outs & (1 << o) != 0) {
+                let next = match peers[router][port] {
+                    None => {
+                        return Err(CheckError::DeadEnd {
+                            src,
+                            dst,
+                            router,
+                            port,
+                        })
+                    }
+                    Some(Peer::Nic(got)) if got != dst => {
+                        return Err(CheckError::Misdelivered { src, dst, got })
+                    }
+                    Some(Peer::Nic(_)) => Channel::Eject(dst),
+                    Some(Peer::Router(..)) => Channel::Link { router, port },
+                };
+                let ni = chans.index(next);
+                if !deps[ci].contains(&ni) {
+                    deps[ci].push(ni);
+                }
+                todo.push((next, src));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Table count and order, entry contents (the part of (c) every walk needs).
@@ -841,6 +923,7 @@ mod tests {
                 lo: 5,
                 hi: 5,
                 port: 0,
+                amask: 0,
             },
         );
         assert_eq!(
@@ -860,6 +943,7 @@ mod tests {
                 lo: 4,
                 hi: 4,
                 port: 6,
+                amask: 0,
             },
         );
         assert!(matches!(
@@ -881,6 +965,7 @@ mod tests {
                         lo: 3,
                         hi: 3,
                         port: if r == 1 { 1 } else { 2 },
+                        amask: 0,
                     },
                 );
             }
@@ -896,7 +981,8 @@ mod tests {
             Interval {
                 lo: 9,
                 hi: 9,
-                port: 1
+                port: 1,
+                amask: 0,
             };
             ROUTE_ENTRIES + 1
         ];
@@ -913,6 +999,7 @@ mod tests {
             lo: 9,
             hi: 8,
             port: 1,
+            amask: 0,
         }];
         assert!(matches!(check(&t, &bad), Err(CheckError::BadEntry { .. })));
         let mut bad = good.clone();
@@ -920,6 +1007,7 @@ mod tests {
             lo: 9,
             hi: 9,
             port: 8,
+            amask: 0,
         }];
         assert!(matches!(check(&t, &bad), Err(CheckError::BadEntry { .. })));
         assert!(matches!(
@@ -970,5 +1058,115 @@ mod tests {
                 "{spec}"
             );
         }
+    }
+
+    #[test]
+    fn adaptive_tables_pass_the_union_check_and_adapt_where_they_can() {
+        for spec in specs() {
+            let t: Topology = spec.parse().unwrap();
+            let det = t.routing_tables().unwrap();
+            let ada = t.adaptive_tables().unwrap();
+            let report = check(&t, &ada).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            // Primary routes are the deterministic ones: same path lengths.
+            assert_eq!(report.hops, check(&t, &det).unwrap().hops, "{spec}");
+            let alternatives = ada
+                .iter()
+                .flat_map(|rt| rt.inputs.iter().flatten())
+                .filter(|iv| iv.amask != 0)
+                .count();
+            let two_d = match t.shape() {
+                crate::Shape::Mesh { x, y } => x >= 2 && y >= 2,
+                crate::Shape::Hypercube(d) => d >= 2,
+                _ => false,
+            };
+            match t.kind() {
+                crate::Kind::Mesh | crate::Kind::Hypercube if two_d => {
+                    assert!(alternatives > 0, "{spec}: no adaptive entry");
+                    assert!(report.dependencies > check(&t, &det).unwrap().dependencies);
+                }
+                crate::Kind::Ring | crate::Kind::Torus | crate::Kind::Star | crate::Kind::Full => {
+                    assert_eq!(ada, det, "{spec}: deterministic kinds keep their tables")
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Fully adaptive minimal routing (every productive direction) without virtual
+    /// channels: the union closes turn cycles, and the checker must say so.
+    #[test]
+    fn fully_adaptive_union_is_rejected() {
+        use crate::routing::{build, next_port};
+        use crate::{PORT_EAST, PORT_NORTH, PORT_SOUTH, PORT_WEST};
+        let mesh_all = |t: &Topology, r: usize, d: usize| -> u8 {
+            let crate::Shape::Mesh { x, .. } = t.shape() else {
+                unreachable!()
+            };
+            let (rx, ry, dx, dy) = (r % x, r / x, d % x, d / x);
+            let mut m = 0u8;
+            if t.attachment(d).router == r {
+                return 0;
+            }
+            if dx > rx {
+                m |= 1 << PORT_EAST;
+            }
+            if dx < rx {
+                m |= 1 << PORT_WEST;
+            }
+            if dy > ry {
+                m |= 1 << PORT_SOUTH;
+            }
+            if dy < ry {
+                m |= 1 << PORT_NORTH;
+            }
+            m & !(1 << next_port(t, r, d))
+        };
+        for spec in ["mesh:3x3", "mesh:4x4"] {
+            let t: Topology = spec.parse().unwrap();
+            let tables = build(&t, mesh_all).unwrap();
+            assert!(
+                matches!(check(&t, &tables), Err(CheckError::Deadlock { .. })),
+                "{spec}: fully adaptive mesh accepted"
+            );
+            // The same tables without their alternatives are Y then X again: accepted.
+            let mut det = tables.clone();
+            det.iter_mut()
+                .flat_map(|rt| rt.inputs.iter_mut().flatten())
+                .for_each(|iv| iv.amask = 0);
+            check(&t, &det).unwrap();
+        }
+        let cube_all = |t: &Topology, r: usize, d: usize| -> u8 {
+            (((r ^ d) << 1) & 0xFE) as u8 & !(1 << next_port(t, r, d))
+        };
+        let t = Topology::hypercube(3).unwrap();
+        let tables = build(&t, cube_all).unwrap();
+        assert!(matches!(
+            check(&t, &tables),
+            Err(CheckError::Deadlock { .. })
+        ));
+    }
+
+    #[test]
+    fn adaptive_alternative_to_a_wrong_nic_or_nowhere_is_rejected() {
+        let t = Topology::mesh(3, 3).unwrap();
+        let mut bad = t.adaptive_tables().unwrap();
+        // Router 4 (centre), NIC input: node 0 is north-west; its entry may also eject.
+        let e = bad[4].inputs[0]
+            .iter()
+            .position(|iv| iv.lo <= 0 && 0 <= iv.hi)
+            .unwrap();
+        bad[4].inputs[0][e].amask = 1 << crate::NIC_PORT;
+        assert!(matches!(
+            check(&t, &bad),
+            Err(CheckError::Misdelivered { got: 4, .. })
+        ));
+        // Router 0 (corner) has no west link.
+        let mut bad = t.adaptive_tables().unwrap();
+        let e = bad[0].inputs[0]
+            .iter()
+            .position(|iv| iv.lo <= 8 && 8 <= iv.hi)
+            .unwrap();
+        bad[0].inputs[0][e].amask |= 1 << crate::PORT_WEST;
+        assert!(matches!(check(&t, &bad), Err(CheckError::DeadEnd { .. })));
     }
 }

@@ -122,8 +122,9 @@ pub struct Link {
     pub b: (usize, usize),
 }
 
-/// One interval routing entry: destinations `lo..=hi` leave through `port`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One interval routing entry: destinations `lo..=hi` leave through `port`; adaptive
+/// packets (DESC_FLAG_ADAPTIVE) may also take any port of `amask` when `port` is busy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Interval {
     /// Lowest destination.
     pub lo: u16,
@@ -131,6 +132,8 @@ pub struct Interval {
     pub hi: u16,
     /// Output port.
     pub port: u8,
+    /// Adaptive alternatives, bit o = output o (route_ctrl.amask); 0: deterministic.
+    pub amask: u8,
 }
 
 /// Routing tables of one router: `inputs[p]` is the table of input port `p`.
@@ -429,6 +432,15 @@ impl Topology {
     /// that could only get there by a forbidden turn is dropped and counted.
     pub fn routing_tables(&self) -> Result<Vec<RouterTables>, TopologyError> {
         routing::tables(self)
+    }
+
+    /// Tables for adaptive routing (see [`routing::adaptive_ports`]): the same primary
+    /// ports as [`Self::routing_tables`], plus alternatives (`Interval::amask`) where the
+    /// kind has a deadlock-free adaptive routing (mesh: west-last turn model; hypercube:
+    /// a lower dimension may be taken first when it sets a bit) and as far as they fit
+    /// in [`ROUTE_ENTRIES`]. Ring, torus, star and full stay deterministic.
+    pub fn adaptive_tables(&self) -> Result<Vec<RouterTables>, TopologyError> {
+        routing::adaptive_tables(self)
     }
 
     /// The broadcast tables of every router (see [`bcast`]): per input and output, the

@@ -33,6 +33,33 @@
 //! Each input's table lists only the destinations that can arrive on it, so a packet on
 //! a turn the routing never makes (a corrupted destination, a bad table elsewhere) is
 //! dropped and counted by the router rather than entering a dependency cycle.
+//!
+//! **Adaptive routing** ([`adaptive_ports`], [`crate::Topology::adaptive_tables`]).
+//! Without virtual channels an adaptive routing is deadlock-free when the *union* of
+//! everything it allows keeps the CDG acyclic; no escape channel is needed then, since
+//! any allowed output is as safe as any other. The primary port stays the deterministic
+//! one above (so the default routing, and packets without DESC_FLAG_ADAPTIVE, are
+//! unchanged) and the alternatives are chosen so that the union is a turn model:
+//!
+//! - **mesh**, west-last: Y then X allows every turn from Y into X; adding E->N and
+//!   E->S (a packet still heading east may take the east link before its row changes)
+//!   forbids only W->N and W->S, one turn of each of the two abstract cycles: the
+//!   north-last turn model of Glass and Ni rotated by 90 degrees. So a destination east
+//!   of here in another row may go east first; westward traffic stays Y then X.
+//! - **hypercube**: besides the highest differing bit (e-cube), any lower differing
+//!   bit that goes 0 -> 1. A move that clears a bit is then always on the highest
+//!   differing bit, and only lower dimensions follow it. In a dependency cycle every
+//!   dimension used is both set and cleared; the lowest one, l, is cleared by a move
+//!   that only a lower dimension can follow, which the cycle lacks: no cycle.
+//! - ring and torus keep their dateline routes (an alternative would cross a dateline or
+//!   need a second channel class); star and full have a single minimal path.
+//!
+//! Interval tables limit how much of it can be expressed: the alternatives of a run of
+//! destinations are the intersection of theirs, and an input has [`ROUTE_ENTRIES`]
+//! entries. Adaptive entries go before the deterministic ones (first match wins; they
+//! name the same primary port), chosen greedily by destinations x alternatives covered.
+//! Dropping an alternative only shrinks the union, so the tables stay deadlock-free
+//! whatever fits; [`crate::check()`] verifies the union for every table set anyway.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -115,6 +142,37 @@ pub fn next_port(t: &Topology, router: usize, dest: usize) -> usize {
     }
 }
 
+/// Alternative output ports (bit o = port o) of `router` toward node `dest` for adaptive
+/// packets, besides [`next_port`]: the adaptive routing of the module documentation.
+/// 0 where the kind or the pair has none.
+///
+/// # Panics
+/// If `router` or `dest` is out of range.
+pub fn adaptive_ports(t: &Topology, router: usize, dest: usize) -> u8 {
+    assert!(router < t.routers() && dest < t.nodes(), "out of range");
+    if t.attachment(dest).router == router {
+        return 0;
+    }
+    match t.shape() {
+        Shape::Mesh { x, .. } => {
+            let (rx, ry, dx, dy) = (router % x, router / x, dest % x, dest / x);
+            if dx > rx && dy != ry {
+                1 << PORT_EAST
+            } else {
+                0
+            }
+        }
+        Shape::Hypercube(_) => {
+            let diff = router ^ dest;
+            let high = usize::BITS - 1 - diff.leading_zeros();
+            let set = diff & dest & ((1usize << high) - 1);
+            // Bit d of the id is on port d + 1.
+            ((set << 1) & 0xFE) as u8
+        }
+        _ => 0,
+    }
+}
+
 /// Routers a packet from `src` to `dst` visits, in order (one for a local delivery).
 ///
 /// # Panics
@@ -140,19 +198,38 @@ pub(crate) fn path(t: &Topology, src: usize, dst: usize) -> Vec<usize> {
 /// The tables of every router: for each (router, input), the destinations that arrive
 /// there on some route, merged into intervals of consecutive ids with one output port.
 pub(crate) fn tables(t: &Topology) -> Result<Vec<RouterTables>, TopologyError> {
+    build(t, |_, _, _| 0)
+}
+
+/// [`tables`] with the alternatives of [`adaptive_ports`].
+pub(crate) fn adaptive_tables(t: &Topology) -> Result<Vec<RouterTables>, TopologyError> {
+    build(t, adaptive_ports)
+}
+
+/// Tables for the primary ports of [`next_port`] and the alternatives `alt` gives: each
+/// input lists the destinations that can arrive on it by any allowed route.
+pub(crate) fn build(
+    t: &Topology,
+    alt: impl Fn(&Topology, usize, usize) -> u8,
+) -> Result<Vec<RouterTables>, TopologyError> {
     let peers = port_map(t);
-    let mut arrive: Vec<Vec<BTreeMap<usize, usize>>> =
+    let mut arrive: Vec<Vec<BTreeMap<usize, (usize, u8)>>> =
         vec![vec![BTreeMap::new(); ROUTER_PORTS]; t.routers()];
-    for src in 0..t.nodes() {
-        for dst in 0..t.nodes() {
-            let a = t.attachment(src);
-            let (mut r, mut p) = (a.router, a.port);
-            for _ in 0..=t.routers() {
-                let out = next_port(t, r, dst);
-                arrive[r][p].insert(dst, out);
-                match peers[r][out] {
-                    Some(Peer::Router(r2, p2)) => (r, p) = (r2, p2),
-                    _ => break,
+    for dst in 0..t.nodes() {
+        // Every (router, input) some allowed route to dst reaches, from every source.
+        let mut todo: Vec<(usize, usize)> = (0..t.nodes())
+            .map(|src| (t.attachment(src).router, t.attachment(src).port))
+            .collect();
+        while let Some((r, p)) = todo.pop() {
+            if arrive[r][p].contains_key(&dst) {
+                continue;
+            }
+            let out = next_port(t, r, dst);
+            let amask = alt(t, r, dst) & !(1u8 << out);
+            arrive[r][p].insert(dst, (out, amask));
+            for o in (0..ROUTER_PORTS).filter(|&o| o == out || amask & (1 << o) != 0) {
+                if let Some(Peer::Router(r2, p2)) = peers[r][o] {
+                    todo.push((r2, p2));
                 }
             }
         }
@@ -165,7 +242,9 @@ pub(crate) fn tables(t: &Topology) -> Result<Vec<RouterTables>, TopologyError> {
                 .iter()
                 .enumerate()
                 .map(|(port, dests)| {
-                    let iv = compress(dests.iter().map(|(&d, &p)| (d, p)));
+                    let primary: Vec<usize> =
+                        (0..t.nodes()).map(|d| next_port(t, router, d)).collect();
+                    let iv = fit(dests, &primary);
                     if iv.len() > ROUTE_ENTRIES {
                         Err(TopologyError::TableTooLarge {
                             router,
@@ -229,6 +308,103 @@ pub fn shortest_path_tables(t: &Topology) -> Vec<RouterTables> {
         .collect()
 }
 
+/// Entries for one input: destination -> (primary port, alternatives). Exact when the
+/// runs of equal (port, alternatives) fit in [`ROUTE_ENTRIES`]; otherwise the
+/// deterministic intervals last, and before them, in the entries left, the adaptive
+/// intervals (a run of consecutive destinations with one primary port, with the
+/// intersection of their alternatives) covering the most destinations x alternatives.
+///
+/// Adaptive routes bring more destinations to an input (a mesh's west input sees every
+/// row's eastern part), so its deterministic intervals may not fit either. They may
+/// then span destinations that never arrive there (`primary[d]` is this router's
+/// primary port toward any node d) when the span's port is theirs too: such an entry
+/// adds no dependency (the input-output pair is used anyway) and sends a stray packet
+/// the right way instead of dropping it.
+fn fit(dests: &BTreeMap<usize, (usize, u8)>, primary: &[usize]) -> Vec<Interval> {
+    let list: Vec<(usize, usize, u8)> = dests.iter().map(|(&d, &(p, a))| (d, p, a)).collect();
+    let exact = compress_adaptive(&list);
+    if exact.len() <= ROUTE_ENTRIES {
+        return exact;
+    }
+    let mut base = compress(list.iter().map(|&(d, p, _)| (d, p)));
+    if base.len() > ROUTE_ENTRIES {
+        let mut bridged: Vec<Interval> = Vec::new();
+        for iv in base {
+            match bridged.last_mut() {
+                Some(last)
+                    if last.port == iv.port
+                        && (usize::from(last.hi) + 1..usize::from(iv.lo))
+                            .all(|g| primary[g] == usize::from(iv.port)) =>
+                {
+                    last.hi = iv.hi
+                }
+                _ => bridged.push(iv),
+            }
+        }
+        base = bridged;
+    }
+    // Candidates: every run list[i..=j] of consecutive ids and one port, with a
+    // non-empty common set of alternatives.
+    let mut cand: Vec<(usize, usize, usize, u8)> = Vec::new(); // (value, i, j, amask)
+    for i in 0..list.len() {
+        let mut amask = list[i].2;
+        for j in i..list.len() {
+            if j > i && (list[j].0 != list[j - 1].0 + 1 || list[j].1 != list[i].1) {
+                break;
+            }
+            amask &= list[j].2;
+            if amask == 0 {
+                break;
+            }
+            cand.push(((j - i + 1) * amask.count_ones() as usize, i, j, amask));
+        }
+    }
+    cand.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut picked: Vec<(usize, usize, u8)> = Vec::new();
+    for (_, i, j, amask) in cand {
+        if base.len() + picked.len() >= ROUTE_ENTRIES {
+            break;
+        }
+        if picked.iter().all(|&(pi, pj, _)| j < pi || i > pj) {
+            picked.push((i, j, amask));
+        }
+    }
+    picked.sort_unstable();
+    picked
+        .into_iter()
+        .map(|(i, j, amask)| Interval {
+            lo: list[i].0 as u16,
+            hi: list[j].0 as u16,
+            port: list[i].1 as u8,
+            amask,
+        })
+        .chain(base)
+        .collect()
+}
+
+/// Merges (destination, port, alternatives), in increasing destination order, into
+/// intervals of consecutive destinations with the same port and alternatives.
+fn compress_adaptive(dests: &[(usize, usize, u8)]) -> Vec<Interval> {
+    let mut out: Vec<Interval> = Vec::new();
+    for &(d, p, a) in dests {
+        let (d, p) = (d as u16, p as u8);
+        match out.last_mut() {
+            Some(last)
+                if last.port == p && last.amask == a && last.hi.checked_add(1) == Some(d) =>
+            {
+                last.hi = d
+            }
+            _ => out.push(Interval {
+                lo: d,
+                hi: d,
+                port: p,
+                amask: a,
+            }),
+        }
+    }
+    out
+}
+
 /// Merges (destination, port) pairs, in increasing destination order, into intervals
 /// of consecutive destinations with the same port.
 fn compress(dests: impl Iterator<Item = (usize, usize)>) -> Vec<Interval> {
@@ -241,6 +417,7 @@ fn compress(dests: impl Iterator<Item = (usize, usize)>) -> Vec<Interval> {
                 lo: d,
                 hi: d,
                 port: p,
+                amask: 0,
             }),
         }
     }
@@ -253,7 +430,12 @@ mod tests {
     use crate::NIC_PORT;
 
     fn iv(lo: u16, hi: u16, port: u8) -> Interval {
-        Interval { lo, hi, port }
+        Interval {
+            lo,
+            hi,
+            port,
+            amask: 0,
+        }
     }
 
     #[test]

@@ -231,7 +231,7 @@ module tb_fasthsl_card;
 
     // Route destinations 0x10..0x20 arriving on input 1 to output 2.
     bnd = '{lo: 16'h0010, hi: 16'h0020};
-    ctl = '{valid: 1'b1, rsvd3: '0, port: 3'd2};
+    ctl = '{valid: 1'b1, rsvd16: '0, amask: '0, rsvd3: '0, port: 3'd2};
     csr_wr(rt(RT_BOUNDS_OFFSET + 16'(Entry * RT_BOUNDS_STRIDE)), 32'(bnd));
     csr_wr(rt(RT_CTRL_OFFSET + 16'(Entry * RT_CTRL_STRIDE)), 32'hFFFF_FFF8 | 32'(ctl));
     csr_rd(rt(RT_BOUNDS_OFFSET + 16'(Entry * RT_BOUNDS_STRIDE)), 32'h0020_0010);

@@ -1,6 +1,8 @@
 // Checks rcube_route_lookup: first valid matching entry wins, invalid entries and
 // misses give no hit, an entry naming a port >= NPORTS drops, no hit without valid_i;
 // directed cases then random tables against a reference model, for NPORTS = 8 and 5.
+// The adaptive mask of the matching entry comes out without the entry's own port and
+// the ports the router lacks, and is empty without a hit.
 module tb_rcube_route_lookup;
   import fasthsl_pkg::*;
 
@@ -9,16 +11,19 @@ module tb_rcube_route_lookup;
   logic [ROUTE_ENTRIES-1:0]              ev;
   route_bounds_t [ROUTE_ENTRIES-1:0]     eb;
   logic [ROUTE_ENTRIES-1:0][2:0]         ep;
+  logic [ROUTE_ENTRIES-1:0][7:0]         ea;
+  logic [7:0]                            am8;
+  logic [4:0]                            am5;
   logic                                  hit8, hit5;
   logic [2:0]                            port8, port5;
 
   rcube_route_lookup #(.NPORTS(8)) dut8 (
     .valid_i(valid), .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
-    .hit_o(hit8), .port_o(port8)
+    .entry_amask_i(ea), .hit_o(hit8), .port_o(port8), .amask_o(am8)
   );
   rcube_route_lookup #(.NPORTS(5)) dut5 (
     .valid_i(valid), .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
-    .hit_o(hit5), .port_o(port5)
+    .entry_amask_i(ea), .hit_o(hit5), .port_o(port5), .amask_o(am5)
   );
 
   int checks = 0;
@@ -34,6 +39,21 @@ module tb_rcube_route_lookup;
     return -1;
   endfunction
 
+  // Reference adaptive mask: the first match's, own port and missing ports cleared.
+  function automatic logic [7:0] ref_amask(int nports);
+    logic [7:0] m;
+    if (ref_lookup(nports) < 0) return '0;
+    for (int e = 0; e < ROUTE_ENTRIES; e++) begin
+      if (ev[e] && dest >= eb[e].lo && dest <= eb[e].hi) begin
+        m = ea[e];
+        m[ep[e]] = 1'b0;
+        for (int o = nports; o < 8; o++) m[o] = 1'b0;
+        return m;
+      end
+    end
+    return '0;
+  endfunction
+
   task automatic check(string what);
     int r8, r5;
     #1;
@@ -43,12 +63,14 @@ module tb_rcube_route_lookup;
       $fatal(1, "%s: NPORTS=8 dest=%h got hit=%b port=%0d want %0d", what, dest, hit8, port8, r8);
     if (hit5 !== (r5 >= 0) || (r5 >= 0 && int'(port5) != r5))
       $fatal(1, "%s: NPORTS=5 dest=%h got hit=%b port=%0d want %0d", what, dest, hit5, port5, r5);
+    if (am8 !== ref_amask(8) || 8'(am5) !== ref_amask(5))
+      $fatal(1, "%s: amask %b/%b want %b/%b", what, am8, am5, ref_amask(8), ref_amask(5));
     checks++;
   endtask
 
   initial begin
     // Empty table: nothing matches.
-    valid = 1'b1; ev = '0; eb = '0; ep = '0; dest = 16'h0000;
+    valid = 1'b1; ev = '0; eb = '0; ep = '0; ea = '0; dest = 16'h0000;
     check("empty");
     if (hit8) $fatal(1, "empty table hit");
 
@@ -70,6 +92,11 @@ module tb_rcube_route_lookup;
     // Entry with lo > hi is an empty interval.
     ev = '0; eb[0] = '{hi: 16'd5, lo: 16'd9}; ep[0] = 3'd2; ev[0] = 1'b1;
     dest = 16'd7; check("empty interval"); if (hit8) $fatal(1, "lo>hi matched");
+    // Adaptive mask: own port and ports >= NPORTS removed.
+    ev = '0; eb[3] = '{hi: 16'd50, lo: 16'd40}; ep[3] = 3'd2; ev[3] = 1'b1; ea[3] = 8'b1010_0110;
+    dest = 16'd45; check("amask");
+    if (am8 != 8'b1010_0010 || am5 != 5'b00010) $fatal(1, "amask %b %b", am8, am5);
+    dest = 16'd51; check("amask miss"); if (am8 != '0) $fatal(1, "amask without hit");
 
     for (int n = 0; n < 20000; n++) begin
       for (int e = 0; e < ROUTE_ENTRIES; e++) begin
@@ -79,6 +106,7 @@ module tb_rcube_route_lookup;
         eb[e] = (a <= b || $urandom_range(0, 9) == 0) ? '{hi: b, lo: a} : '{hi: a, lo: b};
         ep[e] = 3'($urandom);
         ev[e] = ($urandom_range(0, 3) != 0);
+        ea[e] = 8'($urandom);
       end
       dest = ($urandom_range(0, 9) == 0) ? 16'($urandom) : 16'($urandom_range(0, 310));
       valid = ($urandom_range(0, 7) != 0);

@@ -452,13 +452,13 @@ module tb_rcube_router_env #(
     cfg_wr(12'(RT_TMO_CYCLES_OFFSET), 32'(RT_TMO_CYCLES_RESET));
     cfg_wr(tmo_addr(0), 32'h55);
     cfg_expect(tmo_addr(0), 32'h0, "RT_TMO after write");
-    // Table read-back; reserved RT_CTRL bits read as zero.
+    // Table read-back; reserved RT_CTRL bits read as zero (amask, 15:8, is kept).
     cfg_wr(bounds_addr(NP - 1, 7), 32'hBEEF_1234);
     cfg_wr(ctrl_addr(NP - 1, 7), 32'hFFFF_FFFD);
     cfg_wr(ctrl_addr(0, 2), 32'h7FFF_FFF3);
     cfg_expect(bounds_addr(NP - 1, 7), 32'hBEEF_1234, "RT_BOUNDS read-back");
-    cfg_expect(ctrl_addr(NP - 1, 7), 32'h8000_0005, "RT_CTRL read-back");
-    cfg_expect(ctrl_addr(0, 2), 32'h0000_0003, "RT_CTRL read-back");
+    cfg_expect(ctrl_addr(NP - 1, 7), 32'h8000_FF05, "RT_CTRL read-back");
+    cfg_expect(ctrl_addr(0, 2), 32'h0000_FF03, "RT_CTRL read-back");
     // Back-to-back reads: one response per read, each exactly one cycle later.
     cfg_valid = 1'b1; cfg_write = 1'b0; cfg_addr = 12'(RT_ID_OFFSET);
     @(negedge clk);

@@ -45,11 +45,19 @@
 //! cycles while packets are pending, the run fails with [`TrafficError::Stall`], naming
 //! every router port that holds flits, its open packet and the credits of each output.
 //!
+//! # Adaptive packets
+//! A share [`SoakConfig::adaptive`] of the good packets carries the ADAPTIVE flag, and
+//! the routers get [`Topology::adaptive_tables`] (the same primary ports, plus
+//! alternatives on mesh and hypercube), so adaptive and deterministic packets share the
+//! links. Adaptive packets are not checked for order (they may overtake each other);
+//! everything else is. Malformed packets are never adaptive: the counters they bump
+//! are predicted by walking their one (primary) route.
+//!
 //! # Extending
-//! Order checking is per packet ([`super::Expected::ordered`]): an adaptive class
-//! would set it false. A broadcast packet is one [`super::Scoreboard::expect_at`] with
-//! the set of sinks and its group address as the head's destination; [`Walker`] would
-//! then follow every output of a set. Neither exists in the router yet.
+//! A broadcast packet is one [`super::Scoreboard::expect_at`] with the set of sinks and
+//! its group address as the head's destination; [`Walker`] would then follow every
+//! output of a set. The soak does not send broadcasts yet (`sim/tests/topologies.rs`
+//! and `tb_rcube_router_bcast` mix them with unicast).
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -88,16 +96,19 @@ pub struct SoakConfig {
     pub sink_stalls: bool,
     /// Fail if no flit moves for this many cycles while packets are pending.
     pub watchdog: u64,
-    /// Check order per (source, destination) (deterministic routing).
+    /// Check order per (source, destination) (of the packets routed deterministically).
     pub ordered: bool,
+    /// Share of the good packets sent ADAPTIVE, 0..=1; above 0 the routers get
+    /// adaptive tables.
+    pub adaptive: f64,
     /// Fault injection for testing the watchdog: (node, cycle) from which that node's
     /// sink never returns a credit again.
     pub dead_sink: Option<(usize, u64)>,
 }
 
 impl SoakConfig {
-    /// The standard mix: 3 % malformed, 0.5 % over-long, stalling sinks, watchdog
-    /// 10 000 cycles, order checked.
+    /// The standard mix: 3 % malformed, 0.5 % over-long, a quarter of the good packets
+    /// adaptive, stalling sinks, watchdog 10 000 cycles, order checked.
     pub fn new(router: RouterKind, topology: Topology, cycles: u64, seed: u64) -> Self {
         SoakConfig {
             router,
@@ -109,6 +120,7 @@ impl SoakConfig {
             sink_stalls: true,
             watchdog: 10_000,
             ordered: true,
+            adaptive: 0.25,
             dead_sink: None,
         }
     }
@@ -132,6 +144,8 @@ pub struct SoakReport {
     /// Over-long packets (more than [`MAX_PACKET_FLITS`] flits) sent; all delivered
     /// but those that also had an unknown destination.
     pub overlong_sent: u64,
+    /// Packets sent with the ADAPTIVE flag.
+    pub adaptive_sent: u64,
     /// Packets with an unknown destination, dropped by a router.
     pub dropped: u64,
     /// Sum of every router's RT_DROP counters (equal, per counter, to the expectation).
@@ -175,6 +189,11 @@ impl Walker {
         let tables = t
             .routing_tables()
             .map_err(|e| TrafficError::Routing(e.to_string()))?;
+        Ok(Self::from_tables(t, tables))
+    }
+
+    /// From a topology and the tables its routers were given.
+    pub fn from_tables(t: &Topology, tables: Vec<RouterTables>) -> Self {
         let mut peers = vec![[None; ROUTER_PORTS]; t.routers()];
         let mut attach = Vec::new();
         for n in 0..t.nodes() {
@@ -186,11 +205,11 @@ impl Walker {
             peers[l.a.0][l.a.1] = Some(Peer::Router(l.b.0, l.b.1));
             peers[l.b.0][l.b.1] = Some(Peer::Router(l.a.0, l.a.1));
         }
-        Ok(Walker {
+        Walker {
             tables,
             peers,
             attach,
-        })
+        }
     }
 
     /// The router inputs a packet from `src` with destination field `dest` enters, in
@@ -231,6 +250,7 @@ pub(super) struct Mix {
     overlong: f64,
     sink_stalls: bool,
     ordered: bool,
+    adaptive: f64,
     seed: u64,
     dead_sink: Option<(usize, u64)>,
     walker: Arc<Walker>,
@@ -340,6 +360,7 @@ pub(super) fn create(t: &mut Terminal, mix: &Mix, now: u64) {
         eep: false,
         ordered: mix.ordered,
         cut: false,
+        adaptive: false,
     };
     if rng.unit() < mix.overlong {
         flits = MAX_PACKET_FLITS + 1 + rng.below((OVERLONG_MAX - MAX_PACKET_FLITS) as usize) as u32;
@@ -368,6 +389,10 @@ pub(super) fn create(t: &mut Terminal, mix: &Mix, now: u64) {
             pk.eep = rng.below(2) == 0;
         }
     }
+    if !pk.eep && pk.head_dest == dest as u16 && rng.unit() < mix.adaptive {
+        pk.adaptive = true;
+        pk.ordered = false;
+    }
     m.seq = m.seq.wrapping_add(1);
     t.queue.push_back(pk);
 }
@@ -392,6 +417,7 @@ pub(super) struct Tracker {
     eep: u64,
     cut_short: u64,
     overlong: u64,
+    adaptive: u64,
     dropped: u64,
 }
 
@@ -433,6 +459,7 @@ impl Tracker {
             eep: 0,
             cut_short: 0,
             overlong: 0,
+            adaptive: 0,
             dropped: 0,
         }
     }
@@ -443,6 +470,7 @@ impl Tracker {
         if pk.flits > MAX_PACKET_FLITS {
             self.overlong += 1;
         }
+        self.adaptive += u64::from(pk.adaptive);
         let unicast_good = pk.fate == Fate::Deliver(usize::from(pk.head_dest));
         if unicast_good && !pk.eep {
             return;
@@ -571,6 +599,9 @@ fn check(c: &SoakConfig) -> Result<(), TrafficError> {
     if !(0.0..=1.0).contains(&c.malformed) || !(0.0..=1.0).contains(&c.overlong) {
         return bad("malformed and over-long shares must be within 0..=1");
     }
+    if !(0.0..=1.0).contains(&c.adaptive) {
+        return bad("the adaptive share must be within 0..=1");
+    }
     if c.watchdog == 0 {
         return bad("the watchdog needs at least one cycle");
     }
@@ -597,9 +628,22 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         measure: 1,
         drain_max: 0,
         seed: c.seed,
+        routing: if c.adaptive > 0.0 {
+            super::Routing::Adaptive
+        } else {
+            super::Routing::Deterministic
+        },
     };
     let mut net = Net::new(&tc)?;
-    let walker = Arc::new(Walker::new(&c.topology)?);
+    // Walks the tables the routers got (adaptive ones have the same primary routes).
+    let tables = match tc.routing {
+        super::Routing::Deterministic => c.topology.routing_tables(),
+        super::Routing::Adaptive => c.topology.adaptive_tables(),
+    }
+    .map_err(|e| TrafficError::Routing(e.to_string()))?;
+    let walker = Arc::new(Walker::from_tables(&c.topology, tables));
+    // Net::new marks every packet adaptive under Routing::Adaptive; here the mix decides.
+    net.source.adaptive = false;
     net.source.mix = Some(Mix {
         nodes: net.nodes,
         // The permutation pattern's derangement, drawn from the seed.
@@ -608,6 +652,7 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         overlong: c.overlong,
         sink_stalls: c.sink_stalls,
         ordered: c.ordered,
+        adaptive: c.adaptive,
         seed: c.seed,
         dead_sink: c.dead_sink,
         walker: walker.clone(),
@@ -725,6 +770,7 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         eep_delivered: t.eep,
         cut_short: t.cut_short,
         overlong_sent: t.overlong,
+        adaptive_sent: t.adaptive,
         dropped: t.dropped,
         rt_drop,
         rt_eep,

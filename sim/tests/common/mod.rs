@@ -74,6 +74,7 @@ pub fn program_routes(c: &Cluster) {
                 .to_words()[0];
                 let ctrl = RouteCtrl {
                     port: iv.port,
+                    amask: iv.amask,
                     valid: true,
                 }
                 .to_words()[0];

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fasthsl_sim::traffic::{self, Pattern, RouterKind, TrafficConfig, TrafficResult};
+use fasthsl_sim::traffic::{self, Pattern, RouterKind, Routing, TrafficConfig, TrafficResult};
 use fasthsl_sim::Topology;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -31,13 +31,24 @@ bare wire from generator to sink takes, divided by the routers traversed.
 Examples:
   fasthsl bench router --router fifo,voq --plot lat.png
   fasthsl bench router --router fifo --saturate --packet-flits 1,4,16,64 --pattern uniform,permutation
-  fasthsl bench router --topology full:8 --offered 0.1,0.3,0.5 --json")]
+  fasthsl bench router --topology full:8 --offered 0.1,0.3,0.5 --json
+  fasthsl bench router --topology mesh:4x4 --pattern transpose --saturate --routing deterministic,adaptive
+
+Adaptive routing programs the topology's adaptive tables (mesh: west-last turn model; \
+hypercube: lower dimensions that set a bit may go first; other kinds stay deterministic) \
+and marks every packet ADAPTIVE: a VOQ router sends it to an alternative output when its \
+primary one is busy. The FIFO router ignores the alternatives.")]
 pub struct RouterArgs {
     /// Router input organisation(s) to compare: fifo (one FIFO per input), voq
     /// (virtual output queues + iSLIP); comma list or repeated
     #[arg(long, value_name = "KIND", value_delimiter = ',', default_value = "voq",
           value_parser = parse_kind)]
     router: Vec<RouterKind>,
+    /// Routing(s) to compare: deterministic (the default tables), adaptive (adaptive
+    /// tables, every packet ADAPTIVE, order per pair not checked); comma list
+    #[arg(long, value_name = "ROUTING", value_delimiter = ',', default_value = "deterministic",
+          value_parser = parse_routing)]
+    routing: Vec<Routing>,
     /// Traffic pattern(s): uniform, permutation, hotspot[:NODE[:FRACTION]] (default
     /// node 0, 0.2), transpose (4/16/64 nodes), bitcomp (2^k nodes); comma list
     #[arg(long, value_name = "PATTERN", value_delimiter = ',', default_value = "uniform",
@@ -96,6 +107,10 @@ fn parse_kind(s: &str) -> Result<RouterKind, String> {
     s.parse().map_err(|e: traffic::TrafficError| e.to_string())
 }
 
+fn parse_routing(s: &str) -> Result<Routing, String> {
+    s.parse().map_err(|e: traffic::TrafficError| e.to_string())
+}
+
 fn parse_pattern(s: &str) -> Result<Pattern, String> {
     s.parse().map_err(|e: traffic::TrafficError| e.to_string())
 }
@@ -149,6 +164,7 @@ fn parse_lengths(s: &str) -> Result<Lengths, String> {
 /// One configuration's results, in run order.
 struct Curve {
     router: RouterKind,
+    routing: Routing,
     pattern: Pattern,
     flits: u32,
     points: Vec<TrafficResult>,
@@ -156,7 +172,15 @@ struct Curve {
 
 impl Curve {
     fn label(&self) -> String {
-        format!("{} {} {}-flit", self.router, self.pattern, self.flits)
+        match self.routing {
+            Routing::Deterministic => {
+                format!("{} {} {}-flit", self.router, self.pattern, self.flits)
+            }
+            Routing::Adaptive => format!(
+                "{} adaptive {} {}-flit",
+                self.router, self.pattern, self.flits
+            ),
+        }
     }
 }
 
@@ -177,6 +201,8 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
     dedup(&mut lengths);
     let mut routers = a.router.clone();
     dedup(&mut routers);
+    let mut routings = a.routing.clone();
+    dedup(&mut routings);
     let mut patterns: Vec<Pattern> = Vec::new();
     for p in &a.pattern {
         if !patterns.contains(p) {
@@ -200,7 +226,7 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
         }
     }
 
-    let configs = routers.len() * patterns.len() * lengths.len();
+    let configs = routers.len() * routings.len() * patterns.len() * lengths.len();
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new((configs * loads.len()) as u64);
         b.set_style(
@@ -239,8 +265,9 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
         );
         outln!();
         outln!(
-            "{:<6} {:<14} {:>5} {:>7} {:>8} {:>8} {:>9} {:>6} {:>6}  {}",
+            "{:<6} {:<13} {:<14} {:>5} {:>7} {:>8} {:>8} {:>9} {:>6} {:>6}  {}",
             "router",
+            "routing",
             "pattern",
             "flits",
             "offered",
@@ -255,10 +282,14 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
 
     let mut curves = Vec::new();
     for &router in &routers {
-        for &pattern in &patterns {
+        for (&routing, &pattern) in routings
+            .iter()
+            .flat_map(|r| patterns.iter().map(move |p| (r, p)))
+        {
             for &flits in &lengths {
                 let mut curve = Curve {
                     router,
+                    routing,
                     pattern,
                     flits,
                     points: Vec::new(),
@@ -276,6 +307,7 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
                         measure: a.cycles,
                         drain_max: a.drain,
                         seed: a.seed,
+                        routing,
                     };
                     let r = traffic::run(&c)
                         .with_context(|| format!("{} at offered load {offered}", curve.label()))?;
@@ -319,6 +351,7 @@ fn print_point(a: &RouterArgs, topology: &Topology, c: &Curve, r: &TrafficResult
     if a.json {
         let mut v = json!({
             "router": c.router.name(),
+            "routing": c.routing.name(),
             "topology": topology.to_string(),
             "pattern": c.pattern.name(),
             "packet_flits": c.flits,
@@ -360,8 +393,9 @@ fn print_point(a: &RouterArgs, topology: &Topology, c: &Curve, r: &TrafficResult
         String::new()
     };
     outln!(
-        "{:<6} {:<14} {:>5} {:>7.3} {:>8.3} {:>8.3} {:>9} {:>6} {:>6}  {}",
+        "{:<6} {:<13} {:<14} {:>5} {:>7.3} {:>8.3} {:>8.3} {:>9} {:>6} {:>6}  {}",
         c.router.name(),
+        c.routing.name(),
         c.pattern.name(),
         c.flits,
         r.offered,
@@ -384,7 +418,10 @@ fn draw(
         // One curve per (router, pattern) across packet lengths.
         let mut series: Vec<Series> = Vec::new();
         for c in curves {
-            let label = format!("{} {}", c.router, c.pattern);
+            let label = match c.routing {
+                Routing::Deterministic => format!("{} {}", c.router, c.pattern),
+                Routing::Adaptive => format!("{} adaptive {}", c.router, c.pattern),
+            };
             let pt = (f64::from(c.flits), c.points[0].accepted);
             match series.iter_mut().find(|s| s.label == label) {
                 Some(s) => s.points.push(pt),
@@ -485,12 +522,16 @@ mod tests {
         );
         let a = parse(&[]).unwrap();
         assert_eq!(a.router, vec![RouterKind::Voq]);
+        assert_eq!(a.routing, vec![Routing::Deterministic]);
+        let a = parse(&["--routing", "deterministic,adaptive"]).unwrap();
+        assert_eq!(a.routing, vec![Routing::Deterministic, Routing::Adaptive]);
     }
 
     #[test]
     fn bad_arguments_are_rejected_clearly() {
         for (args, says) in [
             (&["--router", "fofo"][..], "unknown router organisation"),
+            (&["--routing", "random"], "unknown routing"),
             (&["--packet-flits", "0"], "packet length must be 1..=64"),
             (&["--packet-flits", "65"], "packet length must be 1..=64"),
             (&["--packet-flits", "8-2"], "is empty"),
