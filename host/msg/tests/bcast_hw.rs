@@ -105,13 +105,22 @@ fn hardware_bcast_and_barrier(spec: &str) {
         }
     }
     barrier_holds(&mut w);
-    // Every broadcast went by hardware (except two-node messages above short_max, which
-    // are one rendezvous unicast), and the roots got broadcast credits back.
+    // More barriers than node 0 has broadcast slots: each releases with a broadcast.
+    for _ in 0..2 * k + 3 {
+        let reqs = (0..n).map(|i| (i, w.eps[i].ibarrier().unwrap())).collect();
+        w.wait_ok(reqs);
+    }
+    // Every broadcast went by hardware (on two nodes a broadcast is one unicast; the
+    // barrier's release still is a broadcast), and the roots got broadcast credits back.
     let sent: u64 = w.eps.iter().map(|e| e.stats().bcast_sent).sum();
     let recv: u64 = w.eps.iter().map(|e| e.stats().bcast_recv).sum();
     // 8, 0, 48, 4080 B: one piece each; 4081 B: two; 20000 B: five.
-    let pieces = if n == 2 { 4 } else { 4 + 2 + 5 };
-    let expected = pieces + 2 * (2 * k as u64 + 3) + 2;
+    let bcasts = if n == 2 {
+        0
+    } else {
+        11 + 2 * (2 * k as u64 + 3)
+    };
+    let expected = bcasts + 2 + 2 * k as u64 + 3;
     assert_eq!(sent, expected, "hardware broadcast puts");
     assert_eq!(
         recv,
@@ -120,6 +129,9 @@ fn hardware_bcast_and_barrier(spec: &str) {
     );
     let credits: u64 = w.eps.iter().map(|e| e.stats().bcast_credit_msgs).sum();
     assert!(credits >= (n as u64 - 1) * 2, "credits returned: {credits}");
+    if n == 2 {
+        assert!(w.eps[0].stats().short_sent >= 6 + 2 * k as u64);
+    }
     w.assert_clean();
 }
 
