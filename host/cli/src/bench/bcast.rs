@@ -156,9 +156,14 @@ pub struct BcastArgs {
     /// Seed of the broadcast data
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// One JSON object per point: nodes, topology, bytes, mode, latency_ns, rounds (hw: 1)
+    /// One JSON object per point: nodes, topology, op (bcast or barrier), bytes, mode,
+    /// latency_ns, rounds (hw: 1)
     #[arg(long)]
     json: bool,
+    /// Also measure the barrier of the layer's modes (sw, layer-hw): every node enters in
+    /// the same cycle, latency to the last node's exit (bytes 0, op "barrier")
+    #[arg(long)]
+    barrier: bool,
     /// Draw latency against node count (one curve per size and mode) into this PNG
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
@@ -182,14 +187,31 @@ pub struct Point {
     pub mode: Mode,
     /// Mean latency, modeled ns.
     pub latency_ns: f64,
+    /// A barrier, not a broadcast.
+    pub barrier: bool,
 }
 
 impl Point {
-    /// Sequential steps: the tree's rounds for sw, one (cut) broadcast for hw and layer-hw.
+    /// Sequential steps: the tree's rounds for sw, one (cut) broadcast for hw and layer-hw;
+    /// a barrier gathers and releases (layer-hw: straight to node 0, one broadcast back;
+    /// two nodes: one round each way).
     fn rounds(&self) -> u32 {
-        match self.mode {
+        let r = match self.mode {
             Mode::Sw => rounds(self.nodes),
             Mode::Hw | Mode::LayerHw => 1,
+        };
+        if self.barrier {
+            2 * r
+        } else {
+            r
+        }
+    }
+
+    fn op(&self) -> &'static str {
+        if self.barrier {
+            "barrier"
+        } else {
+            "bcast"
         }
     }
 }
@@ -266,6 +288,42 @@ impl<D: BenchDevice> World<D> {
             self.drive()?;
         }
         Ok(())
+    }
+
+    /// One barrier, every node entering now; returns the time to the last node's exit, ns.
+    fn barrier(&mut self) -> Result<u64> {
+        let mut reqs = Vec::new();
+        for ep in &mut self.eps {
+            reqs.push(Some(ep.ibarrier()?));
+        }
+        let t0 = self.now_ns();
+        let mut last = 0;
+        while reqs.iter().any(Option::is_some) {
+            ensure!(
+                self.now_ns() - t0 < BCAST_TIMEOUT_NS,
+                "barrier: {} of {} nodes not out after {BCAST_TIMEOUT_NS} ns",
+                reqs.iter().filter(|q| q.is_some()).count(),
+                self.eps.len()
+            );
+            let mut done = false;
+            for (ep, slot) in self.eps.iter_mut().zip(reqs.iter_mut()) {
+                match slot {
+                    Some(q) => {
+                        if ep.test(q)?.is_some() {
+                            *slot = None;
+                            done = true;
+                        }
+                    }
+                    None => ep.progress()?,
+                }
+            }
+            if done {
+                last = self.now_ns() - t0;
+            }
+            self.step();
+        }
+        self.quiesce()?;
+        Ok(last)
     }
 
     /// One broadcast of `data` from `root` into `bufs`; returns its latency, ns.
@@ -387,6 +445,7 @@ pub fn measure<D: BenchDevice>(
                 bytes: size,
                 mode,
                 latency_ns: total as f64 / f64::from(iterations),
+                barrier: false,
             });
         }
         for (n, ep) in w.eps.iter().enumerate() {
@@ -403,6 +462,46 @@ pub fn measure<D: BenchDevice>(
         );
     }
     Ok((points, describe))
+}
+
+/// Barrier latency of the layer's `modes` (`Hw` has none: skipped) on one network: one
+/// warm-up, then the mean of `iterations`.
+pub fn measure_barrier<D: BenchDevice>(
+    topo: &Topology,
+    mut testbed: impl FnMut(&Topology, usize, bool) -> Result<Testbed<D>>,
+    modes: &[Mode],
+    iterations: u32,
+) -> Result<Vec<Point>> {
+    let mut points = Vec::new();
+    for &mode in modes.iter().filter(|&&m| m != Mode::Hw) {
+        let cfg = MsgConfig {
+            bcast: mode.backend()?,
+            ..MsgConfig::default()
+        };
+        let shared = mode == Mode::LayerHw;
+        let mut w = World::up(testbed(topo, window(topo.nodes(), &cfg, 0), shared)?, &cfg)?;
+        ensure!(
+            w.eps.iter().all(|e| e.bcast_backend() == cfg.bcast),
+            "{topo}: the message layer fell back to the software tree"
+        );
+        w.barrier()
+            .with_context(|| format!("{topo}: warm-up barrier"))?;
+        let mut total = 0;
+        for i in 0..iterations {
+            total += w
+                .barrier()
+                .with_context(|| format!("{topo}: barrier {i}"))?;
+        }
+        points.push(Point {
+            nodes: topo.nodes(),
+            topology: topo.to_string(),
+            bytes: 0,
+            mode,
+            latency_ns: total as f64 / f64::from(iterations),
+            barrier: true,
+        });
+    }
+    Ok(points)
 }
 
 /// A simulated cluster for [`measure`].
@@ -513,6 +612,7 @@ pub fn measure_hw(
             bytes: size,
             mode: Mode::Hw,
             latency_ns: total as f64 / f64::from(iterations),
+            barrier: false,
         });
     }
     ensure!(
@@ -603,12 +703,20 @@ pub fn run(a: &BcastArgs) -> Result<ExitCode> {
     for t in &topos {
         let w0 = Instant::now();
         let (ps, describe) = if a.devices.is_empty() {
-            measure(t, sim_bed, &sizes, &a.mode, a.root, a.iterations, a.seed)?
+            let (mut ps, d) = measure(t, sim_bed, &sizes, &a.mode, a.root, a.iterations, a.seed)?;
+            if a.barrier {
+                ps.extend(measure_barrier(t, sim_bed, &a.mode, a.iterations)?);
+            }
+            (ps, d)
         } else {
             let devs = |t: &Topology, w: usize, _shared: bool| {
                 Testbed::devices(&a.devices, t, |_| w, |_, _| Ok(()))
             };
-            measure(t, devs, &sizes, &a.mode, a.root, a.iterations, a.seed)?
+            let (mut ps, d) = measure(t, devs, &sizes, &a.mode, a.root, a.iterations, a.seed)?;
+            if a.barrier {
+                ps.extend(measure_barrier(t, devs, &a.mode, a.iterations)?);
+            }
+            (ps, d)
         };
         for p in &ps {
             if a.json {
@@ -618,6 +726,7 @@ pub fn run(a: &BcastArgs) -> Result<ExitCode> {
                         json!({
                             "nodes": p.nodes,
                             "topology": p.topology,
+                            "op": p.op(),
                             "bytes": p.bytes,
                             "mode": p.mode.name(),
                             "latency_ns": p.latency_ns,
@@ -631,7 +740,11 @@ pub fn run(a: &BcastArgs) -> Result<ExitCode> {
                     "{:>5} {:>14} {:>9} {:>8} {:>6} {:>12.0}",
                     p.nodes,
                     p.topology,
-                    p.bytes,
+                    if p.barrier {
+                        "barrier".to_string()
+                    } else {
+                        p.bytes.to_string()
+                    },
                     p.mode.name(),
                     p.rounds(),
                     p.latency_ns
@@ -650,7 +763,17 @@ pub fn run(a: &BcastArgs) -> Result<ExitCode> {
                     label: format!("{}, {}", size_label(s), m.name()),
                     points: points
                         .iter()
-                        .filter(|p| p.mode == m && p.bytes == s)
+                        .filter(|p| p.mode == m && p.bytes == s && !p.barrier)
+                        .map(|p| (p.nodes as f64, p.latency_ns))
+                        .collect(),
+                });
+            }
+            if a.barrier && m != Mode::Hw {
+                series.push(Series {
+                    label: format!("barrier, {}", m.name()),
+                    points: points
+                        .iter()
+                        .filter(|p| p.mode == m && p.barrier)
                         .map(|p| (p.nodes as f64, p.latency_ns))
                         .collect(),
                 });
@@ -725,6 +848,11 @@ mod tests {
         let raw = measure_hw(&t, &[8], 1, 1, &mut Rng::new(3)).unwrap();
         let d = lat(Mode::LayerHw, 8) - raw[0].latency_ns;
         assert!((0.0..150.0).contains(&d), "layer {ps:?} raw {raw:?}");
+        // Barrier: gather by unicast + one broadcast beats gather + release by the tree.
+        let b = measure_barrier(&t, sim_bed, &[Mode::Hw, Mode::Sw, Mode::LayerHw], 1).unwrap();
+        assert_eq!(b.len(), 2, "{b:?}");
+        assert!(b.iter().all(|p| p.barrier && p.latency_ns > 600.0), "{b:?}");
+        assert!(b[1].latency_ns < b[0].latency_ns, "{b:?}");
     }
 
     #[test]
