@@ -166,8 +166,8 @@ pub(crate) fn bcast_plan(
 }
 
 /// Phases of a barrier. Software tree: zero-byte notifications gathered up a binomial
-/// tree rooted at node 0, then released down it. Hardware: every node notifies node 0
-/// directly, node 0 releases everyone with one zero-byte broadcast. `up_tag` and
+/// tree rooted at node 0, then released down it. Hardware (from 3 nodes on): every node
+/// notifies node 0 directly, node 0 releases everyone with one zero-byte broadcast. `up_tag` and
 /// `down_tag` keep the halves apart.
 pub(crate) fn barrier_plan(
     backend: BcastBackend,
@@ -187,7 +187,7 @@ pub(crate) fn barrier_plan(
         off: 0,
         len: 0,
     };
-    if backend == BcastBackend::Hardware {
+    if use_hardware(backend, n) {
         return if me == 0 {
             vec![
                 (1..n).map(|c| recv(c, up_tag)).collect(),
@@ -276,6 +276,12 @@ mod tests {
         let b0 = barrier_plan(hw, 0, 4, 1, 2);
         assert_eq!(b0[0].len(), 3);
         assert!(matches!(b0[1][..], [Step::Bcast { tag: 2, len: 0, .. }]));
+        let two = barrier_plan(hw, 1, 2, 1, 2);
+        assert!(matches!(two[1][..], [Step::Recv { src: 0, tag: 2, .. }]));
+        assert!(barrier_plan(hw, 0, 2, 1, 2)
+            .iter()
+            .flatten()
+            .all(|s| !matches!(s, Step::Bcast { .. })));
         let b3 = barrier_plan(hw, 3, 4, 1, 2);
         assert!(matches!(
             b3[0][..],
