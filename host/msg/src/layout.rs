@@ -4,11 +4,11 @@
 //! node count, so a sender knows a receiver's slot addresses from the receiver's window
 //! base alone (the only per-node fact the bootstrap must provide).
 
-use crate::MsgConfig;
+use crate::{BcastBackend, MsgConfig};
 
 /// Bumped whenever a format or the layout changes: part of the HELLO hash, so nodes
 /// running different versions refuse to talk instead of misreading each other.
-pub const LAYOUT_VERSION: u64 = 1;
+pub const LAYOUT_VERSION: u64 = 2;
 
 /// Bytes of the bootstrap (HELLO) record each peer writes.
 pub const HELLO_BYTES: usize = 64;
@@ -36,8 +36,17 @@ pub struct Layout {
     pub hello_off: usize,
     /// Credit words: node `r` writes the u64 at `credit_off + 8 * r`.
     pub credit_off: usize,
+    /// Broadcast credit words: node `r` writes the u64 at `bcredit_off + 8 * r`, the
+    /// number of this node's hardware broadcasts it has consumed.
+    pub bcredit_off: usize,
     /// Slot area: sender `s`'s slot `i` is at `slots_off + (s * slots + i) * slot_bytes`.
     pub slots_off: usize,
+    /// Broadcast slots per root (0: no hardware broadcast backend configured).
+    pub bslots: u32,
+    /// Broadcast slot area: root `s`'s slot `i` is at
+    /// `bslots_off + (s * bslots + i) * slot_bytes`, at the same offset on every node, so
+    /// one broadcast put from `s` fills it everywhere.
+    pub bslots_off: usize,
     /// First byte of the heap (registered message buffers); it ends at the window's end.
     pub heap_off: usize,
 }
@@ -52,20 +61,34 @@ impl Layout {
         let slot_bytes = align_up(HDR_BYTES + cfg.short_max, ALIGN);
         let hello_off = 0;
         let credit_off = align_up(hello_off + nodes * HELLO_BYTES, ALIGN);
-        let slots_off = align_up(credit_off + nodes * 8, PAGE);
-        let heap_off = align_up(
+        let bcredit_off = align_up(credit_off + nodes * 8, ALIGN);
+        let slots_off = align_up(bcredit_off + nodes * 8, PAGE);
+        let bslots = match cfg.bcast {
+            BcastBackend::SoftwareTree => 0,
+            BcastBackend::Hardware => cfg.bcast_slots,
+        };
+        let bslots_off = align_up(
             slots_off + nodes * cfg.slots_per_peer as usize * slot_bytes,
             PAGE,
         );
+        let heap_off = align_up(bslots_off + nodes * bslots as usize * slot_bytes, PAGE);
         Layout {
             nodes,
             slots: cfg.slots_per_peer,
             slot_bytes,
             hello_off,
             credit_off,
+            bcredit_off,
             slots_off,
+            bslots,
+            bslots_off,
             heap_off,
         }
+    }
+
+    /// Offset of root `root`'s broadcast slot `i`.
+    pub fn bslot_off(&self, root: usize, i: u32) -> usize {
+        self.bslots_off + (root * self.bslots as usize + i as usize) * self.slot_bytes
     }
 
     /// Offset of sender `src`'s slot `i`.
@@ -84,6 +107,14 @@ impl Layout {
         if off == self.credit_off + src * 8 {
             return Area::Credit;
         }
+        if off == self.bcredit_off + src * 8 {
+            return Area::BcastCredit;
+        }
+        let bfirst = self.bslot_off(src, 0);
+        let bend = self.bslot_off(src + 1, 0);
+        if (bfirst..bend).contains(&off) && (off - bfirst).is_multiple_of(self.slot_bytes) {
+            return Area::BcastSlot(((off - bfirst) / self.slot_bytes) as u32);
+        }
         let first = self.slot_off(src, 0);
         let end = self.slot_off(src + 1, 0);
         if (first..end).contains(&off) && (off - first).is_multiple_of(self.slot_bytes) {
@@ -95,8 +126,9 @@ impl Layout {
         Area::Unknown
     }
 
-    /// FNV-1a over everything two nodes must agree on.
-    pub fn hash(&self, short_max: usize) -> u64 {
+    /// FNV-1a over everything two nodes must agree on; `hw_bcast`: the hardware
+    /// broadcast backend is in use (not only configured).
+    pub fn hash(&self, short_max: usize, hw_bcast: bool) -> u64 {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for v in [
             LAYOUT_VERSION,
@@ -104,6 +136,8 @@ impl Layout {
             u64::from(self.slots),
             self.slot_bytes as u64,
             short_max as u64,
+            u64::from(self.bslots),
+            u64::from(hw_bcast),
         ] {
             for b in v.to_le_bytes() {
                 h ^= u64::from(b);
@@ -123,6 +157,10 @@ pub enum Area {
     Credit,
     /// One of the sender's slots.
     Slot,
+    /// The sender's broadcast credit word: how many of our broadcasts it consumed.
+    BcastCredit,
+    /// Broadcast slot `i` of the sender (the root of a hardware broadcast).
+    BcastSlot(u32),
     /// The heap: rendezvous data.
     Heap,
     /// Nowhere the layer writes to: counted as a protocol error.
@@ -139,6 +177,9 @@ pub enum Kind {
     Req = 2,
     /// Rendezvous reply: write `len` bytes of `sreq` to `addr`.
     Rsp = 3,
+    /// Hardware broadcast (in a broadcast slot): the payload follows the header; `seq`
+    /// numbers the root's broadcasts.
+    Bcast = 4,
 }
 
 /// The header of a slot message: 16 bytes, then 8 (REQ) or 16 (RSP) bytes of extension.
@@ -148,7 +189,7 @@ pub enum Kind {
 /// | word | bits | field |
 /// |---|---|---|
 /// | 0 | 7:0 | kind |
-/// | 0 | 31:8 | SHORT: payload bytes (0 otherwise) |
+/// | 0 | 31:8 | SHORT, BCAST: payload bytes (0 otherwise) |
 /// | 0 | 63:32 | seq: per (sender, receiver) message number |
 /// | 1 | 31:0 | tag |
 /// | 1 | 63:32 | ack: messages from the receiver the sender has consumed (credits) |
@@ -177,7 +218,7 @@ impl Header {
     /// Bytes of this kind's header.
     pub fn bytes(kind: Kind) -> usize {
         match kind {
-            Kind::Short => HDR_BYTES,
+            Kind::Short | Kind::Bcast => HDR_BYTES,
             Kind::Req => HDR_BYTES + 8,
             Kind::Rsp => HDR_MAX,
         }
@@ -185,7 +226,7 @@ impl Header {
 
     /// The bytes written at the start of the slot.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let short_len = if self.kind == Kind::Short {
+        let short_len = if matches!(self.kind, Kind::Short | Kind::Bcast) {
             u64::from(self.len & 0xFF_FFFF)
         } else {
             0
@@ -209,10 +250,11 @@ impl Header {
             1 => Kind::Short,
             2 => Kind::Req,
             3 => Kind::Rsp,
+            4 => Kind::Bcast,
             _ => return None,
         };
         let (len, sreq, addr) = match kind {
-            Kind::Short => (((w(0) >> 8) & 0xFF_FFFF) as u32, 0, 0),
+            Kind::Short | Kind::Bcast => (((w(0) >> 8) & 0xFF_FFFF) as u32, 0, 0),
             Kind::Req => (w(2) as u32, (w(2) >> 32) as u32, 0),
             Kind::Rsp => (w(2) as u32, (w(2) >> 32) as u32, w(3)),
         };
@@ -265,6 +307,12 @@ mod tests {
             ..h
         };
         assert_eq!(decode(&short), Some(short));
+        let bc = Header {
+            kind: Kind::Bcast,
+            len: 17,
+            ..short
+        };
+        assert_eq!(decode(&bc), Some(bc));
         assert_eq!(Header::from_bytes(&[0; HDR_MAX]), None);
     }
 
@@ -293,6 +341,30 @@ mod tests {
         assert_eq!(l.classify(2, l.slot_off(2, 1) + 8), Area::Unknown);
         assert_eq!(l.classify(0, l.heap_off), Area::Heap);
         assert_eq!(l.classify(8, l.heap_off), Area::Unknown, "no node 8");
+        assert_eq!(l.bslots, 0, "no broadcast slots for the software tree");
+        assert_eq!(l.classify(4, l.bcredit_off + 32), Area::BcastCredit);
+    }
+
+    #[test]
+    fn broadcast_slots_sit_between_the_slots_and_the_heap() {
+        let cfg = MsgConfig {
+            bcast: BcastBackend::Hardware,
+            ..MsgConfig::default()
+        };
+        let l = Layout::new(8, &cfg);
+        assert_eq!(l.bslots, cfg.bcast_slots);
+        assert!(l.bslots_off >= l.slot_off(8, 0));
+        assert!(l.heap_off >= l.bslot_off(8, 0));
+        assert_eq!(l.classify(3, l.bslot_off(3, 2)), Area::BcastSlot(2));
+        assert_eq!(
+            l.classify(3, l.bslot_off(3, cfg.bcast_slots - 1)),
+            Area::BcastSlot(cfg.bcast_slots - 1)
+        );
+        assert_eq!(l.classify(3, l.bslot_off(4, 0)), Area::Unknown, "node 4's");
+        assert_eq!(l.classify(3, l.bslot_off(3, 1) + 64), Area::Unknown);
+        let sw = Layout::new(8, &MsgConfig::default());
+        assert_ne!(l.hash(4080, true), sw.hash(4080, false));
+        assert_ne!(l.hash(4080, true), l.hash(4080, false));
     }
 
     #[test]
@@ -300,20 +372,20 @@ mod tests {
         let cfg = MsgConfig::default();
         let a = Layout::new(3, &cfg);
         assert_eq!(
-            a.hash(cfg.short_max),
-            Layout::new(3, &cfg).hash(cfg.short_max)
+            a.hash(cfg.short_max, false),
+            Layout::new(3, &cfg).hash(cfg.short_max, false)
         );
         assert_ne!(
-            a.hash(cfg.short_max),
-            Layout::new(4, &cfg).hash(cfg.short_max)
+            a.hash(cfg.short_max, false),
+            Layout::new(4, &cfg).hash(cfg.short_max, false)
         );
         let more = MsgConfig {
             slots_per_peer: cfg.slots_per_peer + 1,
             ..cfg.clone()
         };
         assert_ne!(
-            a.hash(cfg.short_max),
-            Layout::new(3, &more).hash(cfg.short_max)
+            a.hash(cfg.short_max, false),
+            Layout::new(3, &more).hash(cfg.short_max, false)
         );
     }
 }

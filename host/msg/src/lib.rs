@@ -34,7 +34,7 @@ pub mod layout;
 
 use std::collections::{HashMap, VecDeque};
 
-use fasthsl_driver::contract::{status_done, DescErr, MSG_LEN_MAX};
+use fasthsl_driver::contract::{desc_flag, status_done, DescErr, BCAST_NODES, MSG_LEN_MAX};
 pub use fasthsl_driver::{
     Card, CompletionError, Device, DeviceError, DmaBuffer, DriverError, Pace,
 };
@@ -200,6 +200,9 @@ pub struct MsgConfig {
     pub timeout_ns: u64,
     /// How broadcasts travel.
     pub bcast: BcastBackend,
+    /// Hardware backend: broadcast slots each root has on every node (its broadcast
+    /// credits: a root waits when its oldest unconsumed broadcast is this many behind).
+    pub bcast_slots: u32,
 }
 
 impl Default for MsgConfig {
@@ -210,6 +213,7 @@ impl Default for MsgConfig {
             stage_slots: 64,
             timeout_ns: 20_000_000,
             bcast: BcastBackend::SoftwareTree,
+            bcast_slots: 8,
         }
     }
 }
@@ -227,6 +231,12 @@ impl MsgConfig {
             return Err(MsgError::BadConfig(format!(
                 "slots_per_peer {} is outside 1..=4096",
                 self.slots_per_peer
+            )));
+        }
+        if self.bcast == BcastBackend::Hardware && !(1..=4096).contains(&self.bcast_slots) {
+            return Err(MsgError::BadConfig(format!(
+                "bcast_slots {} is outside 1..=4096",
+                self.bcast_slots
             )));
         }
         if self.stage_slots == 0 {
@@ -324,6 +334,14 @@ pub struct Stats {
     pub put_errors: u64,
     /// Receives truncated.
     pub truncated: u64,
+    /// Hardware broadcast puts sent (pieces of broadcasts, barrier releases).
+    pub bcast_sent: u64,
+    /// Hardware broadcast messages received.
+    pub bcast_recv: u64,
+    /// Broadcast credit messages sent (to roots).
+    pub bcast_credit_msgs: u64,
+    /// Times a broadcast waited for a receiver to consume the root's oldest one.
+    pub bcast_stalls: u64,
 }
 
 /// A finished request: its status, and the data of a [`Endpoint::recv`].
@@ -403,10 +421,22 @@ enum ReqState {
         full: usize,
         got: usize,
     },
+    /// Hardware broadcast piece waiting for broadcast credits or a staging slot.
+    BcastQueued {
+        len: usize,
+    },
     /// A collective.
     Coll(Coll),
     Done(Status, Option<Vec<u8>>),
     Failed(MsgError),
+}
+
+/// A hardware broadcast piece waiting for broadcast credits.
+#[derive(Debug)]
+struct OutBcast {
+    tag: u32,
+    data: Vec<u8>,
+    req: u64,
 }
 
 /// A slot message waiting for a credit.
@@ -435,6 +465,7 @@ enum TxSrc {
     Heap(usize),
     Hello,
     Credit(u16),
+    BcastCredit(u16),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -446,7 +477,9 @@ enum TxDone {
 
 #[derive(Debug, Clone, Copy)]
 struct TxOp {
+    /// A node, or a node range for a broadcast.
     dest: u16,
+    flags: u16,
     src: TxSrc,
     remote: u64,
     len: usize,
@@ -471,6 +504,14 @@ struct Peer {
     /// Of the peer's messages, how many we consumed; and how many we told it about.
     consumed: u32,
     returned: u32,
+    /// Hardware broadcasts of this peer (as root): next number expected, which of its
+    /// broadcast slots hold an arrived message, how many we consumed and told it about.
+    brx_seq: u32,
+    bready: Vec<bool>,
+    bconsumed: u32,
+    breturned: u32,
+    /// Of our broadcasts, how many this peer has consumed.
+    backed: u32,
 }
 
 /// One node's message-passing endpoint.
@@ -500,6 +541,14 @@ pub struct Endpoint<D: Device> {
     rdv_in: Vec<u64>,
     colls: Vec<u64>,
     coll_seq: u32,
+    /// The hardware broadcast backend is in use (configured, and the windows share one
+    /// bus address).
+    hw_bcast: bool,
+    /// Next number of our hardware broadcasts; pieces waiting for broadcast credits.
+    btx_seq: u32,
+    boutbox: VecDeque<OutBcast>,
+    bstalled: bool,
+    bcredit_src: usize,
     put_error: Option<MsgError>,
     stats: Stats,
 }
@@ -541,6 +590,13 @@ impl<D: Device> Endpoint<D> {
             )));
         }
         let layout = Layout::new(nodes, &cfg);
+        // One put lands at one bus address on every receiver: only with every window at
+        // the same address. Decided from the table alone, so every node decides alike;
+        // the choice is part of the HELLO hash in case tables differ.
+        let hw_bcast = cfg.bcast == BcastBackend::Hardware
+            && nodes >= 2
+            && nodes <= BCAST_NODES as usize
+            && boot.rx_bases.iter().all(|&b| b == boot.rx_bases[0]);
         let need = layout.heap_off + 4096;
         if window < need {
             return Err(MsgError::WindowTooSmall {
@@ -553,14 +609,20 @@ impl<D: Device> Endpoint<D> {
         let rx_alias = DmaBuffer::new(rx.id(), rx.iova(), rx.len());
         let hello_src = cfg.stage_slots * layout.slot_bytes;
         let credit_src = hello_src + HELLO_BYTES;
-        let stage = card.device().dma_alloc(credit_src + nodes * 8)?;
-        let hash = layout.hash(cfg.short_max);
+        let bcredit_src = credit_src + nodes * 8;
+        let stage = card.device().dma_alloc(bcredit_src + nodes * 8)?;
+        let hash = layout.hash(cfg.short_max, hw_bcast);
         let mut hello = [0u8; 24];
         hello[..8].copy_from_slice(&HELLO_MAGIC.to_le_bytes());
         hello[8..16].copy_from_slice(&hash.to_le_bytes());
         hello[16..].copy_from_slice(&u64::from(me).to_le_bytes());
         card.device().mem_write(&stage, hello_src, &hello)?;
-        let mut peers: Vec<Peer> = (0..nodes).map(|_| Peer::default()).collect();
+        let mut peers: Vec<Peer> = (0..nodes)
+            .map(|_| Peer {
+                bready: vec![false; layout.bslots as usize],
+                ..Peer::default()
+            })
+            .collect();
         peers[usize::from(me)].ready = true;
         let mut ep = Endpoint {
             card,
@@ -587,6 +649,11 @@ impl<D: Device> Endpoint<D> {
             rdv_in: Vec::new(),
             colls: Vec::new(),
             coll_seq: 0,
+            hw_bcast,
+            btx_seq: 0,
+            boutbox: VecDeque::new(),
+            bstalled: false,
+            bcredit_src,
             put_error: None,
             stats: Stats::default(),
         };
@@ -594,6 +661,7 @@ impl<D: Device> Endpoint<D> {
             if p != me {
                 ep.txq.push_back(TxOp {
                     dest: p,
+                    flags: 0,
                     src: TxSrc::Hello,
                     remote: ep.rx_bases[usize::from(p)]
                         + (ep.layout.hello_off + usize::from(me) * HELLO_BYTES) as u64,
@@ -619,6 +687,17 @@ impl<D: Device> Endpoint<D> {
     /// The configuration in use.
     pub fn config(&self) -> &MsgConfig {
         &self.cfg
+    }
+
+    /// How broadcasts and barriers travel: `Hardware` only if configured and every
+    /// node's receive window is at the same bus address (the bootstrap table), else the
+    /// software tree.
+    pub fn bcast_backend(&self) -> BcastBackend {
+        if self.hw_bcast {
+            BcastBackend::Hardware
+        } else {
+            BcastBackend::SoftwareTree
+        }
     }
 
     /// Where things are in the receive window.
@@ -980,12 +1059,36 @@ impl<D: Device> Endpoint<D> {
             }) => format!(
                 "the rendezvous data from node {src} ({got} of {granted} bytes arrived)"
             ),
-            Some(ReqState::Coll(c)) => format!(
-                "{} (phase with {} operations pending, {} phases left)",
-                c.what,
-                c.pending.len(),
-                c.phases.len()
-            ),
+            Some(ReqState::BcastQueued { len }) => {
+                let k = self.layout.bslots;
+                let slow: Vec<usize> = (0..self.layout.nodes)
+                    .filter(|&q| {
+                        q != usize::from(self.me)
+                            && self.btx_seq.wrapping_sub(self.peers[q].backed) >= k
+                    })
+                    .collect();
+                format!(
+                    "nodes {slow:?} to consume our oldest hardware broadcast ({len}-byte piece                      waiting: all {k} broadcast slots are in use; are they in the broadcast?)"
+                )
+            }
+            Some(ReqState::Coll(c)) => {
+                let hint = if self.hw_bcast {
+                    " over the hardware broadcast backend (if the root's broadcast never                      arrives: does the network replicate broadcasts? FIFO routers and                      networks without broadcast tables drop them, counted in the routers'                      RT_DROP; use BcastBackend::SoftwareTree there)"
+                } else {
+                    ""
+                };
+                let first = c
+                    .pending
+                    .first()
+                    .map(|&r| format!("; first of them: {}", self.describe(r)))
+                    .unwrap_or_default();
+                format!(
+                    "{}{hint} (phase with {} operations pending{first}, {} phases left)",
+                    c.what,
+                    c.pending.len(),
+                    c.phases.len()
+                )
+            }
             Some(_) => "a finished request".into(),
             None => format!("unknown request #{id}"),
         }
@@ -1018,7 +1121,9 @@ impl<D: Device> Endpoint<D> {
         for p in 0..self.layout.nodes as u16 {
             self.pump(p)?;
             self.return_credits(p)?;
+            self.return_bcast_credits(p)?;
         }
+        self.pump_bcast()?;
         self.flush_txq()?;
         self.step_colls()?;
         if let Some(e) = self.put_error.take() {
@@ -1049,12 +1154,23 @@ impl<D: Device> Endpoint<D> {
                     self.on_ack(src, le64(&w) as u32);
                 }
                 Area::Slot => self.peers[src].arrived += 1,
+                Area::BcastCredit => {
+                    let mut w = [0u8; 8];
+                    self.card
+                        .read_rx(self.layout.bcredit_off + src * 8, &mut w)?;
+                    self.on_bcast_ack(src, le64(&w) as u32);
+                }
+                Area::BcastSlot(i) if e.flags & desc_flag::BCAST != 0 => {
+                    self.peers[src].bready[i as usize] = true;
+                }
+                Area::BcastSlot(_) => self.stats.protocol_errors += 1,
                 Area::Heap => self.on_data(e.src, off as usize, e.len as usize),
                 Area::Unknown => self.stats.protocol_errors += 1,
             }
         }
         for src in 0..self.layout.nodes {
             self.drain_slots(src)?;
+            self.drain_bcast_slots(src)?;
         }
         Ok(())
     }
@@ -1137,9 +1253,175 @@ impl<D: Device> Endpoint<D> {
                     }
                 }
                 Kind::Rsp => self.on_rsp(src16, &h),
+                // Broadcasts belong in broadcast slots.
+                Kind::Bcast => self.stats.protocol_errors += 1,
             }
         }
         Ok(())
+    }
+
+    fn on_bcast_ack(&mut self, src: usize, ack: u32) {
+        let p = &mut self.peers[src];
+        // Cumulative, as for unicast credits: an older value changes nothing.
+        if (ack.wrapping_sub(p.backed) as i32) > 0
+            && ack.wrapping_sub(p.backed) <= self.btx_seq.wrapping_sub(p.backed)
+        {
+            p.backed = ack;
+        }
+    }
+
+    /// Consumes root `src`'s arrived broadcasts in its sequence order. Arrival is per
+    /// slot (the LMR entry names the slot), not a count: nothing orders one root's
+    /// broadcasts against each other or against unicasts, so a later broadcast may be
+    /// seen first and waits in its slot until the ones before it are consumed.
+    fn drain_bcast_slots(&mut self, src: usize) -> Result<(), MsgError> {
+        let k = self.layout.bslots;
+        if k == 0 {
+            return Ok(());
+        }
+        loop {
+            let p = &mut self.peers[src];
+            let seq = p.brx_seq;
+            let i = (seq % k) as usize;
+            if !p.bready[i] {
+                return Ok(());
+            }
+            p.bready[i] = false;
+            let off = self.layout.bslot_off(src, seq % k);
+            let mut hb = [0u8; HDR_MAX];
+            self.card.read_rx(off, &mut hb)?;
+            let h = match Header::from_bytes(&hb) {
+                Some(h)
+                    if h.kind == Kind::Bcast
+                        && h.seq == seq
+                        && h.len as usize <= self.cfg.short_max =>
+                {
+                    h
+                }
+                // Not the broadcast expected here (a stray write, counted): the root's
+                // real one still comes, with its own LMR entry.
+                _ => {
+                    self.stats.protocol_errors += 1;
+                    continue;
+                }
+            };
+            let p = &mut self.peers[src];
+            p.brx_seq = seq.wrapping_add(1);
+            p.bconsumed = p.bconsumed.wrapping_add(1);
+            let mut data = vec![0u8; h.len as usize];
+            self.card.read_rx(off + HDR_BYTES, &mut data)?;
+            self.stats.bcast_recv += 1;
+            let src16 = src as u16;
+            match self.match_posted(src16, h.tag) {
+                Some(id) => self.deliver_short(id, src16, h.tag, data)?,
+                None => self.push_unexpected(Unexpected::Short {
+                    src: src16,
+                    tag: h.tag,
+                    data,
+                }),
+            }
+        }
+    }
+
+    /// Tells root `root` how many of its broadcasts we consumed, once half its broadcast
+    /// slots are owed: an 8-byte unicast into its broadcast credit word.
+    fn return_bcast_credits(&mut self, root: u16) -> Result<(), MsgError> {
+        let p = &mut self.peers[usize::from(root)];
+        let owed = p.bconsumed.wrapping_sub(p.breturned);
+        if owed == 0 || owed < (self.layout.bslots / 2).max(1) {
+            return Ok(());
+        }
+        p.breturned = p.bconsumed;
+        let v = u64::from(p.bconsumed);
+        self.card.device().mem_write_u64(
+            &self.stage,
+            self.bcredit_src + usize::from(root) * 8,
+            v,
+        )?;
+        self.txq.push_back(TxOp {
+            dest: root,
+            flags: 0,
+            src: TxSrc::BcastCredit(root),
+            remote: self.rx_bases[usize::from(root)]
+                + (self.layout.bcredit_off + usize::from(self.me) * 8) as u64,
+            len: 8,
+            done: TxDone::Nothing,
+        });
+        self.stats.bcast_credit_msgs += 1;
+        Ok(())
+    }
+
+    /// Moves our broadcast pieces to the card while every node has a free broadcast
+    /// slot of ours (the slot reuse rule: slot `i mod K` is written again only once every
+    /// receiver has consumed broadcast `i`) and staging slots last.
+    fn pump_bcast(&mut self) -> Result<(), MsgError> {
+        let k = self.layout.bslots;
+        while !self.boutbox.is_empty() {
+            let me = usize::from(self.me);
+            let seq = self.btx_seq;
+            let ready = self.peers.iter().all(|p| p.ready);
+            let full = self
+                .peers
+                .iter()
+                .enumerate()
+                .any(|(q, p)| q != me && seq.wrapping_sub(p.backed) >= k);
+            if !ready || full {
+                if full && !self.bstalled {
+                    self.bstalled = true;
+                    self.stats.bcast_stalls += 1;
+                }
+                return Ok(());
+            }
+            self.bstalled = false;
+            let Some(si) = self.stage_free.pop() else {
+                return Ok(());
+            };
+            let m = self.boutbox.pop_front().expect("not empty");
+            self.btx_seq = seq.wrapping_add(1);
+            let h = Header {
+                kind: Kind::Bcast,
+                seq,
+                tag: m.tag,
+                len: m.data.len() as u32,
+                ack: 0,
+                sreq: 0,
+                addr: 0,
+            };
+            let at = si * self.layout.slot_bytes;
+            let mut bytes = h.to_bytes();
+            bytes.extend_from_slice(&m.data);
+            self.card.device().mem_write(&self.stage, at, &bytes)?;
+            let hi = (self.layout.nodes - 1) as u16;
+            self.txq.push_back(TxOp {
+                dest: hi << 8,
+                flags: desc_flag::BCAST,
+                src: TxSrc::Stage(si),
+                remote: self.rx_bases[me] + self.layout.bslot_off(me, seq % k) as u64,
+                len: bytes.len(),
+                done: TxDone::FreeStage(si),
+            });
+            self.stats.bcast_sent += 1;
+            let st = Status {
+                src: self.me,
+                tag: m.tag,
+                len: m.data.len(),
+                truncated: false,
+            };
+            self.finish(m.req, st, None);
+        }
+        Ok(())
+    }
+
+    /// Queues one hardware broadcast piece (`len` <= `short_max` bytes of the heap at
+    /// `off`); the request finishes once it is staged for the card.
+    fn bcast_inner(&mut self, tag: u32, off: usize, len: usize) -> Result<u64, MsgError> {
+        let mut data = vec![0; len];
+        self.card.read_rx(off, &mut data)?;
+        let id = self.new_req(ReqState::BcastQueued { len });
+        self.boutbox.push_back(OutBcast { tag, data, req: id });
+        self.pump_bcast()?;
+        self.flush_txq()?;
+        Ok(id)
     }
 
     fn push_unexpected(&mut self, u: Unexpected) {
@@ -1349,6 +1631,7 @@ impl<D: Device> Endpoint<D> {
             let n = chunk.min(g - at);
             self.txq.push_back(TxOp {
                 dest: src,
+                flags: 0,
                 src: TxSrc::Heap(off + at),
                 remote: h.addr + at as u64,
                 len: n,
@@ -1464,6 +1747,7 @@ impl<D: Device> Endpoint<D> {
             self.card.device().mem_write(&self.stage, at, &bytes)?;
             self.txq.push_back(TxOp {
                 dest,
+                flags: 0,
                 src: TxSrc::Stage(si),
                 remote: self.rx_bases[d]
                     + self.layout.slot_off(usize::from(self.me), seq % k) as u64,
@@ -1500,6 +1784,7 @@ impl<D: Device> Endpoint<D> {
             .mem_write_u64(&self.stage, self.credit_src + usize::from(src) * 8, v)?;
         self.txq.push_back(TxOp {
             dest: src,
+            flags: 0,
             src: TxSrc::Credit(src),
             remote: self.rx_bases[usize::from(src)]
                 + (self.layout.credit_off + usize::from(self.me) * 8) as u64,
@@ -1518,8 +1803,12 @@ impl<D: Device> Endpoint<D> {
                 TxSrc::Heap(off) => (&self.rx_alias, off),
                 TxSrc::Hello => (&self.stage, self.hello_src),
                 TxSrc::Credit(p) => (&self.stage, self.credit_src + usize::from(p) * 8),
+                TxSrc::BcastCredit(p) => (&self.stage, self.bcredit_src + usize::from(p) * 8),
             };
-            match self.card.put(op.dest, buf, off, op.remote, op.len, 0) {
+            match self
+                .card
+                .put(op.dest, buf, off, op.remote, op.len, op.flags)
+            {
                 Ok(t) => {
                     self.txq.pop_front();
                     self.inflight.insert(t.seq, op);
@@ -1546,12 +1835,13 @@ impl<D: Device> Endpoint<D> {
         let off = self.buf_range(buf, 0, len)?;
         let tag = self.coll_tag(0);
         let phases = coll::bcast_plan(
-            self.cfg.bcast,
+            self.bcast_backend(),
             self.me,
             root,
             self.layout.nodes,
             tag,
             (off, len),
+            self.cfg.short_max,
         );
         Ok(self.start_coll(phases, root, len, "a broadcast"))
     }
@@ -1560,7 +1850,7 @@ impl<D: Device> Endpoint<D> {
     pub fn ibarrier(&mut self) -> Result<Request, MsgError> {
         let up = self.coll_tag(BARRIER_UP);
         let down = up & !BARRIER_UP | BARRIER_DOWN;
-        let phases = coll::barrier_plan(self.me, self.layout.nodes, up, down);
+        let phases = coll::barrier_plan(self.bcast_backend(), self.me, self.layout.nodes, up, down);
         Ok(self.start_coll(phases, 0, 0, "a barrier"))
     }
 
@@ -1654,6 +1944,7 @@ impl<D: Device> Endpoint<D> {
                     Step::Recv { src, tag, target } => {
                         self.recv_inner(Source::Node(src), tag, target)?
                     }
+                    Step::Bcast { tag, off, len } => self.bcast_inner(tag, off, len)?,
                 };
                 c.pending.push(r);
             }

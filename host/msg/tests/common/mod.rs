@@ -17,8 +17,13 @@ pub const TIMEOUT_NS: u64 = 5_000_000;
 
 /// Cards configured with a `window`-byte receive region, routes programmed.
 pub fn cards(spec: &str, window: usize) -> (Cluster, Vec<Card<SimDevice>>) {
+    cards_on(spec, window, SimConfig::default())
+}
+
+/// [`cards`] on a cluster built with `sim`.
+pub fn cards_on(spec: &str, window: usize, sim: SimConfig) -> (Cluster, Vec<Card<SimDevice>>) {
     let topo: Topology = spec.parse().unwrap();
-    let cluster = Cluster::new(&topo, SimConfig::default()).unwrap();
+    let cluster = Cluster::new(&topo, sim).unwrap();
     let mut cards = Vec::new();
     for n in 0..topo.nodes() {
         let mut card = Card::open(cluster.device(n)).unwrap();
@@ -39,6 +44,22 @@ pub fn boot(cards: &[Card<SimDevice>]) -> Bootstrap {
 
 pub fn world_with(spec: &str, cfg: MsgConfig, window: usize) -> World {
     let (cluster, cards) = cards(spec, window);
+    let boot = boot(&cards);
+    let eps = cards
+        .into_iter()
+        .map(|c| Endpoint::new(c, &boot, cfg.clone()).unwrap())
+        .collect();
+    World { cluster, eps }
+}
+
+/// Endpoints on cards whose receive windows share one bus address (what a hardware
+/// broadcast needs), with `cfg`.
+pub fn world_shared(spec: &str, cfg: MsgConfig, window: usize) -> World {
+    let sim = SimConfig {
+        shared_iova: true,
+        ..SimConfig::default()
+    };
+    let (cluster, cards) = cards_on(spec, window, sim);
     let boot = boot(&cards);
     let eps = cards
         .into_iter()
