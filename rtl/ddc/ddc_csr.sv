@@ -67,6 +67,7 @@ module ddc_csr
   input  logic        rx_drop_dest_i,
   input  logic        rx_drop_malformed_i,
   input  logic        rx_drop_window_i,
+  input  logic        rx_drop_ctx_i,
   input  logic        push_free_i,
   input  logic        push_accept_i,
   input  logic        push_reject_i,
@@ -105,7 +106,8 @@ module ddc_csr
   localparam int unsigned CntDmaRdErr      = 12;
   localparam int unsigned CntRxMsgExpired  = 13;
   localparam int unsigned CntRxTrackFull   = 14;
-  localparam int unsigned NumCnt           = 15;
+  localparam int unsigned CntRxDropCtx     = 15;
+  localparam int unsigned NumCnt           = 16;
 
   logic        enable_q, enable_d;
   logic [15:0] node_id_q, node_id_d;
@@ -208,6 +210,7 @@ module ddc_csr
       CNT_DMA_RD_ERR_OFFSET:        rsp_rdata_d = cnt_q[CntDmaRdErr];
       CNT_RX_MSG_EXPIRED_OFFSET:    rsp_rdata_d = cnt_q[CntRxMsgExpired];
       CNT_RX_TRACK_FULL_OFFSET:     rsp_rdata_d = cnt_q[CntRxTrackFull];
+      CNT_RX_DROP_CTX_OFFSET:       rsp_rdata_d = cnt_q[CntRxDropCtx];
       default: begin
         rd_known    = 1'b0;
         rsp_rdata_d = 32'hFFFF_FFFF;
@@ -334,7 +337,7 @@ module ddc_csr
     err_set[3:0]             = csr_err;
     err_set[ErrDescError]    = tx_desc_err_i;
     err_set[ErrRxDrop]       = rx_drop_crc_i || rx_drop_dest_i || rx_drop_malformed_i ||
-                               rx_drop_window_i;
+                               rx_drop_window_i || rx_drop_ctx_i;
     err_set[ErrPushReject]   = push_reject_i;
     err_status_d             = (err_status_q & ~err_clr) | err_set;
 
@@ -359,6 +362,7 @@ module ddc_csr
     cnt_d[CntDmaRdErr]      = cnt_q[CntDmaRdErr] + 32'(dma_rd_err_i);
     cnt_d[CntRxMsgExpired]  = cnt_q[CntRxMsgExpired] + 32'(rx_msg_expired_i);
     cnt_d[CntRxTrackFull]   = cnt_q[CntRxTrackFull] + 32'(rx_track_full_i);
+    cnt_d[CntRxDropCtx]     = cnt_q[CntRxDropCtx] + 32'(rx_drop_ctx_i);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -65,7 +65,7 @@ module ddc_nic (
   // events
   logic        tx_desc_done, tx_desc_err, tx_desc_irq, tx_pkt_sent, dma_rd_err;
   logic        rx_pkt, rx_msg, rx_msg_irq;
-  logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window;
+  logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window, rx_drop_ctx;
   logic        rx_msg_expired, rx_track_full;
 
   ddc_csr u_csr (
@@ -105,6 +105,7 @@ module ddc_nic (
     .rx_drop_dest_i     (rx_drop_dest),
     .rx_drop_malformed_i(rx_drop_malformed),
     .rx_drop_window_i   (rx_drop_window),
+    .rx_drop_ctx_i      (rx_drop_ctx),
     .push_free_i        (push_free),
     .push_accept_i      (push_accept),
     .push_reject_i      (push_reject),
@@ -206,6 +207,8 @@ module ddc_nic (
     .node_id_i         (node_id),
     .rxwin_base_i      (rxwin_base),
     .rxwin_size_i      (rxwin_size),
+    // Only context 0 (page 0's LMR ring) receives until the context pages are decoded.
+    .ctx_rx_en_i       (fasthsl_pkg::CTX_COUNT'(1)),
     .lmr_base_i        (lmr_base),
     .lmr_size_i        (lmr_size),
     .lmr_cons_i        (lmr_cons),
@@ -228,6 +231,7 @@ module ddc_nic (
     .drop_dest_o       (rx_drop_dest),
     .drop_malformed_o  (rx_drop_malformed),
     .drop_window_o     (rx_drop_window),
+    .drop_ctx_o        (rx_drop_ctx),
     .msg_expired_o     (rx_msg_expired),
     .track_full_o      (rx_track_full)
   );

@@ -19,6 +19,7 @@ module ddc_rx
   input  logic [15:0]                  node_id_i,
   input  logic [63:0]                  rxwin_base_i,
   input  logic [63:0]                  rxwin_size_i,
+  input  logic [fasthsl_pkg::CTX_COUNT-1:0] ctx_rx_en_i,
   input  logic [63:0]                  lmr_base_i,
   input  logic [15:0]                  lmr_size_i,
   input  logic [15:0]                  lmr_cons_i,
@@ -44,6 +45,7 @@ module ddc_rx
   output logic                         drop_dest_o,
   output logic                         drop_malformed_o,
   output logic                         drop_window_o,
+  output logic                         drop_ctx_o,
   output logic                         msg_expired_o,
   output logic                         track_full_o
 );
@@ -68,6 +70,7 @@ module ddc_rx
     .node_id_i       (node_id_i),
     .rxwin_base_i    (rxwin_base_i),
     .rxwin_size_i    (rxwin_size_i),
+    .ctx_rx_en_i     (ctx_rx_en_i),
     .flit_i          (flit_q),
     .buf_push_o      (in_push),
     .buf_eop_o       (in_eop),
@@ -77,7 +80,8 @@ module ddc_rx
     .drop_crc_o      (drop_crc_o),
     .drop_dest_o     (drop_dest_o),
     .drop_malformed_o(drop_malformed_o),
-    .drop_window_o   (drop_window_o)
+    .drop_window_o   (drop_window_o),
+    .drop_ctx_o      (drop_ctx_o)
   );
 
   // ---- flit buffer and verdict queue ----

@@ -133,7 +133,7 @@ module ddc_rx_egress
     .pkt_msg_id_i(hdr2_q.msg_id),
     .pkt_first_i (hdr0_q.first),
     .pkt_last_i  (hdr0_q.last),
-    .pkt_len_i   (hdr0_q.len),
+    .pkt_len_i   (16'(hdr0_q.len)),
     .pkt_offset_i(hdr2_q.offset),
     .complete_o  (trk_complete),
     .total_o     (trk_total),

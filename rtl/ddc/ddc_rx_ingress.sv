@@ -12,6 +12,7 @@
 //   malformed: ptype not WRITE or BCAST, len outside 1..MTU_MAX, payload flits !=
 //              ceil((remote_addr % 8 + len) / 8);
 //   dest:      dest != NODE_ID (BCAST: NODE_ID outside the range) or the NIC is disabled;
+//   ctx:       the destination context (dctx) has no LMR ring here (ctx_rx_en_i clear);
 //   window:    [remote_addr, remote_addr + len) not inside the receive window.
 // The CRC goes first among the header checks because a corrupted header makes them
 // meaningless; the framing checks go before it because a cut-short or runaway packet has
@@ -37,6 +38,7 @@ module ddc_rx_ingress
   input  logic [15:0]                  node_id_i,
   input  logic [63:0]                  rxwin_base_i,
   input  logic [63:0]                  rxwin_size_i,
+  input  logic [CTX_COUNT-1:0]         ctx_rx_en_i,   // contexts that receive
   // link (already registered by the caller)
   input  fasthsl_link_pkg::link_flit_t flit_i,
   // to the flit buffer (never full: the link is credit controlled)
@@ -50,7 +52,8 @@ module ddc_rx_ingress
   output logic                         drop_crc_o,
   output logic                         drop_dest_o,
   output logic                         drop_malformed_o,
-  output logic                         drop_window_o
+  output logic                         drop_window_o,
+  output logic                         drop_ctx_o
 );
   localparam int unsigned IdxW = $clog2(MAX_FLITS);
 
@@ -65,6 +68,7 @@ module ddc_rx_ingress
   logic            drop_dest_q, drop_dest_d;
   logic            drop_malformed_q, drop_malformed_d;
   logic            drop_window_q, drop_window_d;
+  logic            drop_ctx_q, drop_ctx_d;
 
   logic [31:0] crc_next;
   crc32_d64 u_crc (
@@ -86,17 +90,18 @@ module ddc_rx_ingress
   end
 
   // Verdict of a packet ending with flit_i.
-  logic framing_bad, crc_bad, hdr_bad, dest_bad;
+  logic framing_bad, crc_bad, hdr_bad, dest_bad, ctx_bad;
   always_comb begin
     framing_bad = flit_i.err || (idx_q < IdxW'(4));
     crc_bad     = ~crc_q != flit_i.data[31:0];
     hdr_bad     = !(hdr0_q.ptype inside {PTYPE_WRITE, PTYPE_BCAST}) || (hdr0_q.len == '0) ||
-                  (hdr0_q.len > 16'(MTU_MAX)) || (14'(idx_q) - 14'd3 != exp_pay_q);
+                  (hdr0_q.len > 11'(MTU_MAX)) || (14'(idx_q) - 14'd3 != exp_pay_q);
     // A broadcast names a range (lo | hi << 8): a NIC outside it drops and counts it.
     dest_bad    = !enable_i ||
                   ((hdr0_q.ptype == PTYPE_BCAST) ?
                    (node_id_i < 16'(hdr0_q.dest[7:0]) || node_id_i > 16'(hdr0_q.dest[15:8])) :
                    (hdr0_q.dest != node_id_i));
+    ctx_bad     = !ctx_rx_en_i[hdr0_q.dctx];
   end
 
   logic cut;
@@ -110,6 +115,7 @@ module ddc_rx_ingress
     drop_dest_d      = 1'b0;
     drop_malformed_d = 1'b0;
     drop_window_d    = 1'b0;
+    drop_ctx_d       = 1'b0;
     vrd_accept_o     = 1'b0;
     cut              = !discard_q && !flit_i.last && (idx_q == IdxW'(MAX_FLITS - 1));
     buf_push_o       = flit_i.valid;
@@ -128,6 +134,7 @@ module ddc_rx_ingress
         else if (crc_bad)       drop_crc_d = 1'b1;
         else if (hdr_bad)       drop_malformed_d = 1'b1;
         else if (dest_bad)      drop_dest_d = 1'b1;
+        else if (ctx_bad)       drop_ctx_d = 1'b1;
         else if (!win_ok_q)     drop_window_d = 1'b1;
         else                    vrd_accept_o = 1'b1;
       end else begin
@@ -152,6 +159,7 @@ module ddc_rx_ingress
       drop_dest_q      <= 1'b0;
       drop_malformed_q <= 1'b0;
       drop_window_q    <= 1'b0;
+      drop_ctx_q       <= 1'b0;
     end else begin
       idx_q            <= idx_d;
       discard_q        <= discard_d;
@@ -164,6 +172,7 @@ module ddc_rx_ingress
       drop_dest_q      <= drop_dest_d;
       drop_malformed_q <= drop_malformed_d;
       drop_window_q    <= drop_window_d;
+      drop_ctx_q       <= drop_ctx_d;
     end
   end
 
@@ -171,8 +180,9 @@ module ddc_rx_ingress
   assign drop_dest_o      = drop_dest_q;
   assign drop_malformed_o = drop_malformed_q;
   assign drop_window_o    = drop_window_q;
+  assign drop_ctx_o       = drop_ctx_q;
 
   logic unused_hdr0;
-  assign unused_hdr0 = ^{hdr0_q.src, hdr0_q.flags, hdr0_q.rsvd38, hdr0_q.last, hdr0_q.first};
+  assign unused_hdr0 = ^{hdr0_q.src, hdr0_q.flags, hdr0_q.rsvd38, hdr0_q.rsvd62, hdr0_q.last, hdr0_q.first};
 
 endmodule

@@ -39,6 +39,8 @@ module ddc_tx_packetizer
   input  logic            job_first_i,
   input  logic            job_last_i,
   input  logic [LenW-1:0] job_len_i,
+  // The descriptor's word 1 advanced by the packet's offset: remote address in 47:0,
+  // destination context (dctx) in 50:48 (the read engine refuses a carry into it).
   input  logic [63:0]     job_remote_i,
   input  logic [31:0]     job_msg_id_i,
   input  logic [31:0]     job_offset_i,
@@ -154,7 +156,9 @@ module ddc_tx_packetizer
   logic [31:0] crc_q, crc_d, crc_in, crc_out;
 
   assign hdr_w0 = '{
-    len:    16'(job.len),
+    rsvd62: '0,
+    dctx:   job.remote[50:48],
+    len:    11'(job.len),
     flags:  job.flags,
     rsvd38: '0,
     last:   job.last,
@@ -163,7 +167,7 @@ module ddc_tx_packetizer
     src:    node_id_i,
     dest:   job.dest
   };
-  assign hdr_w1 = '{remote_addr: job.remote};
+  assign hdr_w1 = '{remote_addr: {16'h0, job.remote[47:0]}};
   assign hdr_w2 = '{offset: job.offset, msg_id: job.msg_id};
   assign trl    = '{rsvd32: '0, crc: ~crc_q};
 

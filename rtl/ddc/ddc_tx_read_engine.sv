@@ -101,6 +101,11 @@ module ddc_tx_read_engine
       desc_err = DESC_ERR_ZERO_LEN;
     end else if (desc_len_i > 32'(MSG_LEN_MAX)) begin
       desc_err = DESC_ERR_LEN_TOO_BIG;
+    end else if ((desc_remote_i[63:51] != '0) ||
+                 (49'(desc_remote_i[47:0]) + 49'(desc_len_i) > 49'(64'h1_0000_0000_0000))) begin
+      // Word 1 is remote_addr[47:0] | dctx << 48; a message ending past 2^48 would carry
+      // into dctx as its packets' addresses advance.
+      desc_err = DESC_ERR_ADDR_RANGE;
     end else if (desc_flags_i[DESC_FLAG_BCAST_BIT]) begin
       // A broadcast's dest is a node range lo | hi << 8, inside DEST_RANGE.
       if (desc_dest_i[7:0] > desc_dest_i[15:8] || 16'(desc_dest_i[7:0]) < dest_lo_i ||

@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010004;
+pub const CONTRACT_VERSION: u32 = 0x00010005;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -35,6 +35,12 @@ pub const ROUTER_PORTS: u64 = 0x8;
 pub const RT_TMO_CYCLES_RESET: u64 = 0x1000;
 /// BAR0 offset of the local router's CSR page on a card (NIC + router).
 pub const ROUTER_CSR_BASE: u64 = 0x1000;
+/// User-level contexts of a NIC: LME/LMR ring pairs, each with its own register page (ctx registers). Context n's page is CTX_PAGE_BASE + n * CTX_PAGE_STRIDE; page 0's ring registers are context 0's.
+pub const CTX_COUNT: u64 = 0x8;
+/// BAR0 offset of context 0's register page.
+pub const CTX_PAGE_BASE: u64 = 0x2000;
+/// Bytes between two context pages: one 4 KiB page each, so a process maps only its own.
+pub const CTX_PAGE_STRIDE: u64 = 0x1000;
 /// Size of BAR0, bytes.
 pub const BAR0_SIZE: u64 = 0x2000;
 /// PCI vendor id the card enumerates with (to be assigned; see docs/HARDWARE.md).
@@ -58,6 +64,8 @@ pub enum DescErr {
     BadDest = 3,
     /// DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.
     InlineLen = 4,
+    /// Descriptor word 1 bits 63:51 are not zero: a remote address at or above 2^48 (e.g. from a driver of contract 1.4 or older, where remote_addr had 64 bits); nothing sent.
+    AddrRange = 11,
     /// A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.
     DmaRd = 10,
     /// DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.
@@ -66,7 +74,7 @@ pub enum DescErr {
 
 impl DescErr {
     /// Every value, in code order.
-    pub const ALL: [DescErr; 7] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::DmaRd, DescErr::BcastRange];
+    pub const ALL: [DescErr; 8] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::AddrRange, DescErr::DmaRd, DescErr::BcastRange];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
@@ -76,6 +84,7 @@ impl DescErr {
             2 => Some(DescErr::LenTooBig),
             3 => Some(DescErr::BadDest),
             4 => Some(DescErr::InlineLen),
+            11 => Some(DescErr::AddrRange),
             10 => Some(DescErr::DmaRd),
             15 => Some(DescErr::BcastRange),
             _ => None,
@@ -90,6 +99,7 @@ impl DescErr {
             DescErr::LenTooBig => "Descriptor length above MSG_LEN_MAX; no DMA issued.",
             DescErr::BadDest => "Destination outside DEST_RANGE (the routing tables); no DMA issued.",
             DescErr::InlineLen => "DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.",
+            DescErr::AddrRange => "Descriptor word 1 bits 63:51 are not zero: a remote address at or above 2^48 (e.g. from a driver of contract 1.4 or older, where remote_addr had 64 bits); nothing sent.",
             DescErr::DmaRd => "A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.",
             DescErr::BcastRange => "DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.",
         }
@@ -251,8 +261,10 @@ pub mod push {
 pub struct LmeDesc {
     /// Bus address of the source buffer (any alignment).
     pub local_addr: u64,
-    /// Bus address on the destination node (any alignment).
+    /// Bus address on the destination node (any alignment), below 2^48.
     pub remote_addr: u64,
+    /// Destination context: the receiver appends the LMR entry to this context's LMR ring (CTX_COUNT contexts). Bits 63:51 of the word must be zero (ADDR_RANGE).
+    pub dctx: u8,
     /// Bytes, 1..MSG_LEN_MAX.
     pub len: u32,
     /// Destination node id.
@@ -275,7 +287,8 @@ impl LmeDesc {
     pub fn to_words(&self) -> [u64; 4] {
         let mut w = [0 as u64; 4];
         w[0] |= self.local_addr as u64;
-        w[1] |= self.remote_addr as u64;
+        w[1] |= ((self.remote_addr as u64) & 0xffffffffffff) << 0;
+        w[1] |= ((self.dctx as u64) & 0x7) << 48;
         w[2] |= ((self.len as u64) & 0xffffffff) << 0;
         w[2] |= ((self.dest as u64) & 0xffff) << 32;
         w[2] |= ((self.flags as u64) & 0xffff) << 48;
@@ -288,7 +301,8 @@ impl LmeDesc {
     pub fn from_words(w: &[u64; 4]) -> Self {
         Self {
             local_addr: w[0] as u64,
-            remote_addr: w[1] as u64,
+            remote_addr: ((w[1] >> 0) & 0xffffffffffff) as u64,
+            dctx: ((w[1] >> 48) & 0x7) as u8,
             len: ((w[2] >> 0) & 0xffffffff) as u32,
             dest: ((w[2] >> 32) & 0xffff) as u16,
             flags: ((w[2] >> 48) & 0xffff) as u16,
@@ -403,6 +417,8 @@ pub struct PktHdr {
     pub flags: u8,
     /// Payload bytes in this packet, 1..MTU_MAX.
     pub len: u16,
+    /// Destination context (the descriptor's dctx): whose LMR ring gets the message's entry.
+    pub dctx: u8,
     /// Destination address of this packet's first payload byte.
     pub remote_addr: u64,
     /// Message id (descriptor msg_id).
@@ -426,7 +442,8 @@ impl PktHdr {
         w[0] |= ((self.first as u64) & 0x1) << 36;
         w[0] |= ((self.last as u64) & 0x1) << 37;
         w[0] |= ((self.flags as u64) & 0xff) << 40;
-        w[0] |= ((self.len as u64) & 0xffff) << 48;
+        w[0] |= ((self.len as u64) & 0x7ff) << 48;
+        w[0] |= ((self.dctx as u64) & 0x7) << 59;
         w[1] |= self.remote_addr as u64;
         w[2] |= ((self.msg_id as u64) & 0xffffffff) << 0;
         w[2] |= ((self.offset as u64) & 0xffffffff) << 32;
@@ -442,7 +459,8 @@ impl PktHdr {
             first: (w[0] >> 36) & 1 == 1,
             last: (w[0] >> 37) & 1 == 1,
             flags: ((w[0] >> 40) & 0xff) as u8,
-            len: ((w[0] >> 48) & 0xffff) as u16,
+            len: ((w[0] >> 48) & 0x7ff) as u16,
+            dctx: ((w[0] >> 59) & 0x7) as u8,
             remote_addr: w[1] as u64,
             msg_id: ((w[2] >> 0) & 0xffffffff) as u32,
             offset: ((w[2] >> 32) & 0xffffffff) as u32,
@@ -768,6 +786,8 @@ pub mod nic_regs {
     pub const CNT_RX_MSG_EXPIRED: u32 = 0x130;
     /// Accepted packets of a new multi-packet message that found the receiver's completion table full (64 messages in progress, none idle long enough to be taken): their bytes are written but the message cannot complete and gets no LMR entry. (ro)
     pub const CNT_RX_TRACK_FULL: u32 = 0x134;
+    /// Packets dropped: their destination context (header dctx) has no LMR ring on this node (ERR_STATUS.RX_DROP). Today only context 0 (page 0's rings) receives. (ro)
+    pub const CNT_RX_DROP_CTX: u32 = 0x164;
     /// DMA reads (payload or descriptor) the host answered with an error. A payload read error completes its descriptor with DMA_RD; a descriptor read error delivers the descriptor as zeros (ZERO_LEN). (ro)
     pub const CNT_DMA_RD_ERR: u32 = 0x160;
 }
@@ -822,4 +842,41 @@ pub mod router_regs {
     pub const RT_BC_BOUNDS_COUNT: u32 = 64;
     /// Bytes between instances of RT_BC_BOUNDS.
     pub const RT_BC_BOUNDS_STRIDE: u32 = 4;
+}
+
+/// CTX register byte offsets inside one page; page n (n < `PAGES`)
+/// starts at BAR0 offset `page(n)`.
+pub mod ctx_regs {
+    /// Not yet decoded by the card (decoded = false): BAR0_SIZE does not cover these pages yet and an access to them fails as outside BAR0; today the NIC has context 0 only (page 0's rings), and senders already name the destination context (lme_desc.dctx, pkt_hdr.dctx). A context's own LME/LMR rings and doorbells. Context 0's registers are also page 0's LME_*/LMR_* registers (same offsets, same state), so software written for one ring keeps working. Every other offset of a context page is undefined (CSR_BAD_ADDR); nothing global is reachable from a context page.
+    pub const PAGES: u32 = super::CTX_COUNT as u32;
+    /// BAR0 offset of page 0.
+    pub const PAGE_BASE: u32 = super::CTX_PAGE_BASE as u32;
+    /// Bytes between pages.
+    pub const PAGE_STRIDE: u32 = super::CTX_PAGE_STRIDE as u32;
+    /// BAR0 offset of page `n` (`n < PAGES`).
+    pub const fn page(n: u32) -> u32 {
+        PAGE_BASE + n * PAGE_STRIDE
+    }
+    /// This page's context number n (0..CTX_COUNT-1). (ro)
+    pub const ID: u32 = 0x000;
+    /// The context's LME ring bus address, low 32 bits (32-byte aligned; low bits ignored). (rw)
+    pub const LME_BASE_LO: u32 = 0x020;
+    /// The context's LME ring bus address, high 32 bits. (rw)
+    pub const LME_BASE_HI: u32 = 0x024;
+    /// The context's LME ring entries, 0..RING_SIZE_MAX (0: the context sends nothing; page 0's LME_SIZE keeps refusing 0); other values rejected (CSR_BAD_VALUE). Writing it resets the context's LME_PROD and LME_CONS to 0; it is rejected (CSR_BAD_VALUE) while the context has descriptors not yet completed, so one context's reset never disturbs another's traffic. (rw)
+    pub const LME_SIZE: u32 = 0x028;
+    /// The context's doorbell: index of the next slot the driver will fill. Values >= LME_SIZE are rejected (ERR_STATUS.LME_PROD_RANGE). (rw)
+    pub const LME_PROD: u32 = 0x02c;
+    /// Index of the context's next descriptor the NIC will complete. (ro)
+    pub const LME_CONS: u32 = 0x030;
+    /// The context's LMR ring bus address, low 32 bits (32-byte aligned). (rw)
+    pub const LMR_BASE_LO: u32 = 0x040;
+    /// The context's LMR ring bus address, high 32 bits. (rw)
+    pub const LMR_BASE_HI: u32 = 0x044;
+    /// The context's LMR ring entries, 0..RING_SIZE_MAX (0: the context receives nothing, its packets are dropped and counted in CNT_RX_DROP_CTX); other values rejected. Writing it resets the context's LMR_PROD and LMR_CONS to 0. (rw)
+    pub const LMR_SIZE: u32 = 0x048;
+    /// Index of the context's next LMR slot the NIC will write. (ro)
+    pub const LMR_PROD: u32 = 0x04c;
+    /// Index of the context's next LMR entry the driver will consume (a full ring back-pressures reception). Values >= LMR_SIZE rejected (ERR_STATUS.LMR_CONS_RANGE). (rw)
+    pub const LMR_CONS: u32 = 0x050;
 }

@@ -66,7 +66,8 @@ mod tests {
     fn descriptor_round_trips_through_bytes() {
         let d = LmeDesc {
             local_addr: 0x1234_5678_9abc_def0,
-            remote_addr: 0x0fed_cba9_8765_4321,
+            remote_addr: 0x0000_cba9_8765_4321,
+            dctx: 5,
             len: 0xdead_beef,
             dest: 0x0102,
             flags: desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE,
@@ -76,6 +77,8 @@ mod tests {
         assert_eq!(LmeDesc::from_bytes(&d.to_bytes()), d);
         assert_eq!(d.to_bytes()[16..20], 0xdead_beefu32.to_le_bytes());
         assert_eq!(d.to_bytes()[20..22], 0x0102u16.to_le_bytes());
+        // Word 1: the 48-bit remote address, dctx in bits 50:48, bits 63:51 clear.
+        assert_eq!(d.to_words()[1], 0x0005_cba9_8765_4321);
     }
 
     #[test]
@@ -87,15 +90,16 @@ mod tests {
             first: true,
             last: true,
             flags: 0xff,
-            len: 0xffff,
+            len: 0x7ff,
+            dctx: 7,
             remote_addr: u64::MAX,
             msg_id: u32::MAX,
             offset: u32::MAX,
         };
         let w = h.to_words();
         assert_eq!(PktHdr::from_words(&w), h);
-        // Only the two reserved bits 38..39 of word 0 stay clear.
-        assert_eq!(w[0], !(0b11u64 << 38));
+        // Only the reserved bits 38..39 and 62..63 of word 0 stay clear.
+        assert_eq!(w[0], !(0b11u64 << 38 | 0b11u64 << 62));
     }
 
     #[test]

@@ -223,8 +223,9 @@ pub enum DriverError {
         /// Buffer length.
         buf_len: usize,
     },
-    /// put: the remote range wraps around the 64-bit address space.
-    #[error("put: remote range {addr:#x}+{len:#x} wraps around the address space")]
+    /// put: the remote range does not end at or below 2^48 (descriptors carry 48-bit
+    /// remote addresses, contract 1.5).
+    #[error("put: remote range {addr:#x}+{len:#x} ends past 2^48, the largest remote address")]
     RemoteRange {
         /// Remote address.
         addr: u64,
@@ -695,6 +696,9 @@ impl IntSource {
     }
 }
 
+/// One past the largest remote address a descriptor carries (lme_desc.remote_addr, 48 bits).
+const REMOTE_ADDR_END: u64 = 1 << 48;
+
 /// Byte offset of a descriptor's word 3 (msg_id, status) within its slot.
 const DESC_W3: usize = 24;
 
@@ -741,7 +745,12 @@ fn check_put(
             })
         }
     }
-    if remote_addr.checked_add(len as u64).is_none() {
+    // Descriptor word 1 is remote_addr[47:0] | dctx << 48: the card refuses (ADDR_RANGE)
+    // what would not fit, and the driver says so first.
+    if remote_addr
+        .checked_add(len as u64)
+        .is_none_or(|end| end > REMOTE_ADDR_END)
+    {
         return Err(DriverError::RemoteRange {
             addr: remote_addr,
             len,
@@ -1150,6 +1159,7 @@ impl<D: Device> Card<D> {
         let desc = LmeDesc {
             local_addr: buf.iova() + local_offset as u64,
             remote_addr,
+            dctx: 0,
             len: len as u32,
             dest,
             flags,

@@ -28,8 +28,8 @@ module tb_ddc_csr;
   logic [15:0] lme_cons = 16'h0123, lmr_prod = 16'h0456;
   // event inputs: desc_done, desc_err, desc_irq, pkt_sent, rx_pkt, rx_msg, rx_msg_irq,
   // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject, dma_rd_err,
-  // rx_msg_expired, rx_track_full
-  logic [15:0] ev = '0;
+  // rx_msg_expired, rx_track_full, drop_ctx
+  logic [16:0] ev = '0;
   logic        push_free = 1'b1;
 
   ddc_csr dut (
@@ -75,6 +75,7 @@ module tb_ddc_csr;
     .dma_rd_err_i       (ev[13]),
     .rx_msg_expired_i   (ev[14]),
     .rx_track_full_i    (ev[15]),
+    .rx_drop_ctx_i      (ev[16]),
     .irq_o              (irq)
   );
 
@@ -539,18 +540,19 @@ module tb_ddc_csr;
   task automatic t_counters();
     logic [31:0] d;
     begin
-      int n[16];
+      int n[17];
       logic [31:0] c0[int];
-      logic [15:0] offs[15] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
+      logic [15:0] offs[16] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
                                 CNT_RX_MSGS_OFFSET, CNT_DESC_ERR_OFFSET, CNT_CSR_ERR_OFFSET,
                                 CNT_RX_CRC_ERR_OFFSET, CNT_RX_DROP_DEST_OFFSET,
                                 CNT_RX_DROP_MALFORMED_OFFSET, CNT_RX_DROP_WINDOW_OFFSET,
                                 CNT_PUSH_OFFSET, CNT_PUSH_REJECT_OFFSET,
                                 CNT_DMA_RD_ERR_OFFSET,
-                                CNT_RX_MSG_EXPIRED_OFFSET, CNT_RX_TRACK_FULL_OFFSET};
-      for (int k = 0; k < 15; k++) rd(offs[k], c0[k]);
+                                CNT_RX_MSG_EXPIRED_OFFSET, CNT_RX_TRACK_FULL_OFFSET,
+                                CNT_RX_DROP_CTX_OFFSET};
+      for (int k = 0; k < 16; k++) rd(offs[k], c0[k]);
       wr(ERR_STATUS_OFFSET, 32'h7F);
-      for (int k = 0; k < 16; k++) begin
+      for (int k = 0; k < 17; k++) begin
         n[k] = $urandom_range(0, 9);
         pulse(k, n[k]);
       end
@@ -571,6 +573,7 @@ module tb_ddc_csr;
       expect_rd(CNT_DMA_RD_ERR_OFFSET, c0[12] + n[13], "CNT_DMA_RD_ERR");
       expect_rd(CNT_RX_MSG_EXPIRED_OFFSET, c0[13] + n[14], "CNT_RX_MSG_EXPIRED");
       expect_rd(CNT_RX_TRACK_FULL_OFFSET, c0[14] + n[15], "CNT_RX_TRACK_FULL");
+      expect_rd(CNT_RX_DROP_CTX_OFFSET, c0[15] + n[16], "CNT_RX_DROP_CTX");
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
       `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10]) != 0, n[1] != 0, 4'b0}, "ERR_STATUS after counters")
@@ -628,6 +631,7 @@ module tb_ddc_csr;
     add("CNT_DMA_RD_ERR", CNT_DMA_RD_ERR_OFFSET, RO, 0,                 '1);
     add("CNT_RX_MSG_EXPIRED", CNT_RX_MSG_EXPIRED_OFFSET, RO, 0,         '1);
     add("CNT_RX_TRACK_FULL", CNT_RX_TRACK_FULL_OFFSET, RO, 0,           '1);
+    add("CNT_RX_DROP_CTX", CNT_RX_DROP_CTX_OFFSET, RO, 0,               '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;
