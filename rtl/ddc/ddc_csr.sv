@@ -74,6 +74,8 @@ module ddc_csr
   input  logic        dma_rd_err_i,
   input  logic        rx_msg_expired_i,
   input  logic        rx_track_full_i,
+  // rejected accesses to the context pages (ddc_ctx_csr): ERR_STATUS bits 3:0, counted here
+  input  logic [3:0]  ctx_csr_err_i,
   // interrupt (level)
   output logic        irq_o
 );
@@ -334,7 +336,7 @@ module ddc_csr
   logic [6:0] err_set;
   always_comb begin
     err_set                  = '0;
-    err_set[3:0]             = csr_err;
+    err_set[3:0]             = csr_err | ctx_csr_err_i;
     err_set[ErrDescError]    = tx_desc_err_i;
     err_set[ErrRxDrop]       = rx_drop_crc_i || rx_drop_dest_i || rx_drop_malformed_i ||
                                rx_drop_window_i || rx_drop_ctx_i;
@@ -352,7 +354,8 @@ module ddc_csr
     cnt_d[CntRxPkts]        = cnt_q[CntRxPkts] + 32'(rx_pkt_i);
     cnt_d[CntRxMsgs]        = cnt_q[CntRxMsgs] + 32'(rx_msg_i);
     cnt_d[CntDescErr]       = cnt_q[CntDescErr] + 32'(tx_desc_err_i);
-    cnt_d[CntCsrErr]        = cnt_q[CntCsrErr] + 32'(|csr_err);
+    // One request per cycle: a page-0 and a context-page rejection never coincide.
+    cnt_d[CntCsrErr]        = cnt_q[CntCsrErr] + 32'(|{csr_err, ctx_csr_err_i});
     cnt_d[CntRxCrcErr]      = cnt_q[CntRxCrcErr] + 32'(rx_drop_crc_i);
     cnt_d[CntRxDropDest]    = cnt_q[CntRxDropDest] + 32'(rx_drop_dest_i);
     cnt_d[CntRxDropMalform] = cnt_q[CntRxDropMalform] + 32'(rx_drop_malformed_i);

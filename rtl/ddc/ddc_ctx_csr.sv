@@ -27,6 +27,8 @@ module ddc_ctx_csr
 (
   input  logic                             clk_i,
   input  logic                             rst_ni,
+  // Page 0's ring reset restarts the whole TX, every context's indices with it.
+  input  logic                             tx_reset_i,
   // Context page bus: req_ctx_i is the page's context, req_addr_i the offset inside the
   // page. At most one request per cycle, always accepted.
   input  logic                             req_valid_i,
@@ -158,6 +160,8 @@ module ddc_ctx_csr
         default: err_d[ErrBadAddr] = 1'b1;
       endcase
     end
+    // Wins over a doorbell in the same cycle: the TX forgets every context's ring.
+    if (tx_reset_i) lme_prod_d = '0;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -10,7 +10,9 @@ module ddc_rx
   import fasthsl_pkg::*;
 #(
   parameter int unsigned MAX_FLITS    = (7 + MTU_MAX + 7) / 8 + 4,
-  parameter int unsigned RX_BUF_FLITS = 2 * MAX_FLITS
+  parameter int unsigned RX_BUF_FLITS = 2 * MAX_FLITS,
+  parameter int unsigned NumCtx       = 1,   // contexts with an LMR ring here
+  localparam int unsigned SideW       = 2 + ((NumCtx > 1) ? $clog2(NumCtx) : 1)
 ) (
   input  logic                         clk_i,
   input  logic                         rst_ni,
@@ -20,23 +22,23 @@ module ddc_rx
   input  logic [63:0]                  rxwin_base_i,
   input  logic [63:0]                  rxwin_size_i,
   input  logic [fasthsl_pkg::CTX_COUNT-1:0] ctx_rx_en_i,
-  input  logic [63:0]                  lmr_base_i,
-  input  logic [15:0]                  lmr_size_i,
-  input  logic [15:0]                  lmr_cons_i,
-  input  logic                         lmr_reset_i,
-  output logic [15:0]                  lmr_prod_o,
+  input  logic [NumCtx-1:0][63:0]      lmr_base_i,
+  input  logic [NumCtx-1:0][15:0]      lmr_size_i,
+  input  logic [NumCtx-1:0][15:0]      lmr_cons_i,
+  input  logic [NumCtx-1:0]            lmr_reset_i,
+  output logic [NumCtx-1:0][15:0]      lmr_prod_o,
   // link
   input  fasthsl_link_pkg::link_flit_t rx_flit_i,
   output logic                         rx_credit_o,
-  // host writes; side = {irq_remote, lmr_commit}, returned with dma_wr_done_i
+  // host writes; side = {context, irq_remote, lmr_commit}, returned with dma_wr_done_i
   output logic                         dma_wr_valid_o,
   input  logic                         dma_wr_ready_i,
   output logic [63:0]                  dma_wr_addr_o,
   output logic [63:0]                  dma_wr_data_o,
   output logic [7:0]                   dma_wr_strb_o,
-  output logic [1:0]                   dma_wr_side_o,
+  output logic [SideW-1:0]             dma_wr_side_o,
   input  logic                         dma_wr_done_i,
-  input  logic [1:0]                   dma_wr_done_side_i,
+  input  logic [SideW-1:0]             dma_wr_done_side_i,
   // one-cycle event pulses
   output logic                         pkt_o,
   output logic                         msg_o,
@@ -129,9 +131,11 @@ module ddc_rx
   logic        wr_valid, wr_ready;
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
-  logic [1:0]  wr_side;
+  logic [SideW-1:0] wr_side;
 
-  ddc_rx_egress u_egress (
+  ddc_rx_egress #(
+    .NumCtx(NumCtx)
+  ) u_egress (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .lmr_base_i    (lmr_base_i),
@@ -165,7 +169,7 @@ module ddc_rx
   // Registers the write port so the buffer-read-to-strobe logic ends here.
   logic [1:0] unused_out_count;
   fifo_sync #(
-    .WIDTH(2 + 64 + 64 + 8),
+    .WIDTH(SideW + 64 + 64 + 8),
     .DEPTH(2)
   ) u_out (
     .clk_i      (clk_i),

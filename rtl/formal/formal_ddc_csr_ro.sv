@@ -19,7 +19,7 @@ module formal_ddc_csr_ro
   input logic [31:0] req_wdata_i,
   input logic [15:0] lme_cons_i,
   input logic [15:0] lmr_prod_i,
-  input logic [17:0] ev_i
+  input logic [21:0] ev_i
 );
 `include "formal_csr_spec.svh"
 
@@ -65,7 +65,8 @@ module formal_ddc_csr_ro
       .dma_rd_err_i       (ev_i[14]),
       .rx_msg_expired_i   (ev_i[15]),
       .rx_track_full_i    (ev_i[16]),
-      .rx_drop_ctx_i      (ev_i[17])
+      .rx_drop_ctx_i      (ev_i[17]),
+      .ctx_csr_err_i      (ev_i[21:18])
     );
   end
 

@@ -39,8 +39,8 @@ package fasthsl_pkg;
   localparam int unsigned CTX_PAGE_BASE = 8192;
   // Bytes between two context pages: one 4 KiB page each, so a process maps only its own.
   localparam int unsigned CTX_PAGE_STRIDE = 4096;
-  // Size of BAR0, bytes.
-  localparam int unsigned BAR0_SIZE = 8192;
+  // Size of BAR0, bytes: page 0 the NIC, page 1 the router, then the CTX_COUNT context pages; a power of two, as a PCI BAR's size is. Offsets past the last context page are undefined (CSR_BAD_ADDR).
+  localparam int unsigned BAR0_SIZE = 65536;
   // PCI vendor id the card enumerates with (to be assigned; see docs/HARDWARE.md).
   localparam int unsigned PCI_VENDOR_ID = 7893;
   // PCI device id of the FastHSL card.

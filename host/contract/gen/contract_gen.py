@@ -89,9 +89,7 @@ def validate(spec):
                    for r in spec["registers"] if r["block"] == pg["block"]), default=0)
         if top > stride:
             raise SpecError(f"pages {pg['block']}: registers end at {top:#x}, past the page stride {stride:#x}")
-        # A block specified ahead of the card's decode (decoded = false) may lie past BAR0_SIZE.
-        end = consts["BAR0_SIZE"] if pg.get("decoded", True) else 1 << 32
-        if base < consts["ROUTER_CSR_BASE"] + 0x1000 or base + count * stride > end:
+        if base < consts["ROUTER_CSR_BASE"] + 0x1000 or base + count * stride > consts["BAR0_SIZE"]:
             raise SpecError(f"pages {pg['block']}: {base:#x} + {count} x {stride:#x} is not inside BAR0 above the router page")
 
 

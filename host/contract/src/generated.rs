@@ -41,8 +41,8 @@ pub const CTX_COUNT: u64 = 0x8;
 pub const CTX_PAGE_BASE: u64 = 0x2000;
 /// Bytes between two context pages: one 4 KiB page each, so a process maps only its own.
 pub const CTX_PAGE_STRIDE: u64 = 0x1000;
-/// Size of BAR0, bytes.
-pub const BAR0_SIZE: u64 = 0x2000;
+/// Size of BAR0, bytes: page 0 the NIC, page 1 the router, then the CTX_COUNT context pages; a power of two, as a PCI BAR's size is. Offsets past the last context page are undefined (CSR_BAD_ADDR).
+pub const BAR0_SIZE: u64 = 0x10000;
 /// PCI vendor id the card enumerates with (to be assigned; see docs/HARDWARE.md).
 pub const PCI_VENDOR_ID: u64 = 0x1ed5;
 /// PCI device id of the FastHSL card.
@@ -710,7 +710,7 @@ pub mod nic_regs {
     pub const LME_BASE_LO: u32 = 0x020;
     /// LME ring bus address, high 32 bits. (rw)
     pub const LME_BASE_HI: u32 = 0x024;
-    /// LME ring entries, 1..RING_SIZE_MAX; other values rejected. Writing it resets LME_PROD and LME_CONS to 0. (rw)
+    /// LME ring entries, 1..RING_SIZE_MAX; other values rejected. Writing it resets LME_PROD and LME_CONS to 0, and the whole transmit side with them: every context's LME_PROD and LME_CONS restart at 0 and the TX pipeline is flushed (a privileged bring-up operation). (rw)
     pub const LME_SIZE: u32 = 0x028;
     /// Doorbell: index of the next slot the driver will fill. Values >= LME_SIZE are rejected (ERR_STATUS.LME_PROD_RANGE). (rw)
     pub const LME_PROD: u32 = 0x02c;
@@ -786,7 +786,7 @@ pub mod nic_regs {
     pub const CNT_RX_MSG_EXPIRED: u32 = 0x130;
     /// Accepted packets of a new multi-packet message that found the receiver's completion table full (64 messages in progress, none idle long enough to be taken): their bytes are written but the message cannot complete and gets no LMR entry. (ro)
     pub const CNT_RX_TRACK_FULL: u32 = 0x134;
-    /// Packets dropped: their destination context (header dctx) has no LMR ring on this node (ERR_STATUS.RX_DROP). Today only context 0 (page 0's rings) receives. (ro)
+    /// Packets dropped: their destination context (header dctx) has no LMR ring on this node (its LMR_SIZE is 0; context 0 always receives, page 0's rule) (ERR_STATUS.RX_DROP). (ro)
     pub const CNT_RX_DROP_CTX: u32 = 0x164;
     /// DMA reads (payload or descriptor) the host answered with an error. A payload read error completes its descriptor with DMA_RD; a descriptor read error delivers the descriptor as zeros (ZERO_LEN). (ro)
     pub const CNT_DMA_RD_ERR: u32 = 0x160;
@@ -847,7 +847,7 @@ pub mod router_regs {
 /// CTX register byte offsets inside one page; page n (n < `PAGES`)
 /// starts at BAR0 offset `page(n)`.
 pub mod ctx_regs {
-    /// Not yet decoded by the card (decoded = false): BAR0_SIZE does not cover these pages yet and an access to them fails as outside BAR0; today the NIC has context 0 only (page 0's rings), and senders already name the destination context (lme_desc.dctx, pkt_hdr.dctx). A context's own LME/LMR rings and doorbells. Context 0's registers are also page 0's LME_*/LMR_* registers (same offsets, same state), so software written for one ring keeps working. Every other offset of a context page is undefined (CSR_BAD_ADDR); nothing global is reachable from a context page.
+    /// A context's own LME/LMR rings and doorbells; the TX serves the contexts with work round robin, a message at a time. Context 0's ring registers are page 0's LME_*/LMR_* registers (same offsets, same state and rules), so software written for one ring keeps working; the push window (PUSH_*) is page 0's, context 0's only. Every other offset of a context page is undefined (CSR_BAD_ADDR); nothing global is reachable from a context page. The sender names the receiving context in the descriptor (lme_desc.dctx).
     pub const PAGES: u32 = super::CTX_COUNT as u32;
     /// BAR0 offset of page 0.
     pub const PAGE_BASE: u32 = super::CTX_PAGE_BASE as u32;
@@ -863,7 +863,7 @@ pub mod ctx_regs {
     pub const LME_BASE_LO: u32 = 0x020;
     /// The context's LME ring bus address, high 32 bits. (rw)
     pub const LME_BASE_HI: u32 = 0x024;
-    /// The context's LME ring entries, 0..RING_SIZE_MAX (0: the context sends nothing; page 0's LME_SIZE keeps refusing 0); other values rejected (CSR_BAD_VALUE). Writing it resets the context's LME_PROD and LME_CONS to 0; it is rejected (CSR_BAD_VALUE) while the context has descriptors not yet completed, so one context's reset never disturbs another's traffic. (rw)
+    /// The context's LME ring entries, 0..RING_SIZE_MAX (0: the context sends nothing); other values rejected (CSR_BAD_VALUE). Writing it resets the context's LME_PROD and LME_CONS to 0; it is rejected (CSR_BAD_VALUE) while the context has descriptors not yet completed, so one context's reset never disturbs another's traffic. (Context 0's page reaches page 0's LME_SIZE, with page 0's rules.) (rw)
     pub const LME_SIZE: u32 = 0x028;
     /// The context's doorbell: index of the next slot the driver will fill. Values >= LME_SIZE are rejected (ERR_STATUS.LME_PROD_RANGE). (rw)
     pub const LME_PROD: u32 = 0x02c;

@@ -47,11 +47,13 @@
 
 #![forbid(unsafe_code)]
 
+mod context;
 mod ring;
 
 use std::collections::VecDeque;
 use std::ops::RangeInclusive;
 
+pub use context::Context;
 pub use fasthsl_contract as contract;
 pub use fasthsl_contract::IntCoal;
 use fasthsl_contract::{
@@ -103,6 +105,22 @@ pub enum DriverError {
     /// An operation that needs a configured card was called before [`Card::configure`].
     #[error("the card is not configured: call Card::configure first")]
     NotConfigured,
+    /// The context page does not answer its number: a card without contexts (contract
+    /// 1.5 and later have them).
+    #[error("the context page reads {found:#x} instead of its number: a card without contexts (contract 1.5)?")]
+    NoContexts {
+        /// What the page's ID register read.
+        found: u32,
+    },
+    /// A context number outside the card's (1..CTX_COUNT-1 for a [`Context`], below
+    /// CTX_COUNT for a destination context).
+    #[error("context {n} does not exist (the card has contexts 0..{count}; 0 is the card's own)")]
+    NoSuchContext {
+        /// The number asked for.
+        n: u32,
+        /// CTX_COUNT.
+        count: u32,
+    },
     /// A [`CardConfig`] field is out of range.
     #[error("invalid card configuration: {field} {reason}")]
     BadConfig {

@@ -14,7 +14,7 @@ module tb_ddc_ctx_csr;
   logic rst_n = 1'b0;
   always #5 clk = ~clk;
 
-  logic        req_valid = 1'b0, req_write = 1'b0;
+  logic        req_valid = 1'b0, req_write = 1'b0, tx_reset = 1'b0;
   logic [3:0]  req_ctx = '0;
   logic [11:0] req_addr = '0;
   logic [31:0] req_wdata = '0;
@@ -29,6 +29,7 @@ module tb_ddc_ctx_csr;
   ddc_ctx_csr dut (
     .clk_i      (clk),
     .rst_ni     (rst_n),
+    .tx_reset_i (tx_reset),
     .req_valid_i(req_valid),
     .req_write_i(req_write),
     .req_ctx_i  (req_ctx),
@@ -302,6 +303,28 @@ module tb_ddc_ctx_csr;
       check_outputs($sformatf("random access %0d", n));
     end
     check_readback("after random");
+
+    // ---- page 0's ring reset restarts every context's doorbell, and wins over one ----
+    for (int k = 1; k < CTX_COUNT; k++) begin
+      lme_cons[k] = m_lme_prod[k];
+      model_write(k, CTX_LME_SIZE_OFFSET, 32'd8);
+      access(1'b1, 4'(k), CTX_LME_SIZE_OFFSET, 32'd8, d);
+      model_write(k, CTX_LME_PROD_OFFSET, 32'd5);
+      access(1'b1, 4'(k), CTX_LME_PROD_OFFSET, 32'd5, d);
+    end
+    @(negedge clk);
+    tx_reset  = 1'b1;
+    req_valid = 1'b1;
+    req_write = 1'b1;
+    req_ctx   = 4'd2;
+    req_addr  = CTX_LME_PROD_OFFSET[11:0];
+    req_wdata = 32'd3;
+    @(negedge clk);
+    tx_reset  = 1'b0;
+    req_valid = 1'b0;
+    for (int k = 1; k < CTX_COUNT; k++) m_lme_prod[k] = '0;
+    @(negedge clk);
+    check_outputs("TX reset");
 
     if (errors == 0) $display("PASS tb_ddc_ctx_csr");
     else $fatal(1, "tb_ddc_ctx_csr: %0d errors", errors);

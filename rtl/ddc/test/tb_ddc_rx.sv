@@ -34,7 +34,7 @@ module tb_ddc_rx #(
   logic        wr_valid, wr_ready;
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
-  logic [1:0]  wr_side;
+  logic [2:0]  wr_side;   // {context (one context: 0), irq_remote, lmr_commit}
   logic        ev_pkt, ev_msg, ev_msg_irq, ev_crc, ev_dest, ev_mal, ev_win, ev_ctx;
   logic [CTX_COUNT-1:0] ctx_en = CTX_COUNT'(1);   // contexts that receive
   logic [2:0]  pkt_dctx = '0;                       // dctx of the packets build_pkt makes
@@ -221,7 +221,10 @@ module tb_ddc_rx #(
     end else begin
       if (prod_chk_en) `CHECK(int'(lmr_prod) == prod_seen,
                               $sformatf("LMR_PROD %0d, expected %0d", lmr_prod, prod_seen))
-      if (wr_valid && wr_ready) handle_write(wr_addr, wr_data, wr_strb, wr_side);
+      if (wr_valid && wr_ready) begin
+        `CHECK(wr_side[2] == 1'b0, "side bits name a context other than 0")
+        handle_write(wr_addr, wr_data, wr_strb, wr_side[1:0]);
+      end
       // software consuming every entry as soon as it is published
       if (auto_consume) lmr_cons <= 16'(prod_seen);
       wr_ready_rand <= $urandom_range(99) < ready_pct;
