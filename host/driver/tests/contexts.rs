@@ -121,8 +121,8 @@ fn eight_contexts_per_node_send_at_once_and_each_ring_gets_only_its_own() {
     let total = expect.len();
     assert_eq!(total, 2 * 6 * NCTX);
     // Every sender's completions: all good, in its ring order.
-    for node in 0..2 {
-        for c in ctxs[node].iter_mut() {
+    for node_ctxs in ctxs.iter_mut() {
+        for c in node_ctxs.iter_mut() {
             let done = c.wait_all(TIMEOUT_NS).unwrap();
             assert_eq!(done.len(), 6, "context {}", c.number());
             for (i, d) in done.iter().enumerate() {
@@ -230,10 +230,7 @@ fn bad_contexts_and_context_page_accesses_are_refused_and_counted() {
     let before = a.counters().unwrap();
     assert_eq!(before.err_status, 0);
     // A page past the last context, and a global register through a context page.
-    assert_eq!(
-        dev.bar_read32(ctx::page(NCTX as u32)).unwrap(),
-        0xFFFF_FFFF
-    );
+    assert_eq!(dev.bar_read32(ctx::page(NCTX as u32)).unwrap(), 0xFFFF_FFFF);
     dev.bar_write32(ctx::page(3) + nic::NODE_ID, 0x77).unwrap();
     assert_eq!(
         dev.bar_read32(ctx::page(3) + nic::NODE_ID).unwrap(),

@@ -30,6 +30,7 @@ module tb_ddc_csr;
   // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject, dma_rd_err,
   // rx_msg_expired, rx_track_full, drop_ctx
   logic [16:0] ev = '0;
+  logic [3:0]  ctx_err = '0;   // rejections on the context pages (ddc_ctx_csr)
   logic        push_free = 1'b1;
 
   ddc_csr dut (
@@ -76,6 +77,7 @@ module tb_ddc_csr;
     .rx_msg_expired_i   (ev[14]),
     .rx_track_full_i    (ev[15]),
     .rx_drop_ctx_i      (ev[16]),
+    .ctx_csr_err_i      (ctx_err),
     .irq_o              (irq)
   );
 
@@ -576,7 +578,8 @@ module tb_ddc_csr;
       expect_rd(CNT_RX_DROP_CTX_OFFSET, c0[15] + n[16], "CNT_RX_DROP_CTX");
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
-      `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10]) != 0, n[1] != 0, 4'b0}, "ERR_STATUS after counters")
+      `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10] + n[16]) != 0, n[1] != 0, 4'b0},
+             "ERR_STATUS after counters")
       // done and err in the same cycle are one descriptor
       rd(CNT_TX_DESC_OFFSET, c0[0]);
       @(negedge clk);
@@ -585,6 +588,19 @@ module tb_ddc_csr;
       @(negedge clk);
       ev = '0;
       expect_rd(CNT_TX_DESC_OFFSET, c0[0] + 1, "done+err counts one descriptor");
+      // Rejections on the context pages set the same ERR_STATUS bits and count.
+      rd(CNT_CSR_ERR_OFFSET, c0[5]);
+      wr(ERR_STATUS_OFFSET, 32'h7F);
+      @(negedge clk);
+      ctx_err = 4'b0100;
+      @(negedge clk);
+      ctx_err = 4'b0001;
+      @(negedge clk);
+      ctx_err = '0;
+      expect_rd(CNT_CSR_ERR_OFFSET, c0[5] + 2, "CNT_CSR_ERR counts context-page rejections");
+      rd(ERR_STATUS_OFFSET, d);
+      `CHECK(d[3:0] == 4'b0101, $sformatf("ERR_STATUS %h after context-page rejections", d))
+      wr(ERR_STATUS_OFFSET, 32'h7F);
     end
   endtask
 
