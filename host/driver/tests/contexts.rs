@@ -305,3 +305,96 @@ fn small_message_on_one_context_while_another_streams() {
     // message in progress, but it does arrive, on its own context.
     assert!(behind_ns >= alone_ns);
 }
+
+/// A device handle that records every BAR offset it is asked for: what a process that
+/// mapped only its context's page could reach.
+struct Recorder<D: Device> {
+    dev: D,
+    offsets: std::cell::RefCell<Vec<u32>>,
+}
+
+impl<D: Device> Device for Recorder<D> {
+    fn name(&self) -> String {
+        self.dev.name()
+    }
+    fn bar_read32(&self, offset: u32) -> Result<u32, fasthsl_driver::DeviceError> {
+        self.offsets.borrow_mut().push(offset);
+        self.dev.bar_read32(offset)
+    }
+    fn bar_write32(&self, offset: u32, value: u32) -> Result<(), fasthsl_driver::DeviceError> {
+        self.offsets.borrow_mut().push(offset);
+        self.dev.bar_write32(offset, value)
+    }
+    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, fasthsl_driver::DeviceError> {
+        self.dev.dma_alloc(len)
+    }
+    fn dma_free(&self, buf: DmaBuffer) -> Result<(), fasthsl_driver::DeviceError> {
+        self.dev.dma_free(buf)
+    }
+    fn mem_write(
+        &self,
+        buf: &DmaBuffer,
+        offset: usize,
+        data: &[u8],
+    ) -> Result<(), fasthsl_driver::DeviceError> {
+        self.dev.mem_write(buf, offset, data)
+    }
+    fn mem_read(
+        &self,
+        buf: &DmaBuffer,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result<(), fasthsl_driver::DeviceError> {
+        self.dev.mem_read(buf, offset, out)
+    }
+    fn relax(&self, pace: fasthsl_driver::Pace) {
+        self.dev.relax(pace)
+    }
+    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, fasthsl_driver::DeviceError> {
+        self.dev.wait_irq(timeout_ns)
+    }
+    fn now_ns(&self) -> u64 {
+        self.dev.now_ns()
+    }
+    fn cycles(&self) -> Option<u64> {
+        self.dev.cycles()
+    }
+}
+
+#[test]
+fn a_context_touches_only_its_own_page() {
+    let (cluster, cards, _src) = up();
+    let rx = cards[1].rx_iova().unwrap();
+    let rec = |node| Recorder {
+        dev: cluster.device(node),
+        offsets: std::cell::RefCell::new(Vec::new()),
+    };
+    let mut tx = Context::open(rec(0), 4, 16, 16).unwrap();
+    // Its LMR ring holds every message: nothing is consumed until all are sent.
+    let mut rxc = Context::open(rec(1), 6, 16, 64).unwrap();
+    let buf = tx.device().dma_alloc(4096).unwrap();
+    tx.device().mem_write(&buf, 0, &[0x5A; 4096]).unwrap();
+    for i in 0..20 {
+        tx.put(1, 6, &buf, 0, rx + 4096 * (i % 4), 100 + 50 * i as usize, 0)
+            .unwrap();
+        if i % 5 == 4 {
+            for c in tx.wait_all(TIMEOUT_NS).unwrap() {
+                assert_eq!(c.result, Ok(()));
+            }
+        }
+    }
+    for i in 0..20 {
+        let e = rxc.wait_lmr(TIMEOUT_NS).unwrap();
+        assert_eq!(e.len as usize, 100 + 50 * i);
+    }
+    for (c, n) in [(&tx, 4u32), (&rxc, 6)] {
+        let offs = c.device().offsets.borrow();
+        assert!(!offs.is_empty());
+        for &o in offs.iter() {
+            assert!(
+                (ctx::page(n)..ctx::page(n) + ctx::PAGE_STRIDE).contains(&o),
+                "context {n} touched BAR0 offset {o:#x} outside its page"
+            );
+        }
+    }
+}
