@@ -477,10 +477,13 @@ pub struct Counters {
     pub rx_track_full: u32,
     /// CNT_DMA_RD_ERR: DMA reads the host answered with an error (IOMMU refusal).
     pub dma_rd_err: u32,
+    /// CNT_RX_DROP_CTX: packets dropped, their destination context has no LMR ring.
+    /// Reads 0 on cards before contract 1.5.
+    pub rx_drop_ctx: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 16] = [
+    const REGS: [(&'static str, u32); 17] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -497,10 +500,11 @@ impl Counters {
         ("rx_msg_expired", nic::CNT_RX_MSG_EXPIRED),
         ("rx_track_full", nic::CNT_RX_TRACK_FULL),
         ("dma_rd_err", nic::CNT_DMA_RD_ERR),
+        ("rx_drop_ctx", nic::CNT_RX_DROP_CTX),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 16] {
+    pub fn fields(&self) -> [(&'static str, u32); 17] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -518,8 +522,9 @@ impl Counters {
             self.rx_msg_expired,
             self.rx_track_full,
             self.dma_rd_err,
+            self.rx_drop_ctx,
         ];
-        let mut out = [("", 0); 16];
+        let mut out = [("", 0); 17];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -528,7 +533,11 @@ impl Counters {
 
     /// Packets the card dropped on reception, for any reason.
     pub fn rx_dropped(&self) -> u32 {
-        self.rx_crc_err + self.rx_drop_dest + self.rx_drop_malformed + self.rx_drop_window
+        self.rx_crc_err
+            + self.rx_drop_dest
+            + self.rx_drop_malformed
+            + self.rx_drop_window
+            + self.rx_drop_ctx
     }
 }
 
@@ -684,6 +693,8 @@ const COALESCING_VERSION: u32 = 0x0001_0002;
 /// First contract with the receiver's completion counters (CNT_RX_MSG_EXPIRED,
 /// CNT_RX_TRACK_FULL); older cards do not decode them.
 const MSG_TRACK_VERSION: u32 = 0x0001_0003;
+/// First contract with contexts (context pages, CNT_RX_DROP_CTX).
+const CONTEXTS_VERSION: u32 = 0x0001_0005;
 
 /// An interrupt source the card can coalesce (INT_STATUS bits LME_DONE and LMR_NEW).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1524,10 +1535,12 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 16];
+        let mut v = [0u32; 17];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             let tracked = (nic::CNT_RX_MSG_EXPIRED..=nic::CNT_RX_TRACK_FULL).contains(reg);
-            if tracked && self.version < MSG_TRACK_VERSION {
+            if (tracked && self.version < MSG_TRACK_VERSION)
+                || (*reg == nic::CNT_RX_DROP_CTX && self.version < CONTEXTS_VERSION)
+            {
                 continue;
             }
             v[i] = self.dev.bar_read32(*reg)?;
@@ -1549,6 +1562,7 @@ impl<D: Device> Card<D> {
             rx_msg_expired: v[13],
             rx_track_full: v[14],
             dma_rd_err: v[15],
+            rx_drop_ctx: v[16],
         })
     }
 
