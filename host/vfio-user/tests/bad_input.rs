@@ -112,7 +112,7 @@ fn malformed_region_accesses_get_error_replies_and_the_server_keeps_running() {
         ),
         (
             "BAR0 write past its end",
-            region_access(8, REGION_WRITE, 0, 0x3000, 4, &[1, 2, 3, 4]),
+            region_access(8, REGION_WRITE, 0, BAR0_SIZE + 0x1000, 4, &[1, 2, 3, 4]),
         ),
         (
             "config space past its end",
