@@ -16,6 +16,10 @@
 // unmasking a source raises the line at once if it has signalled meanwhile; a ring reset
 // (the lme/lmr_reset pulse) drops that ring's pending events, which describe entries that
 // no longer exist. ERROR is never coalesced: errors are rare and want attention now.
+// The per-context bits (CTX_LME_DONE, CTX_LMR_NEW: bits 8+n and 16+n for contexts 1..7)
+// are set at once with the event of their context, next to the coalesced LME_DONE /
+// LMR_NEW that count every context's events: the one interrupt line, and a handler
+// that wants to wake one context's waiter reads which.
 //
 // LME_SIZE / LMR_SIZE writes zero the ring's producer/consumer: the index held here is
 // cleared with the write, the one held by TX (LME_CONS) / RX (LMR_PROD) on the
@@ -59,10 +63,12 @@ module ddc_csr
   input  logic        tx_desc_done_i,
   input  logic        tx_desc_err_i,
   input  logic        tx_desc_irq_i,
+  input  logic [2:0]  tx_desc_irq_ctx_i,   // the context of that descriptor
   input  logic        tx_pkt_sent_i,
   input  logic        rx_pkt_i,
   input  logic        rx_msg_i,
   input  logic        rx_msg_irq_i,
+  input  logic [2:0]  rx_msg_irq_ctx_i,    // the context of that LMR entry
   input  logic        rx_drop_crc_i,
   input  logic        rx_drop_dest_i,
   input  logic        rx_drop_malformed_i,
@@ -127,7 +133,9 @@ module ddc_csr
   logic [63:0] rxwin_base_q, rxwin_base_d;
   logic [63:0] rxwin_size_q, rxwin_size_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
-  logic [2:0]  int_mask_q, int_mask_d;
+  logic [23:0] int_mask_q, int_mask_d;
+  logic [7:0]  int_ctx_lme_q, int_ctx_lme_d;   // CTX_LME_DONE, bit n = context n
+  logic [7:0]  int_ctx_lmr_q, int_ctx_lmr_d;   // CTX_LMR_NEW
   int_coal_t   coal_lme_q, coal_lme_d;
   int_coal_t   coal_lmr_q, coal_lmr_d;
   logic        coal_lme_fire, coal_lmr_fire;
@@ -154,9 +162,9 @@ module ddc_csr
   assign push_trigger = (addr == PUSH_DESC_OFFSET + 16'((PUSH_DESC_COUNT - 1) *
                                                         PUSH_DESC_STRIDE));
 
-  logic [2:0] int_status_rd;
+  logic [23:0] int_status_rd;
   always_comb begin
-    int_status_rd             = {1'b0, int_status_q};
+    int_status_rd             = {int_ctx_lmr_q, int_ctx_lme_q, 5'b0, 1'b0, int_status_q};
     int_status_rd[IntError]   = |err_status_q;
   end
 
@@ -224,6 +232,7 @@ module ddc_csr
   // Each rejected access sets exactly one of the CSR error bits below.
   logic [3:0] csr_err;
   logic [1:0] int_clr;
+  logic [7:0] int_ctx_lme_clr, int_ctx_lmr_clr;
   logic [6:0] err_clr;
   always_comb begin
     enable_d     = enable_q;
@@ -245,6 +254,8 @@ module ddc_csr
     coal_lme_d   = coal_lme_q;
     coal_lmr_d   = coal_lmr_q;
     int_clr      = '0;
+    int_ctx_lme_clr = '0;
+    int_ctx_lmr_clr = '0;
     err_clr      = '0;
     csr_err      = '0;
 
@@ -301,8 +312,12 @@ module ddc_csr
         RXWIN_BASE_HI_OFFSET: rxwin_base_d[63:32] = wdata;
         RXWIN_SIZE_LO_OFFSET: rxwin_size_d[31:0] = wdata;
         RXWIN_SIZE_HI_OFFSET: rxwin_size_d[63:32] = wdata;
-        INT_STATUS_OFFSET:    int_clr = wdata[1:0];
-        INT_MASK_OFFSET:      int_mask_d = wdata[2:0];
+        INT_STATUS_OFFSET: begin
+          int_clr         = wdata[1:0];
+          int_ctx_lme_clr = wdata[15:8];
+          int_ctx_lmr_clr = wdata[23:16];
+        end
+        INT_MASK_OFFSET:      int_mask_d = wdata[23:0];
         INT_COAL_LME_DONE_OFFSET: coal_lme_d = wdata;
         INT_COAL_LMR_NEW_OFFSET:  coal_lmr_d = wdata;
         ERR_STATUS_OFFSET:    err_clr = wdata[6:0];
@@ -346,6 +361,11 @@ module ddc_csr
     int_status_d             = int_status_q & ~int_clr;
     int_status_d[IntLmeDone] = int_status_d[IntLmeDone] || coal_lme_fire;
     int_status_d[IntLmrNew]  = int_status_d[IntLmrNew] || coal_lmr_fire;
+    // Context 0's bits stay 0: it has LME_DONE and LMR_NEW.
+    int_ctx_lme_d = int_ctx_lme_q & ~int_ctx_lme_clr;
+    int_ctx_lmr_d = int_ctx_lmr_q & ~int_ctx_lmr_clr;
+    if (tx_desc_irq_i && tx_desc_irq_ctx_i != '0) int_ctx_lme_d[tx_desc_irq_ctx_i] = 1'b1;
+    if (rx_msg_irq_i && rx_msg_irq_ctx_i != '0)   int_ctx_lmr_d[rx_msg_irq_ctx_i] = 1'b1;
 
     cnt_d = cnt_q;
     // A TX that signals an error without the done pulse still completed a descriptor.
@@ -387,6 +407,8 @@ module ddc_csr
       rxwin_size_q <= '0;
       int_status_q <= '0;
       int_mask_q   <= '0;
+      int_ctx_lme_q <= '0;
+      int_ctx_lmr_q <= '0;
       coal_lme_q   <= '0;
       coal_lmr_q   <= '0;
       err_status_q <= '0;
@@ -411,6 +433,8 @@ module ddc_csr
       rxwin_size_q <= rxwin_size_d;
       int_status_q <= int_status_d;
       int_mask_q   <= int_mask_d;
+      int_ctx_lme_q <= int_ctx_lme_d;
+      int_ctx_lmr_q <= int_ctx_lmr_d;
       coal_lme_q   <= coal_lme_d;
       coal_lmr_q   <= coal_lmr_d;
       err_status_q <= err_status_d;

@@ -108,6 +108,7 @@ module ddc_nic (
   // events
   logic        tx_desc_done, tx_desc_err, tx_desc_irq, tx_pkt_sent, dma_rd_err;
   logic        rx_pkt, rx_msg, rx_msg_irq;
+  logic [2:0]  tx_desc_irq_ctx, rx_msg_irq_ctx;
   logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window, rx_drop_ctx;
   logic        rx_msg_expired, rx_track_full;
 
@@ -140,10 +141,12 @@ module ddc_nic (
     .tx_desc_done_i     (tx_desc_done),
     .tx_desc_err_i      (tx_desc_err),
     .tx_desc_irq_i      (tx_desc_irq),
+    .tx_desc_irq_ctx_i  (tx_desc_irq_ctx),
     .tx_pkt_sent_i      (tx_pkt_sent),
     .rx_pkt_i           (rx_pkt),
     .rx_msg_i           (rx_msg),
     .rx_msg_irq_i       (rx_msg_irq),
+    .rx_msg_irq_ctx_i   (rx_msg_irq_ctx),
     .rx_drop_crc_i      (rx_drop_crc),
     .rx_drop_dest_i     (rx_drop_dest),
     .rx_drop_malformed_i(rx_drop_malformed),
@@ -264,6 +267,7 @@ module ddc_nic (
     .desc_done_o       (tx_desc_done),
     .desc_err_o        (tx_desc_err),
     .desc_irq_o        (tx_desc_irq),
+    .desc_irq_ctx_o    (tx_desc_irq_ctx),
     .pkt_sent_o        (tx_pkt_sent),
     .dma_rd_req_valid_o(dma_rd_req_valid_o),
     .dma_rd_req_ready_i(dma_rd_req_ready_i),
@@ -325,6 +329,7 @@ module ddc_nic (
     .pkt_o             (rx_pkt),
     .msg_o             (rx_msg),
     .msg_irq_o         (rx_msg_irq),
+    .msg_irq_ctx_o     (rx_msg_irq_ctx),
     .drop_crc_o        (rx_drop_crc),
     .drop_dest_o       (rx_drop_dest),
     .drop_malformed_o  (rx_drop_malformed),

@@ -43,6 +43,7 @@ module ddc_rx
   output logic                         pkt_o,
   output logic                         msg_o,
   output logic                         msg_irq_o,
+  output logic [SideW-3:0]             msg_irq_ctx_o,   // its context
   output logic                         drop_crc_o,
   output logic                         drop_dest_o,
   output logic                         drop_malformed_o,
@@ -161,6 +162,7 @@ module ddc_rx
     .pkt_o         (pkt_o),
     .msg_o         (msg_o),
     .msg_irq_o     (msg_irq_o),
+    .msg_irq_ctx_o (msg_irq_ctx_o),
     .trk_full_o    (track_full_o),
     .trk_expire_o  (trk_expire),
     .trk_overrun_o (trk_overrun)

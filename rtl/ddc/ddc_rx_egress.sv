@@ -63,6 +63,7 @@ module ddc_rx_egress
   output logic        pkt_o,
   output logic        msg_o,
   output logic        msg_irq_o,
+  output logic [CtxW-1:0] msg_irq_ctx_o,   // the context whose ring got that entry
   output logic        trk_full_o,
   output logic        trk_expire_o,
   output logic        trk_overrun_o
@@ -316,6 +317,7 @@ module ddc_rx_egress
 
   assign msg_o      = commit;
   assign msg_irq_o  = commit && wr_done_side_i[1];
+  assign msg_irq_ctx_o = done_c;
   assign lmr_prod_o = prod_vis_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -30,7 +30,8 @@ module ddc_tx
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
 #(
-  parameter int unsigned NumCtx = 1
+  parameter int unsigned NumCtx = 1,
+  localparam int unsigned CtxW  = (NumCtx > 1) ? $clog2(NumCtx) : 1
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -60,6 +61,7 @@ module ddc_tx
   output logic        desc_done_o,
   output logic        desc_err_o,
   output logic        desc_irq_o,
+  output logic [CtxW-1:0] desc_irq_ctx_o,   // the context of desc_irq_o's descriptor
   output logic        pkt_sent_o,
   // DMA read master
   output logic        dma_rd_req_valid_o,
@@ -101,8 +103,6 @@ module ddc_tx
   localparam int unsigned OutW      = $clog2(PbufDepth + DescDepth + 2);
   localparam int unsigned PbufCntW  = $clog2(PbufDepth + 1);
   localparam int unsigned LenW      = $clog2(MTU_MAX + 1);
-
-  localparam int unsigned CtxW = (NumCtx > 1) ? $clog2(NumCtx) : 1;
 
   localparam logic [7:0] TagPayload = 8'h00;
   localparam logic [7:0] TagDesc    = 8'h01;
@@ -436,6 +436,7 @@ module ddc_tx
     .done_o      (desc_done_o),
     .err_o       (desc_err_o),
     .irq_o       (desc_irq_o),
+    .irq_ctx_o   (desc_irq_ctx_o),
     .idle_o      (cp_idle)
   );
 

@@ -50,6 +50,7 @@ module ddc_tx_complete
   output logic        done_o,
   output logic        err_o,
   output logic        irq_o,
+  output logic [CtxW-1:0] irq_ctx_o,  // context of the descriptor done_o/irq_o name
   output logic        idle_o        // no record queued
 );
   localparam int unsigned CntW = $clog2(CplDepth + 1);
@@ -102,6 +103,7 @@ module ddc_tx_complete
   logic [NumCtx-1:0][15:0] wr_idx_q, wr_idx_d;  // per context: ring slot of its next write
   logic [NumCtx-1:0][15:0] cons_q, cons_d;
   logic        done_q, done_d, err_q, err_d, irq_q, irq_d;
+  logic [CtxW-1:0] irq_ctx_q;
 
   logic         head_ok, load, accept;
   lme_desc_w3_t status_word;
@@ -216,6 +218,7 @@ module ddc_tx_complete
       done_q     <= 1'b0;
       err_q      <= 1'b0;
       irq_q      <= 1'b0;
+      irq_ctx_q  <= '0;
     end else begin
       done_cnt_q <= done_cnt_d;
       done_err_q <= done_err_d;
@@ -233,6 +236,7 @@ module ddc_tx_complete
       done_q     <= done_d;
       err_q      <= err_d;
       irq_q      <= irq_d;
+      irq_ctx_q  <= wr_ctx_q;
     end
   end
 
@@ -244,5 +248,6 @@ module ddc_tx_complete
   assign done_o     = done_q;
   assign err_o      = err_q;
   assign irq_o      = irq_q;
+  assign irq_ctx_o  = irq_ctx_q;
 
 endmodule

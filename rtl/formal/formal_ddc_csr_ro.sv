@@ -19,7 +19,7 @@ module formal_ddc_csr_ro
   input logic [31:0] req_wdata_i,
   input logic [15:0] lme_cons_i,
   input logic [15:0] lmr_prod_i,
-  input logic [21:0] ev_i
+  input logic [27:0] ev_i
 );
 `include "formal_csr_spec.svh"
 
@@ -66,7 +66,9 @@ module formal_ddc_csr_ro
       .rx_msg_expired_i   (ev_i[15]),
       .rx_track_full_i    (ev_i[16]),
       .rx_drop_ctx_i      (ev_i[17]),
-      .ctx_csr_err_i      (ev_i[21:18])
+      .ctx_csr_err_i      (ev_i[21:18]),
+      .tx_desc_irq_ctx_i  (ev_i[24:22]),
+      .rx_msg_irq_ctx_i   (ev_i[27:25])
     );
   end
 

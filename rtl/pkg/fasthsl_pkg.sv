@@ -85,6 +85,10 @@ package fasthsl_pkg;
   localparam int unsigned INT_LME_DONE_BIT = 0;
   localparam int unsigned INT_LMR_NEW_BIT = 1;
   localparam int unsigned INT_ERROR_BIT = 2;
+  localparam int unsigned INT_CTX_LME_DONE_BIT = 8;
+  localparam int unsigned INT_CTX_LME_DONE_COUNT = 8;
+  localparam int unsigned INT_CTX_LMR_NEW_BIT = 16;
+  localparam int unsigned INT_CTX_LMR_NEW_COUNT = 8;
 
   // ERR_STATUS bits (sticky, write 1 to clear).
   localparam int unsigned ERR_CSR_BAD_ADDR_BIT = 0;

@@ -145,6 +145,8 @@ def gen_sv(spec):
         o.append(f"  // {b['doc']}")
         for v in b["values"]:
             o.append(f"  localparam int unsigned {b['name']}_{v['name']}_BIT = {v['bit']};")
+            if "count" in v:
+                o.append(f"  localparam int unsigned {b['name']}_{v['name']}_COUNT = {v['count']};")
         o.append("")
     for fmt in spec["formats"]:
         word_bits = fmt.get("word_bits", 64)
@@ -229,7 +231,11 @@ def gen_rs(spec):
         o.append(f"pub mod {b['name'].lower()} {{")
         for v in b["values"]:
             o.append(f"    /// {v['doc']}")
-            o.append(f"    pub const {v['name']}: {ty} = 1 << {v['bit']};")
+            if "count" in v:
+                # A field of `count` bits (one per instance): the constant is its mask.
+                o.append(f"    pub const {v['name']}: {ty} = {(1 << v['count']) - 1:#x} << {v['bit']};")
+            else:
+                o.append(f"    pub const {v['name']}: {ty} = 1 << {v['bit']};")
         o.append("    /// Every defined bit.")
         o.append("    pub const ALL: " + ty + " = " + " | ".join(v["name"] for v in b["values"]) + ";")
         o.append("")
@@ -361,7 +367,8 @@ def gen_md(spec):
     for b in spec["bits"]:
         o += ["", f"### {b['name']}", "", b["doc"], "", "| bit | name | meaning |", "|---|---|---|"]
         for val in b["values"]:
-            o.append(f"| {val['bit']} | `{val['name']}` | {val['doc']} |")
+            bits = f"{val['bit'] + val['count'] - 1}:{val['bit']}" if "count" in val else f"{val['bit']}"
+            o.append(f"| {bits} | `{val['name']}` | {val['doc']} |")
     o += ["", "## Formats", "", "Word `w`, bits `msb:lsb`; 64-bit words little-endian in memory unless stated."]
     for fmt in spec["formats"]:
         word_bits = fmt.get("word_bits", 64)

@@ -206,12 +206,16 @@ pub mod int {
     pub const LMR_NEW: u32 = 1 << 1;
     /// ERR_STATUS is non-zero.
     pub const ERROR: u32 = 1 << 2;
+    /// Bit 8+n: a descriptor of context n (1..7) with DESC_FLAG_IRQ_LOCAL completed; not coalesced (LME_DONE counts it too). Bit 8 stays 0: context 0 has only LME_DONE.
+    pub const CTX_LME_DONE: u32 = 0xff << 8;
+    /// Bit 16+n: an LMR entry of context n (1..7) for a message with DESC_FLAG_IRQ_REMOTE was written; not coalesced (LMR_NEW counts it too). Bit 16 stays 0: context 0 has only LMR_NEW.
+    pub const CTX_LMR_NEW: u32 = 0xff << 16;
     /// Every defined bit.
-    pub const ALL: u32 = LME_DONE | LMR_NEW | ERROR;
+    pub const ALL: u32 = LME_DONE | LMR_NEW | ERROR | CTX_LME_DONE | CTX_LMR_NEW;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u32) -> Vec<&'static str> {
-        const NAMES: [(u32, &str); 3] = [(LME_DONE, "LME_DONE"), (LMR_NEW, "LMR_NEW"), (ERROR, "ERROR")];
+        const NAMES: [(u32, &str); 5] = [(LME_DONE, "LME_DONE"), (LMR_NEW, "LMR_NEW"), (ERROR, "ERROR"), (CTX_LME_DONE, "CTX_LME_DONE"), (CTX_LMR_NEW, "CTX_LMR_NEW")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -736,9 +740,9 @@ pub mod nic_regs {
     pub const RXWIN_SIZE_LO: u32 = 0x068;
     /// Receive window size, high 32 bits. (rw)
     pub const RXWIN_SIZE_HI: u32 = 0x06c;
-    /// bit 0 LME_DONE, bit 1 LMR_NEW, bit 2 ERROR. irq = |(INT_STATUS & INT_MASK). LME_DONE and LMR_NEW are set when their source's coalescing (INT_COAL_*) signals; ERROR is never coalesced. (rw1c)
+    /// bit 0 LME_DONE, bit 1 LMR_NEW, bit 2 ERROR, bits 9..15 CTX_LME_DONE and 17..23 CTX_LMR_NEW of contexts 1..7. irq = |(INT_STATUS & INT_MASK). LME_DONE and LMR_NEW count the events of every context and are set when their source's coalescing (INT_COAL_*) signals; the per-context bits say which context (contexts 1..7) and are set at once; ERROR is never coalesced. (rw1c)
     pub const INT_STATUS: u32 = 0x080;
-    /// Interrupt enables, same bits as INT_STATUS. (rw)
+    /// Interrupt enables, same bits as INT_STATUS (the one MSI vector stays: a handler demultiplexes the per-context bits). (rw)
     pub const INT_MASK: u32 = 0x084;
     /// Sticky errors: bit 0 CSR_BAD_ADDR, 1 CSR_BAD_VALUE, 2 LME_PROD_RANGE, 3 LMR_CONS_RANGE, 4 DESC_ERROR, 5 RX_DROP, 6 PUSH_REJECT. Any set bit sets INT_STATUS.ERROR. (rw1c)
     pub const ERR_STATUS: u32 = 0x088;

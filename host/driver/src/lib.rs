@@ -875,6 +875,12 @@ impl<D: Device> Card<D> {
         let dest_range =
             u32::from(*cfg.dest_range.start()) | u32::from(*cfg.dest_range.end()) << 16;
         let rx_size = cfg.rx_window_bytes as u64;
+        // A card before contexts has no per-context interrupt bits to enable.
+        let int_mask = if self.version < CONTEXTS_VERSION {
+            cfg.int_mask & (int::LME_DONE | int::LMR_NEW | int::ERROR)
+        } else {
+            cfg.int_mask
+        };
         // Errors left by earlier users would make the checks below meaningless.
         d.bar_write32(nic::ERR_STATUS, err::ALL)?;
         d.bar_write32(nic::INT_STATUS, int::ALL)?;
@@ -892,7 +898,7 @@ impl<D: Device> Card<D> {
             ("RXWIN_BASE_HI", nic::RXWIN_BASE_HI, hi32(rx.iova())),
             ("RXWIN_SIZE_LO", nic::RXWIN_SIZE_LO, lo32(rx_size)),
             ("RXWIN_SIZE_HI", nic::RXWIN_SIZE_HI, hi32(rx_size)),
-            ("INT_MASK", nic::INT_MASK, cfg.int_mask),
+            ("INT_MASK", nic::INT_MASK, int_mask),
             // Writing the sizes reset the indexes; read back below like the rest.
             ("LME_PROD", nic::LME_PROD, 0),
             ("LMR_CONS", nic::LMR_CONS, 0),

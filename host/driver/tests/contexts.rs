@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use fasthsl_driver::contract::{ctx_regs as ctx, err, nic_regs as nic, CTX_COUNT};
+use fasthsl_driver::contract::{ctx_regs as ctx, desc_flag, err, int, nic_regs as nic, CTX_COUNT};
 use fasthsl_driver::{Card, CardConfig, Context, Device, DmaBuffer, DriverError};
 
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
@@ -396,4 +396,43 @@ fn a_context_touches_only_its_own_page() {
             );
         }
     }
+}
+
+#[test]
+fn per_context_interrupt_bits_name_the_context() {
+    let (cluster, cards, _src) = up();
+    let rx = cards[1].rx_iova().unwrap();
+    let mut tx = Context::open(cluster.device(0), 3, 16, 16).unwrap();
+    let mut rxc = Context::open(cluster.device(1), 5, 16, 16).unwrap();
+    let buf = tx.device().dma_alloc(64).unwrap();
+    for c in &cards {
+        c.device().bar_write32(nic::INT_STATUS, int::ALL).unwrap();
+    }
+    tx.put(
+        1,
+        5,
+        &buf,
+        0,
+        rx,
+        64,
+        desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE,
+    )
+    .unwrap();
+    rxc.wait_lmr(TIMEOUT_NS).unwrap();
+    assert_eq!(tx.wait_all(TIMEOUT_NS).unwrap()[0].result, Ok(()));
+    // The sender: LME_DONE (every context's, coalesced) and CTX_LME_DONE bit 8+3.
+    let st = cards[0].device().bar_read32(nic::INT_STATUS).unwrap();
+    assert_eq!(
+        st,
+        int::LME_DONE | 1 << (8 + 3),
+        "sender INT_STATUS {st:#x}"
+    );
+    // The receiver: LMR_NEW and CTX_LMR_NEW bit 16+5.
+    let st = cards[1].device().bar_read32(nic::INT_STATUS).unwrap();
+    assert_eq!(
+        st,
+        int::LMR_NEW | 1 << (16 + 5),
+        "receiver INT_STATUS {st:#x}"
+    );
+    assert_eq!(int::names(st), vec!["LMR_NEW", "CTX_LMR_NEW"]);
 }

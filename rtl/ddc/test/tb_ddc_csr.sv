@@ -31,6 +31,7 @@ module tb_ddc_csr;
   // rx_msg_expired, rx_track_full, drop_ctx
   logic [16:0] ev = '0;
   logic [3:0]  ctx_err = '0;   // rejections on the context pages (ddc_ctx_csr)
+  logic [2:0]  lme_ctx = '0, lmr_ctx = '0;   // contexts of the desc_irq / rx_msg_irq events
   logic        push_free = 1'b1;
 
   ddc_csr dut (
@@ -62,10 +63,12 @@ module tb_ddc_csr;
     .tx_desc_done_i     (ev[0]),
     .tx_desc_err_i      (ev[1]),
     .tx_desc_irq_i      (ev[2]),
+    .tx_desc_irq_ctx_i  (lme_ctx),
     .tx_pkt_sent_i      (ev[3]),
     .rx_pkt_i           (ev[4]),
     .rx_msg_i           (ev[5]),
     .rx_msg_irq_i       (ev[6]),
+    .rx_msg_irq_ctx_i   (lmr_ctx),
     .rx_drop_crc_i      (ev[7]),
     .rx_drop_dest_i     (ev[8]),
     .rx_drop_malformed_i(ev[9]),
@@ -465,6 +468,29 @@ module tb_ddc_csr;
     expect_rd(INT_STATUS_OFFSET, 32'h7, "events beat a simultaneous clear");
     wr(ERR_STATUS_OFFSET, 32'h7F);
     wr(INT_STATUS_OFFSET, 32'h7);
+    // Per-context bits (contexts 1..7): set at once next to the coalesced ones, their own
+    // mask bits, write 1 to clear; context 0 has none.
+    wr(INT_MASK_OFFSET, 32'h0);
+    lme_ctx = 3'd3;
+    pulse(2, 1);
+    lmr_ctx = 3'd5;
+    pulse(6, 1);
+    lme_ctx = 3'd0;
+    pulse(2, 1);
+    lmr_ctx = 3'd0;
+    expect_rd(INT_STATUS_OFFSET, 32'h20_0803, "CTX_LME_DONE[3], CTX_LMR_NEW[5], none for context 0");
+    `CHECK(!irq, "irq with every bit masked")
+    wr(INT_MASK_OFFSET, 32'h00_0400);              // context 2's LME_DONE: not pending
+    `CHECK(!irq, "irq from another context's mask bit")
+    wr(INT_MASK_OFFSET, 32'h20_0000);              // context 5's LMR_NEW
+    @(negedge clk);
+    `CHECK(irq, "no irq from CTX_LMR_NEW[5]")
+    wr(INT_STATUS_OFFSET, 32'h20_0000);
+    expect_rd(INT_STATUS_OFFSET, 32'h00_0803, "w1c of CTX_LMR_NEW[5] only");
+    `CHECK(!irq, "irq after clearing CTX_LMR_NEW[5]")
+    wr(INT_STATUS_OFFSET, 32'hFF_FF07);
+    expect_rd(INT_STATUS_OFFSET, 32'h0, "all clear");
+    wr(INT_MASK_OFFSET, 32'h0);
   endtask
 
   // Coalescing through the register file: per-source thresholds, masks gate only the
@@ -627,8 +653,8 @@ module tb_ddc_csr;
     add("RXWIN_BASE_HI", RXWIN_BASE_HI_OFFSET, RW,   0,                 '1);
     add("RXWIN_SIZE_LO", RXWIN_SIZE_LO_OFFSET, RW,   0,                 '1);
     add("RXWIN_SIZE_HI", RXWIN_SIZE_HI_OFFSET, RW,   0,                 '1);
-    add("INT_STATUS",    INT_STATUS_OFFSET,    RW1C, 0,                 32'h7);
-    add("INT_MASK",      INT_MASK_OFFSET,      RW,   0,                 32'h7);
+    add("INT_STATUS",    INT_STATUS_OFFSET,    RW1C, 0,                 32'hFFFF07);
+    add("INT_MASK",      INT_MASK_OFFSET,      RW,   0,                 32'hFFFFFF);
     add("INT_COAL_LME_DONE", INT_COAL_LME_DONE_OFFSET, RW, 0,             '1);
     add("INT_COAL_LMR_NEW", INT_COAL_LMR_NEW_OFFSET, RW, 0,               '1);
     add("ERR_STATUS",    ERR_STATUS_OFFSET,    RW1C, 0,                 32'h7F);

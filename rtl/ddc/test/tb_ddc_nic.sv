@@ -371,7 +371,7 @@ module tb_ddc_nic;
   // doorbell cycle. With `wait_done`, also waits for and consumes its LMR entry and
   // returns the doorbell-to-entry time instead.
   task automatic ctx_send(int k, int to, int len, logic [31:0] id, bit wait_done,
-                          output longint t);
+                          output longint t, input logic [15:0] flags = 16'h0);
     logic [63:0] src = {src_ptr[63:3], 3'b000};
     logic [63:0] dst = {dst_ptr[63:3], 3'b000};
     logic [63:0] slot = ctx_lme(k) + 64'(32 * ctx_prod[k]);
@@ -383,7 +383,7 @@ module tb_ddc_nic;
     in_flight[int'(id)] = m;
     mem_wr_word(slot, src);
     mem_wr_word(slot + 8, {13'h0, 3'(to), dst[47:0]});
-    mem_wr_word(slot + 16, lme_desc_w2_t'{flags: 16'h0, dest: Node, len: 32'(len)});
+    mem_wr_word(slot + 16, lme_desc_w2_t'{flags: flags, dest: Node, len: 32'(len)});
     mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: id});
     ctx_prod[k] = (ctx_prod[k] + 1) % Ring;
     csr_wr(ctx_reg(k, CTX_LME_PROD_OFFSET), 32'(ctx_prod[k]));
@@ -734,6 +734,20 @@ module tb_ddc_nic;
       // A context with descriptors outstanding cannot reset its ring; an idle one can.
       csr_expect(ctx_reg(3, CTX_LME_SIZE_OFFSET), Ring, "context LME_SIZE");
       check_counters("after contexts", 1, 1);
+
+      // Per-context interrupt bits: context 4 sends to context 6 with both IRQ flags.
+      begin
+        longint t;
+        csr_wr(INT_STATUS_OFFSET, 32'hFF_FF07);
+        ctx_send(4, 6, 40, 32'h7701, 1'b1, t, 16'h3);
+        repeat (100) @(posedge clk);
+        csr_expect(INT_STATUS_OFFSET, 32'h40_1003,
+                   "CTX_LME_DONE[4] and CTX_LMR_NEW[6] next to LME_DONE and LMR_NEW");
+        csr_wr(INT_STATUS_OFFSET, 32'hFF_FF07);
+        csr_expect(INT_STATUS_OFFSET, 32'h0, "INT_STATUS clear");
+        n_msgs++;
+        n_descs++;
+      end
 
       // A packet for a context without an LMR ring: dropped and counted.
       begin

@@ -37,7 +37,8 @@ module tb_ddc_rx #(
   logic [2:0]  wr_side;   // {context (one context: 0), irq_remote, lmr_commit}
   logic        ev_pkt, ev_msg, ev_msg_irq, ev_crc, ev_dest, ev_mal, ev_win, ev_ctx;
   logic [CTX_COUNT-1:0] ctx_en = CTX_COUNT'(1);   // contexts that receive
-  logic [2:0]  pkt_dctx = '0;                       // dctx of the packets build_pkt makes
+  logic [2:0]  pkt_dctx = '0;
+  logic        ev_msg_irq_ctx;   // one context: always 0                       // dctx of the packets build_pkt makes
   logic        ev_expired, ev_track_full;
 
   ddc_rx #(
@@ -68,6 +69,7 @@ module tb_ddc_rx #(
     .pkt_o             (ev_pkt),
     .msg_o             (ev_msg),
     .msg_irq_o         (ev_msg_irq),
+    .msg_irq_ctx_o     (ev_msg_irq_ctx),
     .drop_crc_o        (ev_crc),
     .drop_dest_o       (ev_dest),
     .drop_malformed_o  (ev_mal),
@@ -236,6 +238,7 @@ module tb_ddc_rx #(
       n_mal     += int'(ev_mal);
       n_win     += int'(ev_win);
       n_ctx     += int'(ev_ctx);
+      `CHECK(!(ev_msg_irq && ev_msg_irq_ctx), "LMR_NEW event names a context other than 0")
       n_expired += int'(ev_expired);
       n_full    += int'(ev_track_full);
     end

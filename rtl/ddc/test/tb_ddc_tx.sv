@@ -33,6 +33,7 @@ module tb_ddc_tx;
   logic        lme_reset = 1'b0;
   logic [15:0] lme_cons;
   logic        desc_done, desc_err, desc_irq, pkt_sent;
+  logic        desc_irq_ctx;   // one context: always 0
   logic        rd_req_valid, rd_req_ready = 1'b0;
   logic [63:0] rd_req_addr;
   logic [5:0]  rd_req_beats;
@@ -79,6 +80,7 @@ module tb_ddc_tx;
     .desc_done_o       (desc_done),
     .desc_err_o        (desc_err),
     .desc_irq_o        (desc_irq),
+    .desc_irq_ctx_o    (desc_irq_ctx),
     .pkt_sent_o        (pkt_sent),
     .dma_rd_req_valid_o(rd_req_valid),
     .dma_rd_req_ready_i(rd_req_ready),
@@ -187,6 +189,9 @@ module tb_ddc_tx;
     errors++;
     if (errors > 20) $fatal(1, "tb_ddc_tx: too many errors");
   endtask
+
+  // One context: every completion event names context 0.
+  always @(posedge clk) if (desc_irq_ctx) fail("completion event names a context other than 0");
 
   // ---------------------------------------------------------------------------------
   // Packet checker (at the DUT output: the flit register)
