@@ -1,10 +1,12 @@
 // FastHSL node core: the NIC (ddc_nic) on port 0 of the local router (rcube_router),
 // router ports 1..ROUTER_PORTS-1 as external links.
 //
-//   BAR0 (13-bit byte offset, 32-bit registers)
+//   BAR0 (16-bit byte offset, 32-bit registers; BAR0_SIZE 64 KiB)
 //     0x0000-0x0FFF  page 0: NIC CSRs            (ddc_nic)
 //     0x1000-0x1FFF  page 1: router config page  (rcube_router, offsets RT_*)
-//   A request goes to exactly one page (bit 12 of the offset); each page answers a read
+//     0x2000-0x9FFF  context pages 0..7           (ddc_nic: CTX_PAGE_BASE + n * 4 KiB)
+//     0xA000-0xFFFF  undefined                    (ddc_nic answers them as bad addresses)
+//   A request goes to exactly one of the two (page 1 or not); each answers a read
 //   exactly one cycle later and never answers a write, so the response is the OR of
 //   the two valids and the data is picked by the page of the read, remembered in a
 //   flop: a read still answers exactly one cycle later, and back-to-back reads of
@@ -21,7 +23,7 @@ module fasthsl_card #(
   // CSR bus (BAR0); at most one request per cycle, always accepted
   input  logic                         csr_req_valid_i,
   input  logic                         csr_req_write_i,
-  input  logic [12:0]                  csr_req_addr_i,
+  input  logic [15:0]                  csr_req_addr_i,
   input  logic [31:0]                  csr_req_wdata_i,
   output logic                         csr_rsp_valid_o,  // one cycle after each read
   output logic [31:0]                  csr_rsp_rdata_o,
@@ -59,7 +61,7 @@ module fasthsl_card #(
   // ---- BAR0 page decode ----
   logic page_rt;
   logic nic_req_valid, rt_req_valid;
-  assign page_rt       = csr_req_addr_i[12];
+  assign page_rt       = (csr_req_addr_i[15:12] == 4'h1);
   assign nic_req_valid = csr_req_valid_i && !page_rt;
   assign rt_req_valid  = csr_req_valid_i && page_rt;
 
@@ -98,7 +100,7 @@ module fasthsl_card #(
     .rst_ni            (rst_ni),
     .csr_req_valid_i   (nic_req_valid),
     .csr_req_write_i   (csr_req_write_i),
-    .csr_req_addr_i    (csr_req_addr_i[11:0]),
+    .csr_req_addr_i    (csr_req_addr_i),
     .csr_req_wdata_i   (csr_req_wdata_i),
     .csr_rsp_valid_o   (nic_rsp_valid),
     .csr_rsp_rdata_o   (nic_rsp_rdata),

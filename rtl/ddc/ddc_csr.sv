@@ -16,6 +16,10 @@
 // unmasking a source raises the line at once if it has signalled meanwhile; a ring reset
 // (the lme/lmr_reset pulse) drops that ring's pending events, which describe entries that
 // no longer exist. ERROR is never coalesced: errors are rare and want attention now.
+// The per-context bits (CTX_LME_DONE, CTX_LMR_NEW: bits 8+n and 16+n for contexts 1..7)
+// are set at once with the event of their context, next to the coalesced LME_DONE /
+// LMR_NEW that count every context's events: the one interrupt line, and a handler
+// that wants to wake one context's waiter reads which.
 //
 // LME_SIZE / LMR_SIZE writes zero the ring's producer/consumer: the index held here is
 // cleared with the write, the one held by TX (LME_CONS) / RX (LMR_PROD) on the
@@ -60,14 +64,17 @@ module ddc_csr
   input  logic        tx_desc_done_i,
   input  logic        tx_desc_err_i,
   input  logic        tx_desc_irq_i,
+  input  logic [2:0]  tx_desc_irq_ctx_i,   // the context of that descriptor
   input  logic        tx_pkt_sent_i,
   input  logic        rx_pkt_i,
   input  logic        rx_msg_i,
   input  logic        rx_msg_irq_i,
+  input  logic [2:0]  rx_msg_irq_ctx_i,    // the context of that LMR entry
   input  logic        rx_drop_crc_i,
   input  logic        rx_drop_dest_i,
   input  logic        rx_drop_malformed_i,
   input  logic        rx_drop_window_i,
+  input  logic        rx_drop_ctx_i,
   input  logic        push_free_i,
   input  logic        push_accept_i,
   input  logic        push_reject_i,
@@ -84,6 +91,8 @@ module ddc_csr
   input  logic        win_wr_ok_i,
   input  logic [31:0] win_rdata_i,
   input  logic        win_reject_i,
+  // rejected accesses to the context pages (ddc_ctx_csr): ERR_STATUS bits 3:0, counted here
+  input  logic [3:0]  ctx_csr_err_i,
   // interrupt (level)
   output logic        irq_o
 );
@@ -123,7 +132,8 @@ module ddc_csr
   localparam int unsigned CntAckRx         = 17;
   localparam int unsigned CntNackRx        = 18;
   localparam int unsigned CntAnsDrop       = 19;
-  localparam int unsigned NumCnt           = 20;
+  localparam int unsigned CntRxDropCtx     = 20;
+  localparam int unsigned NumCnt           = 21;
 
   logic        enable_q, enable_d;
   logic [15:0] node_id_q, node_id_d;
@@ -142,7 +152,9 @@ module ddc_csr
   logic [63:0] rxwin_size_q, rxwin_size_d;
   logic        ack_off_q, ack_off_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
-  logic [2:0]  int_mask_q, int_mask_d;
+  logic [23:0] int_mask_q, int_mask_d;
+  logic [7:0]  int_ctx_lme_q, int_ctx_lme_d;   // CTX_LME_DONE, bit n = context n
+  logic [7:0]  int_ctx_lmr_q, int_ctx_lmr_d;   // CTX_LMR_NEW
   int_coal_t   coal_lme_q, coal_lme_d;
   int_coal_t   coal_lmr_q, coal_lmr_d;
   logic        coal_lme_fire, coal_lmr_fire;
@@ -169,9 +181,9 @@ module ddc_csr
   assign push_trigger = (addr == PUSH_DESC_OFFSET + 16'((PUSH_DESC_COUNT - 1) *
                                                         PUSH_DESC_STRIDE));
 
-  logic [2:0] int_status_rd;
+  logic [23:0] int_status_rd;
   always_comb begin
-    int_status_rd             = {1'b0, int_status_q};
+    int_status_rd             = {int_ctx_lmr_q, int_ctx_lme_q, 5'b0, 1'b0, int_status_q};
     int_status_rd[IntError]   = |err_status_q;
   end
 
@@ -233,6 +245,7 @@ module ddc_csr
       CNT_ACK_RX_OFFSET:            rsp_rdata_d = cnt_q[CntAckRx];
       CNT_NACK_RX_OFFSET:           rsp_rdata_d = cnt_q[CntNackRx];
       CNT_ANS_DROP_OFFSET:          rsp_rdata_d = cnt_q[CntAnsDrop];
+      CNT_RX_DROP_CTX_OFFSET:       rsp_rdata_d = cnt_q[CntRxDropCtx];
       default: begin
         rd_known    = win_hit_i;
         rsp_rdata_d = win_hit_i ? win_rdata_i : 32'hFFFF_FFFF;
@@ -244,6 +257,7 @@ module ddc_csr
   // Each rejected access sets exactly one of the CSR error bits below.
   logic [3:0] csr_err;
   logic [1:0] int_clr;
+  logic [7:0] int_ctx_lme_clr, int_ctx_lmr_clr;
   logic [ErrW-1:0] err_clr;
   always_comb begin
     enable_d     = enable_q;
@@ -266,6 +280,8 @@ module ddc_csr
     coal_lme_d   = coal_lme_q;
     coal_lmr_d   = coal_lmr_q;
     int_clr      = '0;
+    int_ctx_lme_clr = '0;
+    int_ctx_lmr_clr = '0;
     err_clr      = '0;
     csr_err      = '0;
 
@@ -323,8 +339,12 @@ module ddc_csr
         RXWIN_BASE_HI_OFFSET: rxwin_base_d[63:32] = wdata;
         RXWIN_SIZE_LO_OFFSET: rxwin_size_d[31:0] = wdata;
         RXWIN_SIZE_HI_OFFSET: rxwin_size_d[63:32] = wdata;
-        INT_STATUS_OFFSET:    int_clr = wdata[1:0];
-        INT_MASK_OFFSET:      int_mask_d = wdata[2:0];
+        INT_STATUS_OFFSET: begin
+          int_clr         = wdata[1:0];
+          int_ctx_lme_clr = wdata[15:8];
+          int_ctx_lmr_clr = wdata[23:16];
+        end
+        INT_MASK_OFFSET:      int_mask_d = wdata[23:0];
         INT_COAL_LME_DONE_OFFSET: coal_lme_d = wdata;
         INT_COAL_LMR_NEW_OFFSET:  coal_lmr_d = wdata;
         ERR_STATUS_OFFSET:    err_clr = wdata[ErrW-1:0];
@@ -359,10 +379,10 @@ module ddc_csr
   logic [ErrW-1:0] err_set;
   always_comb begin
     err_set                  = '0;
-    err_set[3:0]             = csr_err;
+    err_set[3:0]             = csr_err | ctx_csr_err_i;
     err_set[ErrDescError]    = tx_desc_err_i;
     err_set[ErrRxDrop]       = rx_drop_crc_i || rx_drop_dest_i || rx_drop_malformed_i ||
-                               rx_drop_window_i;
+                               rx_drop_window_i || rx_drop_ctx_i;
     err_set[ErrPushReject]   = push_reject_i;
     err_set[ErrWinReject]    = win_reject_i;
     err_status_d             = (err_status_q & ~err_clr) | err_set;
@@ -370,6 +390,11 @@ module ddc_csr
     int_status_d             = int_status_q & ~int_clr;
     int_status_d[IntLmeDone] = int_status_d[IntLmeDone] || coal_lme_fire;
     int_status_d[IntLmrNew]  = int_status_d[IntLmrNew] || coal_lmr_fire;
+    // Context 0's bits stay 0: it has LME_DONE and LMR_NEW.
+    int_ctx_lme_d = int_ctx_lme_q & ~int_ctx_lme_clr;
+    int_ctx_lmr_d = int_ctx_lmr_q & ~int_ctx_lmr_clr;
+    if (tx_desc_irq_i && tx_desc_irq_ctx_i != '0) int_ctx_lme_d[tx_desc_irq_ctx_i] = 1'b1;
+    if (rx_msg_irq_i && rx_msg_irq_ctx_i != '0)   int_ctx_lmr_d[rx_msg_irq_ctx_i] = 1'b1;
 
     cnt_d = cnt_q;
     // A TX that signals an error without the done pulse still completed a descriptor.
@@ -378,7 +403,8 @@ module ddc_csr
     cnt_d[CntRxPkts]        = cnt_q[CntRxPkts] + 32'(rx_pkt_i);
     cnt_d[CntRxMsgs]        = cnt_q[CntRxMsgs] + 32'(rx_msg_i);
     cnt_d[CntDescErr]       = cnt_q[CntDescErr] + 32'(tx_desc_err_i);
-    cnt_d[CntCsrErr]        = cnt_q[CntCsrErr] + 32'(|csr_err);
+    // One request per cycle: a page-0 and a context-page rejection never coincide.
+    cnt_d[CntCsrErr]        = cnt_q[CntCsrErr] + 32'(|{csr_err, ctx_csr_err_i});
     cnt_d[CntRxCrcErr]      = cnt_q[CntRxCrcErr] + 32'(rx_drop_crc_i);
     cnt_d[CntRxDropDest]    = cnt_q[CntRxDropDest] + 32'(rx_drop_dest_i);
     cnt_d[CntRxDropMalform] = cnt_q[CntRxDropMalform] + 32'(rx_drop_malformed_i);
@@ -393,6 +419,7 @@ module ddc_csr
     cnt_d[CntAckRx]         = cnt_q[CntAckRx] + 32'(ack_rx_i);
     cnt_d[CntNackRx]        = cnt_q[CntNackRx] + 32'(nack_rx_i);
     cnt_d[CntAnsDrop]       = cnt_q[CntAnsDrop] + 32'(ans_drop_i);
+    cnt_d[CntRxDropCtx]     = cnt_q[CntRxDropCtx] + 32'(rx_drop_ctx_i);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -415,6 +442,8 @@ module ddc_csr
       ack_off_q    <= 1'b0;
       int_status_q <= '0;
       int_mask_q   <= '0;
+      int_ctx_lme_q <= '0;
+      int_ctx_lmr_q <= '0;
       coal_lme_q   <= '0;
       coal_lmr_q   <= '0;
       err_status_q <= '0;
@@ -440,6 +469,8 @@ module ddc_csr
       ack_off_q    <= ack_off_d;
       int_status_q <= int_status_d;
       int_mask_q   <= int_mask_d;
+      int_ctx_lme_q <= int_ctx_lme_d;
+      int_ctx_lmr_q <= int_ctx_lmr_d;
       coal_lme_q   <= coal_lme_d;
       coal_lmr_q   <= coal_lmr_d;
       err_status_q <= err_status_d;

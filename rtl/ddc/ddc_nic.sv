@@ -1,6 +1,7 @@
 // PCI-DDC network interface: DDSLRP remote write over the FastHSL link.
 //
-//   ddc_csr         register file, interrupt, counters
+//   ddc_csr         register file (page 0), interrupt, counters; context 0's rings
+//   ddc_ctx_csr     context pages: rings and doorbells of contexts 1..CTX_COUNT-1
 //   ddc_push        push window: a descriptor (and inline payload) written through MMIO
 //   ddc_tx          LME ring -> DMA reads -> packets -> descriptor status write-back
 //   ddc_rx          packets -> checks -> payload writes + LMR entries; ACK/NACK answers
@@ -12,13 +13,18 @@
 // (rcube_output_port, the TX packetizer) count credits in 8 bits, so 255 is the most a
 // receiver may announce. It still holds one whole packet while the next streams in, and
 // the egress drains at link rate, so the link is not throttled while the DMA port keeps up.
+//
+// CSR pages (BAR0 offset bits 15:12): page 0 is ddc_csr; context n's page is page
+// CTX_PAGE_BASE/4K + n. Context 0's page reaches page 0's ring registers (the same
+// offsets: they are context 0's), and its ID; every other context page is ddc_ctx_csr's.
+// Page 1 (the router's on a card) and pages past the last context are undefined here.
 module ddc_nic (
   input  logic                         clk_i,
   input  logic                         rst_ni,
-  // CSR bus (BAR0 page 0, 32-bit registers); at most one request per cycle, always accepted
+  // CSR bus (BAR0 offset, 32-bit registers); at most one request per cycle, always accepted
   input  logic                         csr_req_valid_i,
   input  logic                         csr_req_write_i,
-  input  logic [11:0]                  csr_req_addr_i,
+  input  logic [15:0]                  csr_req_addr_i,
   input  logic [31:0]                  csr_req_wdata_i,
   output logic                         csr_rsp_valid_o,
   output logic [31:0]                  csr_rsp_rdata_o,
@@ -49,6 +55,36 @@ module ddc_nic (
   output logic                         rx_credit_o
 );
   localparam int unsigned RxBufFlits = 255;
+  localparam int unsigned NumCtx     = fasthsl_pkg::CTX_COUNT;
+  localparam logic [3:0]  CtxPage0   = 4'(fasthsl_pkg::CTX_PAGE_BASE >> 12);
+
+  // ---- CSR page decode ----
+  logic [3:0]  page, req_ctx;
+  logic [11:0] page_off;
+  logic        ctx0_ring, to_csr, to_ctx;
+  assign page     = csr_req_addr_i[15:12];
+  assign page_off = csr_req_addr_i[11:0];
+  // Page 1 and pages past the last context give a req_ctx >= CTX_COUNT: undefined there.
+  assign req_ctx  = page - CtxPage0;
+  always_comb begin
+    unique case ({4'h0, page_off})
+      fasthsl_pkg::CTX_LME_BASE_LO_OFFSET, fasthsl_pkg::CTX_LME_BASE_HI_OFFSET,
+      fasthsl_pkg::CTX_LME_SIZE_OFFSET, fasthsl_pkg::CTX_LME_PROD_OFFSET,
+      fasthsl_pkg::CTX_LME_CONS_OFFSET, fasthsl_pkg::CTX_LMR_BASE_LO_OFFSET,
+      fasthsl_pkg::CTX_LMR_BASE_HI_OFFSET, fasthsl_pkg::CTX_LMR_SIZE_OFFSET,
+      fasthsl_pkg::CTX_LMR_PROD_OFFSET, fasthsl_pkg::CTX_LMR_CONS_OFFSET:
+        ctx0_ring = (page == CtxPage0);
+      default: ctx0_ring = 1'b0;
+    endcase
+  end
+  assign to_csr = csr_req_valid_i && ((page == 4'h0) || ctx0_ring);
+  assign to_ctx = csr_req_valid_i && !to_csr;
+
+  logic        csr_rsp_valid, ctx_rsp_valid;
+  logic [31:0] csr_rsp_rdata, ctx_rsp_rdata;
+  // Both answer exactly one cycle after their own reads only.
+  assign csr_rsp_valid_o = csr_rsp_valid || ctx_rsp_valid;
+  assign csr_rsp_rdata_o = csr_rsp_valid ? csr_rsp_rdata : ctx_rsp_rdata;
 
   // configuration
   logic        enable;
@@ -57,17 +93,26 @@ module ddc_nic (
   logic [15:0] lme_size, lme_prod, lme_cons;
   logic [15:0] lmr_size, lmr_cons, lmr_prod;
   logic        lme_reset, lmr_reset;
+  // every context's rings: index 0 from ddc_csr, the others from ddc_ctx_csr
+  logic [NumCtx-1:0][63:0] cx_lme_base, cx_lmr_base, all_lme_base, all_lmr_base;
+  logic [NumCtx-1:0][15:0] cx_lme_size, cx_lme_prod, cx_lmr_size, cx_lmr_cons;
+  logic [NumCtx-1:0][15:0] all_lme_size, all_lme_prod, all_lmr_size, all_lmr_cons;
+  logic [NumCtx-1:0][15:0] all_lme_cons, all_lmr_prod;
+  logic [NumCtx-1:0]       cx_lme_reset, cx_lmr_reset, cx_rx_en, all_lmr_reset;
+  logic [3:0]              ctx_csr_err;
   // push window
   logic             push_valid, push_take, push_release, push_free;
   logic             push_accept, push_reject;
   logic [15:0]      push_slot;
-  logic [63:0]      push_local, push_remote, push_w2;
+  logic [63:0]      push_local, push_w2;
+  logic [79:0]      push_remote;   // {key, descriptor word 1}
   logic [31:0]      push_msg_id;
   logic [6:0][63:0] push_data;
   // events
   logic        tx_desc_done, tx_desc_err, tx_desc_irq, tx_pkt_sent, dma_rd_err;
   logic        rx_pkt, rx_msg, rx_msg_irq;
-  logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window;
+  logic [2:0]  tx_desc_irq_ctx, rx_msg_irq_ctx;
+  logic        rx_drop_crc, rx_drop_dest, rx_drop_malformed, rx_drop_window, rx_drop_ctx;
   logic        rx_msg_expired, rx_track_full;
   // reliability (docs/RELIABILITY.md)
   logic        ack_off, ack_sent, nack_sent;
@@ -84,6 +129,7 @@ module ddc_nic (
   logic [31:0] win_rdata;
   logic [3:0]  rx_pkt_ptype;
   logic [15:0] rx_pkt_src, rx_pkt_key, rx_pkt_len;
+  logic [2:0]  rx_pkt_dctx;
   logic [47:0] rx_pkt_addr;
   logic [31:0] rx_pkt_msg_id;
   fasthsl_pkg::win_rej_e win_rej, rx_reject_reason;
@@ -102,12 +148,12 @@ module ddc_nic (
   ddc_csr u_csr (
     .clk_i              (clk_i),
     .rst_ni             (rst_ni),
-    .csr_req_valid_i    (csr_req_valid_i),
+    .csr_req_valid_i    (to_csr),
     .csr_req_write_i    (csr_req_write_i),
-    .csr_req_addr_i     (csr_req_addr_i),
+    .csr_req_addr_i     (page_off),
     .csr_req_wdata_i    (csr_req_wdata_i),
-    .csr_rsp_valid_o    (csr_rsp_valid_o),
-    .csr_rsp_rdata_o    (csr_rsp_rdata_o),
+    .csr_rsp_valid_o    (csr_rsp_valid),
+    .csr_rsp_rdata_o    (csr_rsp_rdata),
     .enable_o           (enable),
     .node_id_o          (node_id),
     .mtu_o              (mtu),
@@ -129,14 +175,17 @@ module ddc_nic (
     .tx_desc_done_i     (tx_desc_done),
     .tx_desc_err_i      (tx_desc_err),
     .tx_desc_irq_i      (tx_desc_irq),
+    .tx_desc_irq_ctx_i  (tx_desc_irq_ctx),
     .tx_pkt_sent_i      (tx_pkt_sent),
     .rx_pkt_i           (rx_pkt),
     .rx_msg_i           (rx_msg),
     .rx_msg_irq_i       (rx_msg_irq),
+    .rx_msg_irq_ctx_i   (rx_msg_irq_ctx),
     .rx_drop_crc_i      (rx_drop_crc),
     .rx_drop_dest_i     (rx_drop_dest),
     .rx_drop_malformed_i(rx_drop_malformed),
     .rx_drop_window_i   (rx_drop_window),
+    .rx_drop_ctx_i      (rx_drop_ctx),
     .push_free_i        (push_free),
     .push_accept_i      (push_accept),
     .push_reject_i      (push_reject),
@@ -152,15 +201,64 @@ module ddc_nic (
     .win_wr_ok_i        (win_wr_ok),
     .win_rdata_i        (win_rdata),
     .win_reject_i       (win_reject),
+    .ctx_csr_err_i      (ctx_csr_err),
     .irq_o              (irq_o)
   );
 
+  ddc_ctx_csr u_ctx_csr (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .tx_reset_i (lme_reset),
+    .req_valid_i(to_ctx),
+    .req_write_i(csr_req_write_i),
+    .req_ctx_i  (req_ctx),
+    .req_addr_i (page_off),
+    .req_wdata_i(csr_req_wdata_i),
+    .rsp_valid_o(ctx_rsp_valid),
+    .rsp_rdata_o(ctx_rsp_rdata),
+    .lme_base_o (cx_lme_base),
+    .lme_size_o (cx_lme_size),
+    .lme_prod_o (cx_lme_prod),
+    .lme_reset_o(cx_lme_reset),
+    .lme_cons_i (all_lme_cons),
+    .lmr_base_o (cx_lmr_base),
+    .lmr_size_o (cx_lmr_size),
+    .lmr_cons_o (cx_lmr_cons),
+    .lmr_reset_o(cx_lmr_reset),
+    .lmr_prod_i (all_lmr_prod),
+    .rx_en_o    (cx_rx_en),
+    .err_o      (ctx_csr_err)
+  );
+
+  always_comb begin
+    all_lme_base  = cx_lme_base;
+    all_lme_size  = cx_lme_size;
+    all_lme_prod  = cx_lme_prod;
+    all_lmr_base  = cx_lmr_base;
+    all_lmr_size  = cx_lmr_size;
+    all_lmr_cons  = cx_lmr_cons;
+    all_lmr_reset = cx_lmr_reset;
+    all_lme_base[0]  = lme_base;
+    all_lme_size[0]  = lme_size;
+    all_lme_prod[0]  = lme_prod;
+    all_lmr_base[0]  = lmr_base;
+    all_lmr_size[0]  = lmr_size;
+    all_lmr_cons[0]  = lmr_cons;
+    all_lmr_reset[0] = lmr_reset;
+  end
+  // Context 0's rings are ddc_csr's: ddc_ctx_csr's index 0 is never written.
+  logic unused_cx0;
+  assign unused_cx0 = ^{cx_lme_reset[0], cx_rx_en[0]};
+  assign lme_cons = all_lme_cons[0];
+  assign lmr_prod = all_lmr_prod[0];
+
+  // The push window is page 0's (context 0's).
   ddc_push u_push (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
-    .csr_req_valid_i(csr_req_valid_i),
+    .csr_req_valid_i(csr_req_valid_i && (page == 4'h0)),
     .csr_req_write_i(csr_req_write_i),
-    .csr_req_addr_i (csr_req_addr_i),
+    .csr_req_addr_i (page_off),
     .csr_req_wdata_i(csr_req_wdata_i),
     .lme_size_i     (lme_size),
     .lme_prod_i     (lme_prod),
@@ -182,9 +280,9 @@ module ddc_nic (
   ddc_rx_window u_rx_window (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
-    .csr_req_valid_i(csr_req_valid_i),
+    .csr_req_valid_i(csr_req_valid_i && (page == 4'h0)),   // page 0: the driver's, not a context's
     .csr_req_write_i(csr_req_write_i),
-    .csr_req_addr_i (csr_req_addr_i),
+    .csr_req_addr_i (page_off),
     .csr_req_wdata_i(csr_req_wdata_i),
     .csr_hit_o      (win_hit),
     .csr_wr_ok_o    (win_wr_ok),
@@ -194,7 +292,7 @@ module ddc_nic (
     .pkt_key_i      (rx_pkt_key),
     .pkt_addr_i     (rx_pkt_addr),
     .pkt_len_i      (rx_pkt_len),
-    .pkt_ctx_i      (3'd0),  // packets carry no destination context yet
+    .pkt_ctx_i      (rx_pkt_dctx),
     .pkt_msg_id_i   (rx_pkt_msg_id),
     .rej_o          (win_rej),
     .reject_i       (rx_reject),
@@ -207,7 +305,9 @@ module ddc_nic (
   logic [63:0] tx_wr_addr, tx_wr_data;
   logic [7:0]  tx_wr_strb;
 
-  ddc_tx u_tx (
+  ddc_tx #(
+    .NumCtx(NumCtx)
+  ) u_tx (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
     .enable_i          (enable),
@@ -215,11 +315,12 @@ module ddc_nic (
     .mtu_i             (mtu),
     .dest_lo_i         (dest_lo),
     .dest_hi_i         (dest_hi),
-    .lme_base_i        (lme_base),
-    .lme_size_i        (lme_size),
-    .lme_prod_i        (lme_prod),
+    .lme_base_i        (all_lme_base),
+    .lme_size_i        (all_lme_size),
+    .lme_prod_i        (all_lme_prod),
     .lme_reset_i       (lme_reset),
-    .lme_cons_o        (lme_cons),
+    .ctx_reset_i       ({cx_lme_reset[NumCtx-1:1], 1'b0}),
+    .lme_cons_o        (all_lme_cons),
     .push_valid_i      (push_valid),
     .push_slot_i       (push_slot),
     .push_local_i      (push_local),
@@ -232,6 +333,7 @@ module ddc_nic (
     .desc_done_o       (tx_desc_done),
     .desc_err_o        (tx_desc_err),
     .desc_irq_o        (tx_desc_irq),
+    .desc_irq_ctx_o    (tx_desc_irq_ctx),
     .pkt_sent_o        (tx_pkt_sent),
     .dma_rd_req_valid_o(dma_rd_req_valid_o),
     .dma_rd_req_ready_i(dma_rd_req_ready_i),
@@ -262,11 +364,13 @@ module ddc_nic (
   logic        rx_wr_valid, rx_wr_ready;
   logic [63:0] rx_wr_addr, rx_wr_data;
   logic [7:0]  rx_wr_strb;
-  logic [1:0]  rx_wr_side, wr_done_side;
+  localparam int unsigned SideW = 2 + $clog2(NumCtx);
+  logic [SideW-1:0] rx_wr_side, wr_done_side;
   logic        rx_wr_done;
 
   ddc_rx #(
-    .RX_BUF_FLITS(RxBufFlits)
+    .RX_BUF_FLITS(RxBufFlits),
+    .NumCtx      (NumCtx)
   ) u_rx (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
@@ -274,11 +378,14 @@ module ddc_nic (
     .node_id_i         (node_id),
     .rxwin_base_i      (rxwin_base),
     .rxwin_size_i      (rxwin_size),
-    .lmr_base_i        (lmr_base),
-    .lmr_size_i        (lmr_size),
-    .lmr_cons_i        (lmr_cons),
-    .lmr_reset_i       (lmr_reset),
-    .lmr_prod_o        (lmr_prod),
+    // Context 0 always receives (page 0's rule: an unconfigured ring waits); the others
+    // only with an LMR ring.
+    .ctx_rx_en_i       ({cx_rx_en[NumCtx-1:1], 1'b1}),
+    .lmr_base_i        (all_lmr_base),
+    .lmr_size_i        (all_lmr_size),
+    .lmr_cons_i        (all_lmr_cons),
+    .lmr_reset_i       (all_lmr_reset),
+    .lmr_prod_o        (all_lmr_prod),
     .rx_flit_i         (rx_flit_i),
     .rx_credit_o       (rx_credit_o),
     .dma_wr_valid_o    (rx_wr_valid),
@@ -292,10 +399,12 @@ module ddc_nic (
     .pkt_o             (rx_pkt),
     .msg_o             (rx_msg),
     .msg_irq_o         (rx_msg_irq),
+    .msg_irq_ctx_o     (rx_msg_irq_ctx),
     .drop_crc_o        (rx_drop_crc),
     .drop_dest_o       (rx_drop_dest),
     .drop_malformed_o  (rx_drop_malformed),
     .drop_window_o     (rx_drop_window),
+    .drop_ctx_o        (rx_drop_ctx),
     .msg_expired_o     (rx_msg_expired),
     .track_full_o      (rx_track_full),
     .ack_off_i         (ack_off),
@@ -317,6 +426,7 @@ module ddc_nic (
     .ans_drop_o        (ans_drop),
     .pkt_ptype_o       (rx_pkt_ptype),
     .pkt_src_o         (rx_pkt_src),
+    .pkt_dctx_o        (rx_pkt_dctx),
     .pkt_key_o         (rx_pkt_key),
     .pkt_addr_o        (rx_pkt_addr),
     .pkt_len_o         (rx_pkt_len),
@@ -334,7 +444,7 @@ module ddc_nic (
   logic unused_tx_wr_done;
 
   ddc_dma_wr_mux #(
-    .SIDE_W(2)
+    .SIDE_W(SideW)
   ) u_wr_mux (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -343,7 +453,7 @@ module ddc_nic (
     .tx_addr_i     (tx_wr_addr),
     .tx_data_i     (tx_wr_data),
     .tx_strb_i     (tx_wr_strb),
-    .tx_side_i     (2'b00),
+    .tx_side_i     ('0),
     .tx_done_o     (unused_tx_wr_done),
     .rx_valid_i    (rx_wr_valid),
     .rx_ready_o    (rx_wr_ready),

@@ -35,7 +35,7 @@ module ddc_push
   output logic              push_valid_o,   // pending: slot push_slot_o is in the window
   output logic [15:0]       push_slot_o,
   output logic [63:0]       push_local_o,
-  output logic [63:0]       push_remote_o,
+  output logic [79:0]       push_remote_o,   // {key, descriptor word 1}
   output logic [63:0]       push_w2_o,      // lme_desc word 2: len, dest, flags
   output logic [31:0]       push_msg_id_o,
   input  logic              push_take_i,
@@ -159,8 +159,8 @@ module ddc_push
   assign push_valid_o  = (state_q == StPending);
   assign push_slot_o   = slot_q;
   assign push_local_o  = {desc_q[1], desc_q[0]};
-  // The TX path carries the key in the remote address bus above its 48 address bits.
-  assign push_remote_o = {key_q, desc_q[3][15:0], desc_q[2]};
+  // The TX path carries the key next to the descriptor's word 1 (dctx, address).
+  assign push_remote_o = {key_q, desc_q[3], desc_q[2]};
   assign push_w2_o     = {desc_q[5], desc_q[4]};
   assign push_msg_id_o = desc_q[6];
   for (genvar w = 0; w < 7; w++) begin : g_data

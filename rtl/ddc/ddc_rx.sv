@@ -17,7 +17,9 @@ module ddc_rx
   import fasthsl_pkg::*;
 #(
   parameter int unsigned MAX_FLITS    = (7 + MTU_MAX + 7) / 8 + 4,
-  parameter int unsigned RX_BUF_FLITS = 2 * MAX_FLITS
+  parameter int unsigned RX_BUF_FLITS = 2 * MAX_FLITS,
+  parameter int unsigned NumCtx       = 1,   // contexts with an LMR ring here
+  localparam int unsigned SideW       = 2 + ((NumCtx > 1) ? $clog2(NumCtx) : 1)
 ) (
   input  logic                         clk_i,
   input  logic                         rst_ni,
@@ -26,31 +28,34 @@ module ddc_rx
   input  logic [15:0]                  node_id_i,
   input  logic [63:0]                  rxwin_base_i,
   input  logic [63:0]                  rxwin_size_i,
-  input  logic [63:0]                  lmr_base_i,
-  input  logic [15:0]                  lmr_size_i,
-  input  logic [15:0]                  lmr_cons_i,
-  input  logic                         lmr_reset_i,
-  output logic [15:0]                  lmr_prod_o,
+  input  logic [fasthsl_pkg::CTX_COUNT-1:0] ctx_rx_en_i,
+  input  logic [NumCtx-1:0][63:0]      lmr_base_i,
+  input  logic [NumCtx-1:0][15:0]      lmr_size_i,
+  input  logic [NumCtx-1:0][15:0]      lmr_cons_i,
+  input  logic [NumCtx-1:0]            lmr_reset_i,
+  output logic [NumCtx-1:0][15:0]      lmr_prod_o,
   // link
   input  fasthsl_link_pkg::link_flit_t rx_flit_i,
   output logic                         rx_credit_o,
-  // host writes; side = {irq_remote, lmr_commit}, returned with dma_wr_done_i
+  // host writes; side = {context, irq_remote, lmr_commit}, returned with dma_wr_done_i
   output logic                         dma_wr_valid_o,
   input  logic                         dma_wr_ready_i,
   output logic [63:0]                  dma_wr_addr_o,
   output logic [63:0]                  dma_wr_data_o,
   output logic [7:0]                   dma_wr_strb_o,
-  output logic [1:0]                   dma_wr_side_o,
+  output logic [SideW-1:0]             dma_wr_side_o,
   input  logic                         dma_wr_done_i,
-  input  logic [1:0]                   dma_wr_done_side_i,
+  input  logic [SideW-1:0]             dma_wr_done_side_i,
   // one-cycle event pulses
   output logic                         pkt_o,
   output logic                         msg_o,
   output logic                         msg_irq_o,
+  output logic [SideW-3:0]             msg_irq_ctx_o,   // its context
   output logic                         drop_crc_o,
   output logic                         drop_dest_o,
   output logic                         drop_malformed_o,
   output logic                         drop_window_o,
+  output logic                         drop_ctx_o,
   output logic                         msg_expired_o,
   output logic                         track_full_o,
   // reliability
@@ -75,6 +80,7 @@ module ddc_rx
   // refusals (window or table) with the refused packet's fields still on pkt_*
   output logic [3:0]                   pkt_ptype_o,
   output logic [15:0]                  pkt_src_o,
+  output logic [2:0]                   pkt_dctx_o,
   output logic [15:0]                  pkt_key_o,
   output logic [47:0]                  pkt_addr_o,
   output logic [15:0]                  pkt_len_o,
@@ -104,6 +110,7 @@ module ddc_rx
     .node_id_i       (node_id_i),
     .rxwin_base_i    (rxwin_base_i),
     .rxwin_size_i    (rxwin_size_i),
+    .ctx_rx_en_i     (ctx_rx_en_i),
     .flit_i          (flit_q),
     .buf_push_o      (in_push),
     .buf_eop_o       (in_eop),
@@ -116,13 +123,15 @@ module ddc_rx
     .drop_window_o   (drop_window_o),
     .pkt_ptype_o     (pkt_ptype_o),
     .pkt_src_o       (pkt_src_o),
+    .pkt_dctx_o      (pkt_dctx_o),
     .pkt_key_o       (pkt_key_o),
     .pkt_addr_o      (pkt_addr_o),
     .pkt_len_o       (pkt_len_o),
     .pkt_msg_id_o    (pkt_msg_id_o),
     .win_rej_i       (win_rej_i),
     .reject_o        (reject_o),
-    .reject_reason_o (reject_reason_o)
+    .reject_reason_o (reject_reason_o),
+    .drop_ctx_o      (drop_ctx_o)
   );
 
   // ---- flit buffer and verdict queue ----
@@ -170,12 +179,14 @@ module ddc_rx
   logic        wr_valid, wr_ready;
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
-  logic [1:0]  wr_side;
+  logic [SideW-1:0] wr_side;
   logic        eg_ack_valid, eg_nack_valid;
   logic [15:0] eg_ack_src, eg_nack_src;
   logic [31:0] eg_ack_msg_id, eg_nack_msg_id;
 
-  ddc_rx_egress u_egress (
+  ddc_rx_egress #(
+    .NumCtx(NumCtx)
+  ) u_egress (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .lmr_base_i    (lmr_base_i),
@@ -201,6 +212,7 @@ module ddc_rx
     .pkt_o         (pkt_o),
     .msg_o         (msg_o),
     .msg_irq_o     (msg_irq_o),
+    .msg_irq_ctx_o (msg_irq_ctx_o),
     .trk_full_o    (track_full_o),
     .trk_expire_o  (trk_expire),
     .trk_overrun_o (trk_overrun),
@@ -248,7 +260,7 @@ module ddc_rx
   // Registers the write port so the buffer-read-to-strobe logic ends here.
   logic [1:0] unused_out_count;
   fifo_sync #(
-    .WIDTH(2 + 64 + 64 + 8),
+    .WIDTH(SideW + 64 + 64 + 8),
     .DEPTH(2)
   ) u_out (
     .clk_i      (clk_i),

@@ -29,17 +29,26 @@
 // bit), and commits still in the write pipeline are ignored, so after the reset LMR_PROD
 // counts exactly the entries written into the new ring. An entry still waiting for room
 // goes to the new ring's slot 0.
+//
+// With NumCtx contexts, each has its own LMR ring: the entry goes to the ring of the
+// packet's destination context (header dctx), and everything above is per context (its
+// producer indices, its reset, the commits in flight, which carry the context in their
+// side bits). A full ring of one context still stalls the egress for all of them.
 module ddc_rx_egress
   import fasthsl_pkg::*;
-(
+#(
+  parameter int unsigned NumCtx = 1,
+  localparam int unsigned CtxW  = (NumCtx > 1) ? $clog2(NumCtx) : 1,
+  localparam int unsigned SideW = 2 + CtxW
+) (
   input  logic        clk_i,
   input  logic        rst_ni,
-  // LMR ring
-  input  logic [63:0] lmr_base_i,
-  input  logic [15:0] lmr_size_i,
-  input  logic [15:0] lmr_cons_i,
-  input  logic        lmr_reset_i,
-  output logic [15:0] lmr_prod_o,
+  // LMR rings
+  input  logic [NumCtx-1:0][63:0] lmr_base_i,
+  input  logic [NumCtx-1:0][15:0] lmr_size_i,
+  input  logic [NumCtx-1:0][15:0] lmr_cons_i,
+  input  logic [NumCtx-1:0]       lmr_reset_i,
+  output logic [NumCtx-1:0][15:0] lmr_prod_o,
   // flit buffer head
   input  logic        buf_valid_i,
   input  logic        buf_eop_i,
@@ -49,19 +58,20 @@ module ddc_rx_egress
   input  logic        vrd_valid_i,
   input  logic        vrd_accept_i,
   output logic        vrd_pop_o,
-  // host writes; side = {irq_remote, lmr_commit}
+  // host writes; side = {context, irq_remote, lmr_commit}
   output logic        wr_valid_o,
   input  logic        wr_ready_i,
   output logic [63:0] wr_addr_o,
   output logic [63:0] wr_data_o,
   output logic [7:0]  wr_strb_o,
-  output logic [1:0]  wr_side_o,
+  output logic [SideW-1:0] wr_side_o,
   input  logic        wr_done_i,
-  input  logic [1:0]  wr_done_side_i,
+  input  logic [SideW-1:0] wr_done_side_i,
   // one-cycle event pulses
   output logic        pkt_o,
   output logic        msg_o,
   output logic        msg_irq_o,
+  output logic [CtxW-1:0] msg_irq_ctx_o,   // the context whose ring got that entry
   output logic        trk_full_o,
   output logic        trk_expire_o,
   output logic        trk_overrun_o,
@@ -103,16 +113,22 @@ module ddc_rx_egress
   logic [7:0]      strb_last_q, strb_last_d;
   logic [1:0]      lmr_word_q, lmr_word_d;
   logic [63:0]     lmr_addr_q, lmr_addr_d;
-  logic [15:0]     prod_wr_q, prod_wr_d;
-  logic [15:0]     prod_vis_q, prod_vis_d;
+  logic [NumCtx-1:0][15:0] prod_wr_q, prod_wr_d;
+  logic [NumCtx-1:0][15:0] prod_vis_q, prod_vis_d;
   logic            stale_q, stale_d;        // the entry being written predates a ring reset
-  logic [2:0]      marks_q, marks_d;        // commit beats between here and the port
-  logic [2:0]      ignore_q, ignore_d;      // of those, commits that predate a ring reset
+  // Per context: commit beats between here and the port, and of those the ones that
+  // predate a reset of its ring (a context's commits come back in order).
+  logic [NumCtx-1:0][2:0] marks_q, marks_d;
+  logic [NumCtx-1:0][2:0] ignore_q, ignore_d;
+  logic [CtxW-1:0] c;                       // the packet's destination context
   logic [31:0]     msg_len_q, msg_len_d;    // length of the message the entry reports
 
   function automatic logic [15:0] ring_next(logic [15:0] idx, logic [15:0] size);
     return (idx + 16'd1 == size) ? 16'd0 : idx + 16'd1;
   endfunction
+
+  // A one-context egress ignores dctx (ddc_rx_ingress drops other contexts' packets).
+  assign c = (NumCtx > 1) ? CtxW'(hdr0_q.dctx) : '0;
 
   // Header-1 derived payload geometry, evaluated as header 1 is popped.
   logic [2:0]  lane0, lane_end;
@@ -131,8 +147,9 @@ module ddc_rx_egress
     lmr_w0 = lmr_entry_w0_t'{msg_id: hdr2_q.msg_id, status: StatusDone, src: hdr0_q.src};
     lmr_w1 = lmr_entry_w1_t'{addr: raddr_q - 64'(hdr2_q.offset)};
     lmr_w2 = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(hdr0_q.flags), len: msg_len_q};
-    lmr_slot_addr = lmr_base_i + {43'd0, prod_wr_q, 5'd0};
-    lmr_room      = (lmr_size_i != '0) && (ring_next(prod_wr_q, lmr_size_i) != lmr_cons_i);
+    lmr_slot_addr = lmr_base_i[c] + {43'd0, prod_wr_q[c], 5'd0};
+    lmr_room      = (lmr_size_i[c] != '0) &&
+                    (ring_next(prod_wr_q[c], lmr_size_i[c]) != lmr_cons_i[c]);
   end
 
   // Completion by counting: the packet that completes a message may be any of its packets
@@ -156,7 +173,7 @@ module ddc_rx_egress
     .pkt_msg_id_i(hdr2_q.msg_id),
     .pkt_first_i (hdr0_q.first),
     .pkt_last_i  (hdr0_q.last),
-    .pkt_len_i   (hdr0_q.len),
+    .pkt_len_i   (16'(hdr0_q.len)),
     .pkt_offset_i(hdr2_q.offset),
     .complete_o  (trk_complete),
     .total_o     (trk_total),
@@ -287,7 +304,7 @@ module ddc_rx_egress
         unique case (lmr_word_q)
           2'd1: begin
             // Not in a ring reset cycle: the slot must come from the new ring.
-            wr_valid_o = lmr_room && !lmr_reset_i;
+            wr_valid_o = lmr_room && !lmr_reset_i[c];
             wr_addr_o  = {lmr_slot_addr[63:5], 2'd1, 3'b000};
             wr_data_o  = lmr_w1;
           end
@@ -297,13 +314,13 @@ module ddc_rx_egress
         endcase
         if (lmr_word_q != 2'd1) wr_valid_o = 1'b1;
         if (lmr_word_q == 2'd0) begin
-          wr_side_o = {hdr0_q.flags[DESC_FLAG_IRQ_REMOTE_BIT], !stale_q};
+          wr_side_o = {c, hdr0_q.flags[DESC_FLAG_IRQ_REMOTE_BIT], !stale_q};
         end
         if (wr_valid_o && wr_ready_i) begin
           lmr_word_d = lmr_word_q + 2'd1;
           if (lmr_word_q == 2'd1) lmr_addr_d = lmr_slot_addr;
           if (lmr_word_q == 2'd0) begin
-            if (!stale_q) prod_wr_d = ring_next(prod_wr_q, lmr_size_i);
+            if (!stale_q) prod_wr_d[c] = ring_next(prod_wr_q[c], lmr_size_i[c]);
             stale_d = 1'b0;
             state_d = StHdr0;
           end
@@ -312,8 +329,10 @@ module ddc_rx_egress
       default: state_d = StHdr0;
     endcase
 
-    if (lmr_reset_i) begin
-      prod_wr_d = '0;
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      if (lmr_reset_i[k]) prod_wr_d[k] = '0;
+    end
+    if (lmr_reset_i[c]) begin
       // Started (word 1 sent) and not finishing now (word 0 being sent: a commit already
       // on its way is caught by ignore_q).
       if (state_q == StLmr && lmr_word_q != 2'd1 &&
@@ -324,23 +343,33 @@ module ddc_rx_egress
   end
 
   // Publication of finished entries.
-  logic mark_out, mark_done, commit;
+  logic            mark_out, mark_done, commit;
+  logic [CtxW-1:0] done_c;
+  assign done_c = wr_done_side_i[2 +: CtxW];
   always_comb begin
     mark_out   = wr_valid_o && wr_ready_i && wr_side_o[0];
     mark_done  = wr_done_i && wr_done_side_i[0];
-    commit     = mark_done && (ignore_q == '0);
-    marks_d    = marks_q + 3'(mark_out) - 3'(mark_done);
-    ignore_d   = ignore_q - 3'(mark_done && (ignore_q != '0));
+    commit     = mark_done && (ignore_q[done_c] == '0);
+    marks_d    = marks_q;
+    ignore_d   = ignore_q;
     prod_vis_d = prod_vis_q;
-    if (commit) prod_vis_d = ring_next(prod_vis_q, lmr_size_i);
-    if (lmr_reset_i) begin
-      prod_vis_d = '0;
-      ignore_d   = marks_d;
+    if (mark_out) marks_d[c] = marks_d[c] + 3'd1;
+    if (mark_done) begin
+      marks_d[done_c] = marks_d[done_c] - 3'd1;
+      if (ignore_q[done_c] != '0) ignore_d[done_c] = ignore_q[done_c] - 3'd1;
+    end
+    if (commit) prod_vis_d[done_c] = ring_next(prod_vis_q[done_c], lmr_size_i[done_c]);
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      if (lmr_reset_i[k]) begin
+        prod_vis_d[k] = '0;
+        ignore_d[k]   = marks_d[k];
+      end
     end
   end
 
   assign msg_o      = commit;
   assign msg_irq_o  = commit && wr_done_side_i[1];
+  assign msg_irq_ctx_o = done_c;
   assign lmr_prod_o = prod_vis_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -385,6 +414,6 @@ module ddc_rx_egress
 
   logic unused_bits;
   assign unused_bits = ^{hdr0_q.dest, hdr0_q.rsvd38,
-                         pay_flits[16:PayW], lmr_base_i[4:0], lmr_addr_q[4:0]};
+                         pay_flits[16:PayW], lmr_base_i, lmr_addr_q[4:0], hdr0_q.dctx};
 
 endmodule

@@ -13,6 +13,8 @@
 //              ceil((remote_addr % 8 + len) / 8); answers (ACK, NACK, NACK_REJECT):
 //              len != 0 or any payload flit; any other ptype;
 //   dest:      dest != NODE_ID (BCAST: NODE_ID outside the range) or the NIC is disabled;
+//   ctx:       data only: the destination context (dctx) has no LMR ring here
+//              (ctx_rx_en_i clear);
 //   window:    data only: [remote_addr, remote_addr + len) not inside the receive window
 //              RXWIN;
 //   reject:    refused by the receive window table (ddc_rx_window, its verdict win_rej_i).
@@ -44,6 +46,7 @@ module ddc_rx_ingress
   input  logic [15:0]                  node_id_i,
   input  logic [63:0]                  rxwin_base_i,
   input  logic [63:0]                  rxwin_size_i,
+  input  logic [CTX_COUNT-1:0]         ctx_rx_en_i,   // contexts that receive
   // link (already registered by the caller)
   input  fasthsl_link_pkg::link_flit_t flit_i,
   // to the flit buffer (never full: the link is credit controlled)
@@ -67,7 +70,9 @@ module ddc_rx_ingress
   output logic [31:0]                  pkt_msg_id_o,
   input  win_rej_e                     win_rej_i,
   output logic                         reject_o,
-  output win_rej_e                     reject_reason_o
+  output win_rej_e                     reject_reason_o,
+  output logic [2:0]                   pkt_dctx_o,
+  output logic                         drop_ctx_o
 );
   localparam int unsigned IdxW = $clog2(MAX_FLITS);
 
@@ -85,6 +90,7 @@ module ddc_rx_ingress
   logic            drop_table_d;
   win_rej_e        reject_reason_q;
   logic [31:0]     msg_id_q, msg_id_d;
+  logic            drop_ctx_q, drop_ctx_d;
 
   logic [31:0] crc_next;
   crc32_d64 u_crc (
@@ -106,7 +112,7 @@ module ddc_rx_ingress
   end
 
   // Verdict of a packet ending with flit_i.
-  logic framing_bad, crc_bad, hdr_bad, dest_bad, is_ans;
+  logic framing_bad, crc_bad, hdr_bad, dest_bad, ctx_bad, is_ans;
   always_comb begin
     // Answers (docs/RELIABILITY.md) are header only.
     is_ans      = hdr0_q.ptype inside {PTYPE_ACK, PTYPE_NACK, PTYPE_NACK_REJECT};
@@ -116,12 +122,13 @@ module ddc_rx_ingress
     crc_bad     = ~crc_q != flit_i.data[31:0];
     hdr_bad     = is_ans ? ((hdr0_q.len != '0) || (idx_q != IdxW'(3))) :
                   (!(hdr0_q.ptype inside {PTYPE_WRITE, PTYPE_BCAST}) || (hdr0_q.len == '0) ||
-                   (hdr0_q.len > 16'(MTU_MAX)) || (14'(idx_q) - 14'd3 != exp_pay_q));
+                   (hdr0_q.len > 11'(MTU_MAX)) || (14'(idx_q) - 14'd3 != exp_pay_q));
     // A broadcast names a range (lo | hi << 8): a NIC outside it drops and counts it.
     dest_bad    = !enable_i ||
                   ((hdr0_q.ptype == PTYPE_BCAST) ?
                    (node_id_i < 16'(hdr0_q.dest[7:0]) || node_id_i > 16'(hdr0_q.dest[15:8])) :
                    (hdr0_q.dest != node_id_i));
+    ctx_bad     = !ctx_rx_en_i[hdr0_q.dctx];
   end
 
   logic cut;
@@ -137,6 +144,7 @@ module ddc_rx_ingress
     drop_window_d    = 1'b0;
     drop_table_d     = 1'b0;
     msg_id_d         = msg_id_q;
+    drop_ctx_d       = 1'b0;
     vrd_accept_o     = 1'b0;
     cut              = !discard_q && !flit_i.last && (idx_q == IdxW'(MAX_FLITS - 1));
     buf_push_o       = flit_i.valid;
@@ -155,6 +163,7 @@ module ddc_rx_ingress
         else if (crc_bad)       drop_crc_d = 1'b1;
         else if (hdr_bad)       drop_malformed_d = 1'b1;
         else if (dest_bad)      drop_dest_d = 1'b1;
+        else if (ctx_bad && !is_ans) drop_ctx_d = 1'b1;
         else if (!win_ok_q && !is_ans) drop_window_d = 1'b1;
         else if (win_rej_i != WIN_REJ_NONE) drop_table_d = 1'b1;
         else                    vrd_accept_o = 1'b1;
@@ -184,6 +193,7 @@ module ddc_rx_ingress
       reject_o         <= 1'b0;
       reject_reason_q  <= WIN_REJ_NONE;
       msg_id_q         <= '0;
+      drop_ctx_q       <= 1'b0;
     end else begin
       idx_q            <= idx_d;
       discard_q        <= discard_d;
@@ -199,6 +209,7 @@ module ddc_rx_ingress
       reject_o         <= drop_window_d || drop_table_d;
       reject_reason_q  <= drop_window_d ? WIN_REJ_RXWIN : win_rej_i;
       msg_id_q         <= msg_id_d;
+      drop_ctx_q       <= drop_ctx_d;
     end
   end
 
@@ -210,12 +221,14 @@ module ddc_rx_ingress
 
   assign pkt_ptype_o  = hdr0_q.ptype;
   assign pkt_src_o    = hdr0_q.src;
+  assign pkt_dctx_o   = hdr0_q.dctx;
   assign pkt_key_o    = raddr_q[63:48];
   assign pkt_addr_o   = raddr_q[47:0];
-  assign pkt_len_o    = hdr0_q.len;
+  assign pkt_len_o    = 16'(hdr0_q.len);
   assign pkt_msg_id_o = msg_id_q;
 
   logic unused_hdr0;
-  assign unused_hdr0 = ^{hdr0_q.flags, hdr0_q.rsvd38, hdr0_q.last, hdr0_q.first};
+  assign unused_hdr0 = ^{hdr0_q.flags, hdr0_q.rsvd38, hdr0_q.rsvd62, hdr0_q.last, hdr0_q.first};
+  assign drop_ctx_o       = drop_ctx_q;
 
 endmodule

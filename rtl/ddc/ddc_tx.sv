@@ -1,11 +1,12 @@
 // NIC transmit path: LME ring -> DMA reads -> packets on the link -> status write-back.
 //
-//   ddc_tx_desc_fetch   ring fetch (prefetching), or the push window's descriptor for its
-//                       slot --desc--> ddc_tx_read_engine
+//   ddc_tx_ctx_fetch    ring fetch (prefetching) from NumCtx contexts' rings, round
+//                       robin, or the push window's descriptor for its slot of context
+//                       0's ring --desc--> ddc_tx_read_engine
 //   ddc_tx_read_engine  check, cut into packets, payload reads --job--> ddc_tx_packetizer
 //                       --completion record--> ddc_tx_complete
 //   ddc_tx_packetizer   header/payload(realigned)/CRC trailer, credits --msg_done--> complete
-//   ddc_tx_complete     status write-back, LME_CONS
+//   ddc_tx_complete     status write-back into the descriptor's context's ring, its LME_CONS
 //
 // Here: the shared DMA read request register (descriptor reads win, they are short and
 // bounded by the prefetch depth), response steering by tag into the descriptor fetcher or
@@ -15,7 +16,10 @@
 // ended with an EEP flit (err=1); everything queued is discarded; read responses still
 // owed by the host are counted and dropped as they arrive (they come in request order);
 // no new read is issued until the queues are empty. A status write already offered to
-// the host is still completed (valid/ready rule) but raises no event.
+// the host is still completed (valid/ready rule) but raises no event. The ring reset is
+// page 0's: it restarts every context's indices (the TX is reset as a whole). A context's
+// own reset (ctx_reset_i) only restarts its indices: it comes while nothing of it is in
+// the pipeline.
 //
 // Read errors (dma_rd_rsp_err_i: an IOMMU refusal, a PCIe completion with UR/CA status)
 // travel with each beat: payload beats carry the flag through the payload buffer to the
@@ -25,7 +29,10 @@
 module ddc_tx
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
-(
+#(
+  parameter int unsigned NumCtx = 1,
+  localparam int unsigned CtxW  = (NumCtx > 1) ? $clog2(NumCtx) : 1
+) (
   input  logic        clk_i,
   input  logic        rst_ni,
   // configuration (from the CSR block; stable while traffic runs)
@@ -34,16 +41,17 @@ module ddc_tx
   input  logic [15:0] mtu_i,
   input  logic [15:0] dest_lo_i,
   input  logic [15:0] dest_hi_i,
-  input  logic [63:0] lme_base_i,
-  input  logic [15:0] lme_size_i,
-  input  logic [15:0] lme_prod_i,
+  input  logic [NumCtx-1:0][63:0] lme_base_i,
+  input  logic [NumCtx-1:0][15:0] lme_size_i,
+  input  logic [NumCtx-1:0][15:0] lme_prod_i,
   input  logic        lme_reset_i,
-  output logic [15:0] lme_cons_o,
+  input  logic [NumCtx-1:0]       ctx_reset_i,
+  output logic [NumCtx-1:0][15:0] lme_cons_o,
   // push window (ddc_push)
   input  logic             push_valid_i,
   input  logic [15:0]      push_slot_i,
   input  logic [63:0]      push_local_i,
-  input  logic [63:0]      push_remote_i,
+  input  logic [79:0]      push_remote_i,   // {key, descriptor word 1}
   input  logic [63:0]      push_w2_i,
   input  logic [31:0]      push_msg_id_i,
   output logic             push_take_o,
@@ -53,6 +61,7 @@ module ddc_tx
   output logic        desc_done_o,
   output logic        desc_err_o,
   output logic        desc_irq_o,
+  output logic [CtxW-1:0] desc_irq_ctx_o,   // the context of desc_irq_o's descriptor
   output logic        pkt_sent_o,
   // DMA read master
   output logic        dma_rd_req_valid_o,
@@ -216,19 +225,23 @@ module ddc_tx
   // Descriptor fetch
   // ---------------------------------------------------------------------------------
   logic        desc_valid, desc_ready;
-  logic [63:0] desc_local, desc_remote;
+  logic [63:0] desc_local;
+  logic [79:0] desc_remote;   // {key, descriptor word 1}
   logic [31:0] desc_len, desc_msg_id;
   logic [15:0] desc_dest;
   logic [7:0]  desc_flags;
   logic        desc_inline, desc_pushed;
+  logic [CtxW-1:0] desc_ctx;
 
-  ddc_tx_desc_fetch #(
-    .DescDepth(DescDepth)
+  ddc_tx_ctx_fetch #(
+    .DescDepth(DescDepth),
+    .NumCtx   (NumCtx)
   ) u_desc_fetch (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .flush_i      (lme_reset_i),
     .drain_i      (drain),
+    .ctx_reset_i  (ctx_reset_i),
     .enable_i     (enable_i),
     .lme_base_i   (lme_base_i),
     .lme_size_i   (lme_size_i),
@@ -247,6 +260,7 @@ module ddc_tx
     .rsp_data_i   (df_rsp_zero ? 64'h0 : dma_rd_rsp_data_i),
     .desc_valid_o (desc_valid),
     .desc_ready_i (desc_ready),
+    .desc_ctx_o   (desc_ctx),
     .desc_local_o (desc_local),
     .desc_remote_o(desc_remote),
     .desc_len_o   (desc_len),
@@ -269,7 +283,7 @@ module ddc_tx
   logic [15:0]     job_dest;
   logic [7:0]      job_flags;
   logic [LenW-1:0] job_len;
-  logic [63:0]     job_remote;
+  logic [79:0]     job_remote;
   logic [31:0]     job_msg_id, job_offset;
   logic [2:0]      job_src_off;
   logic            inl_push;
@@ -401,17 +415,23 @@ module ddc_tx
   // ---------------------------------------------------------------------------------
   // Completion
   // ---------------------------------------------------------------------------------
+  // A completion record is queued in the cycle its descriptor is taken (cpl_valid and
+  // desc_ready both follow the read engine's take), so the descriptor's context is the
+  // fetch queue's head.
   ddc_tx_complete #(
-    .CplDepth(CplDepth)
+    .CplDepth(CplDepth),
+    .NumCtx  (NumCtx)
   ) u_complete (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .flush_i     (lme_reset_i),
     .drain_i     (drain),
+    .ctx_reset_i (ctx_reset_i),
     .lme_base_i  (lme_base_i),
     .lme_size_i  (lme_size_i),
     .cpl_valid_i (cpl_valid),
     .cpl_ready_o (cpl_ready),
+    .cpl_ctx_i   (desc_ctx),
     .cpl_err_i   (cpl_err),
     .cpl_msg_id_i(cpl_msg_id),
     .cpl_irq_i   (cpl_irq),
@@ -426,6 +446,7 @@ module ddc_tx
     .done_o      (desc_done_o),
     .err_o       (desc_err_o),
     .irq_o       (desc_irq_o),
+    .irq_ctx_o   (desc_irq_ctx_o),
     .idle_o      (cp_idle)
   );
 
@@ -433,6 +454,9 @@ module ddc_tx
   // Room for every response beat was reserved before its read was issued.
   a_pbuf_no_overflow: assert property (@(posedge clk_i)
                                        pbuf_in_valid |-> pbuf_in_ready);
+  // The record of a descriptor goes in with the descriptor itself (see u_complete).
+  a_cpl_with_desc: assert property (@(posedge clk_i)
+                                    (cpl_valid && cpl_ready) == (desc_valid && desc_ready));
 `endif
 
 endmodule

@@ -7,22 +7,31 @@
 // posted 8-byte write; LME_CONS advances and the event pulses fire when the host takes it.
 // A message cut by a payload read error (msg_err_i with its msg_done_i) completes with
 // DMA_RD: one flag per reported message, kept in report order next to the count.
+//
+// Records name their context (ddc_tx_ctx_fetch): the status goes to that context's ring
+// slot and its LME_CONS advances. One in-order stream serves every context, so each
+// context's completions stay in its ring order. flush_i restarts every context's indices;
+// ctx_reset_i[k] only context k's, which has no record queued then (ddc_ctx_csr's rule).
 module ddc_tx_complete
   import fasthsl_pkg::*;
 #(
-  parameter int unsigned CplDepth = 16
+  parameter int unsigned CplDepth = 16,
+  parameter int unsigned NumCtx   = 1,
+  localparam int unsigned CtxW    = (NumCtx > 1) ? $clog2(NumCtx) : 1
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        flush_i,      // pulse: ring reset, consumer index back to 0
   input  logic        drain_i,      // flush in progress: discard queued records
+  input  logic [NumCtx-1:0] ctx_reset_i,  // pulse: context k's indices back to 0
 
-  input  logic [63:0] lme_base_i,
-  input  logic [15:0] lme_size_i,
+  input  logic [NumCtx-1:0][63:0] lme_base_i,
+  input  logic [NumCtx-1:0][15:0] lme_size_i,
 
   // One record per descriptor, ring order.
   input  logic        cpl_valid_i,
   output logic        cpl_ready_o,
+  input  logic [CtxW-1:0] cpl_ctx_i,
   input  desc_err_e   cpl_err_i,
   input  logic [31:0] cpl_msg_id_i,
   input  logic        cpl_irq_i,
@@ -37,15 +46,17 @@ module ddc_tx_complete
   output logic [63:0] wr_data_o,
   output logic [7:0]  wr_strb_o,
 
-  output logic [15:0] cons_o,
+  output logic [NumCtx-1:0][15:0] cons_o,
   output logic        done_o,
   output logic        err_o,
   output logic        irq_o,
+  output logic [CtxW-1:0] irq_ctx_o,  // context of the descriptor done_o/irq_o name
   output logic        idle_o        // no record queued
 );
   localparam int unsigned CntW = $clog2(CplDepth + 1);
 
   typedef struct packed {
+    logic [CtxW-1:0] ctx;
     desc_err_e   err;
     logic [31:0] msg_id;
     logic        irq;
@@ -55,7 +66,7 @@ module ddc_tx_complete
   logic            q_valid, q_pop;
   logic [CntW-1:0] q_count_unused;
 
-  assign q_in = '{err: cpl_err_i, msg_id: cpl_msg_id_i, irq: cpl_irq_i};
+  assign q_in = '{ctx: cpl_ctx_i, err: cpl_err_i, msg_id: cpl_msg_id_i, irq: cpl_irq_i};
 
   fifo_sync #(
     .WIDTH($bits(cpl_t)),
@@ -88,9 +99,11 @@ module ddc_tx_complete
   logic [63:0] wr_data_q, wr_data_d;
   logic        wr_err_q, wr_err_d;
   logic        wr_irq_q, wr_irq_d;
-  logic [15:0] wr_idx_q, wr_idx_d;       // ring slot of the next write
-  logic [15:0] cons_q, cons_d;
+  logic [CtxW-1:0] wr_ctx_q, wr_ctx_d;   // context of the write offered
+  logic [NumCtx-1:0][15:0] wr_idx_q, wr_idx_d;  // per context: ring slot of its next write
+  logic [NumCtx-1:0][15:0] cons_q, cons_d;
   logic        done_q, done_d, err_q, err_d, irq_q, irq_d;
+  logic [CtxW-1:0] irq_ctx_q;
 
   logic         head_ok, load, accept;
   lme_desc_w3_t status_word;
@@ -127,6 +140,7 @@ module ddc_tx_complete
     wr_data_d  = wr_data_q;
     wr_err_d   = wr_err_q;
     wr_irq_d   = wr_irq_q;
+    wr_ctx_d   = wr_ctx_q;
     wr_idx_d   = wr_idx_q;
     cons_d     = cons_q;
     done_d     = 1'b0;
@@ -148,7 +162,7 @@ module ddc_tx_complete
       wr_valid_d = 1'b0;
       wr_stale_d = 1'b0;
       if (!wr_stale_q) begin
-        cons_d = ring_next(cons_q, lme_size_i);
+        cons_d[wr_ctx_q] = ring_next(cons_q[wr_ctx_q], lme_size_i[wr_ctx_q]);
         done_d = 1'b1;
         err_d  = wr_err_q;
         irq_d  = wr_irq_q;
@@ -157,11 +171,19 @@ module ddc_tx_complete
 
     if (load) begin
       wr_valid_d = 1'b1;
-      wr_addr_d  = lme_base_i + {43'h0, wr_idx_q, 5'h00} + 64'd24;
+      wr_addr_d  = lme_base_i[q_out.ctx] + {43'h0, wr_idx_q[q_out.ctx], 5'h00} + 64'd24;
       wr_data_d  = status_word;
       wr_err_d   = (head_err != DESC_ERR_OK);
       wr_irq_d   = q_out.irq;
-      wr_idx_d   = ring_next(wr_idx_q, lme_size_i);
+      wr_ctx_d   = q_out.ctx;
+      wr_idx_d[q_out.ctx] = ring_next(wr_idx_q[q_out.ctx], lme_size_i[q_out.ctx]);
+    end
+
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      if (ctx_reset_i[k]) begin
+        wr_idx_d[k] = '0;
+        cons_d[k]   = '0;
+      end
     end
 
     // A write already offered to the host stays offered (valid/ready rule), but it no
@@ -191,11 +213,13 @@ module ddc_tx_complete
       wr_data_q  <= '0;
       wr_err_q   <= 1'b0;
       wr_irq_q   <= 1'b0;
+      wr_ctx_q   <= '0;
       wr_idx_q   <= '0;
       cons_q     <= '0;
       done_q     <= 1'b0;
       err_q      <= 1'b0;
       irq_q      <= 1'b0;
+      irq_ctx_q  <= '0;
     end else begin
       done_cnt_q <= done_cnt_d;
       done_err_q <= done_err_d;
@@ -207,11 +231,13 @@ module ddc_tx_complete
       wr_data_q  <= wr_data_d;
       wr_err_q   <= wr_err_d;
       wr_irq_q   <= wr_irq_d;
+      wr_ctx_q   <= wr_ctx_d;
       wr_idx_q   <= wr_idx_d;
       cons_q     <= cons_d;
       done_q     <= done_d;
       err_q      <= err_d;
       irq_q      <= irq_d;
+      irq_ctx_q  <= wr_ctx_q;
     end
   end
 
@@ -223,5 +249,6 @@ module ddc_tx_complete
   assign done_o     = done_q;
   assign err_o      = err_q;
   assign irq_o      = irq_q;
+  assign irq_ctx_o  = irq_ctx_q;
 
 endmodule

@@ -46,7 +46,10 @@ module ddc_tx_packetizer
   input  logic            job_first_i,
   input  logic            job_last_i,
   input  logic [LenW-1:0] job_len_i,
-  input  logic [63:0]     job_remote_i,
+  // {key, descriptor word 1} advanced by the packet's offset: remote address in 47:0,
+  // destination context (dctx) in 50:48 (the read engine refuses a carry into it),
+  // receive window key in 79:64.
+  input  logic [79:0]     job_remote_i,
   input  logic [31:0]     job_msg_id_i,
   input  logic [31:0]     job_offset_i,
   input  logic [2:0]      job_src_off_i,  // local address mod 8 of the packet's first byte
@@ -77,7 +80,7 @@ module ddc_tx_packetizer
     logic            first;
     logic            last;
     logic [LenW-1:0] len;
-    logic [63:0]     remote;
+    logic [79:0]     remote;
     logic [31:0]     msg_id;
     logic [31:0]     offset;
     logic [2:0]      src_off;
@@ -168,7 +171,9 @@ module ddc_tx_packetizer
   logic [31:0] crc_q, crc_d, crc_in, crc_out;
 
   assign hdr_w0 = '{
-    len:    16'(job.len),
+    rsvd62: '0,
+    dctx:   job.remote[50:48],
+    len:    11'(job.len),
     flags:  job.flags,
     rsvd38: '0,
     last:   job.last,
@@ -177,8 +182,8 @@ module ddc_tx_packetizer
     src:    node_id_i,
     dest:   job.dest
   };
-  // job.remote is {key, address[47:0]} (ddc_tx_desc_fetch).
-  assign hdr_w1 = '{key: job.remote[63:48], remote_addr: job.remote[47:0]};
+  // job.remote is {key, descriptor word 1}: key in 79:64, dctx in 50:48, address in 47:0.
+  assign hdr_w1 = '{key: job.remote[79:64], remote_addr: job.remote[47:0]};
   assign hdr_w2 = '{offset: job.offset, msg_id: job.msg_id};
   assign trl    = '{rsvd32: '0, crc: ~crc_q};
 

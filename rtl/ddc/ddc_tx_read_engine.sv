@@ -41,7 +41,7 @@ module ddc_tx_read_engine
   input  logic                desc_valid_i,
   output logic                desc_ready_o,
   input  logic [63:0]         desc_local_i,
-  input  logic [63:0]         desc_remote_i,
+  input  logic [79:0]         desc_remote_i,   // {key, descriptor word 1}
   input  logic [31:0]         desc_len_i,
   input  logic [15:0]         desc_dest_i,
   input  logic [7:0]          desc_flags_i,
@@ -68,7 +68,7 @@ module ddc_tx_read_engine
   output logic                job_first_o,
   output logic                job_last_o,
   output logic [LenW-1:0]     job_len_o,
-  output logic [63:0]         job_remote_o,
+  output logic [79:0]         job_remote_o,
   output logic [31:0]         job_msg_id_o,
   output logic [31:0]         job_offset_o,
   output logic [2:0]          job_src_off_o,
@@ -101,6 +101,11 @@ module ddc_tx_read_engine
       desc_err = DESC_ERR_ZERO_LEN;
     end else if (desc_len_i > 32'(MSG_LEN_MAX)) begin
       desc_err = DESC_ERR_LEN_TOO_BIG;
+    end else if ((desc_remote_i[63:51] != '0) ||
+                 (49'(desc_remote_i[47:0]) + 49'(desc_len_i) > 49'(64'h1_0000_0000_0000))) begin
+      // Word 1 is remote_addr[47:0] | dctx << 48; a message ending past 2^48 would carry
+      // into dctx as its packets' addresses advance.
+      desc_err = DESC_ERR_ADDR_RANGE;
     end else if (desc_flags_i[DESC_FLAG_BCAST_BIT]) begin
       // A broadcast's dest is a node range lo | hi << 8, inside DEST_RANGE.
       if (desc_dest_i[7:0] > desc_dest_i[15:8] || 16'(desc_dest_i[7:0]) < dest_lo_i ||
@@ -137,7 +142,7 @@ module ddc_tx_read_engine
   // Message state: what is left to cut into packets
   // ---------------------------------------------------------------------------------
   logic [63:0]        msg_local_q, msg_local_d;
-  logic [63:0]        msg_remote_q, msg_remote_d;
+  logic [79:0]        msg_remote_q, msg_remote_d;
   logic [MsgLenW-1:0] msg_rem_q, msg_rem_d;
   logic [MsgLenW-1:0] msg_off_q, msg_off_d;
   logic               msg_first_q, msg_first_d;
@@ -152,7 +157,8 @@ module ddc_tx_read_engine
   // is taken, so the payload read leaves right behind the descriptor: the message source
   // is the descriptor itself until the message registers hold it.
   logic               take_good, src_active, src_first;
-  logic [63:0]        src_local, src_remote;
+  logic [63:0]        src_local;
+  logic [79:0]        src_remote;
   logic [MsgLenW-1:0] src_rem, src_off;
   logic [15:0]        src_dest;
   logic [7:0]         src_flags;
@@ -343,7 +349,7 @@ module ddc_tx_read_engine
     if (job_fire) begin
       msg_local_d  = src_local + 64'(pkt_len);
       // Bits 63:48 are the window key (ddc_tx_desc_fetch): the address part wraps alone.
-      msg_remote_d = {src_remote[63:48], src_remote[47:0] + 48'(pkt_len)};
+      msg_remote_d = {src_remote[79:48], src_remote[47:0] + 48'(pkt_len)};
       msg_rem_d    = src_rem - MsgLenW'(pkt_len);
       msg_off_d    = src_off + MsgLenW'(pkt_len);
       msg_first_d  = 1'b0;

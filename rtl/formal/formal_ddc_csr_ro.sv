@@ -19,8 +19,11 @@ module formal_ddc_csr_ro
   input logic [31:0] req_wdata_i,
   input logic [15:0] lme_cons_i,
   input logic [15:0] lmr_prod_i,
-  input logic [20:0] ev_i,
-  input logic [1:0]  ans_drop_i
+  input logic [32:0] ev_i,
+  input logic [1:0]  ans_drop_i,
+  input logic        win_hit_i,
+  input logic        win_wr_ok_i,
+  input logic [31:0] win_rdata_i
 );
 `include "formal_csr_spec.svh"
 
@@ -70,7 +73,17 @@ module formal_ddc_csr_ro
       .nack_tx_i          (ev_i[18]),
       .ack_rx_i           (ev_i[19]),
       .nack_rx_i          (ev_i[20]),
-      .ans_drop_i         (ans_drop_i)
+      .ans_drop_i         (ans_drop_i),
+      .rx_drop_ctx_i      (ev_i[21]),
+      .ctx_csr_err_i      (ev_i[25:22]),
+      .tx_desc_irq_ctx_i  (ev_i[28:26]),
+      .rx_msg_irq_ctx_i   (ev_i[31:29]),
+      // ddc_rx_window's register answers: the same for both copies (its registers are
+      // not ddc_csr's to protect)
+      .win_hit_i          (win_hit_i),
+      .win_wr_ok_i        (win_wr_ok_i),
+      .win_rdata_i        (win_rdata_i),
+      .win_reject_i       (ev_i[32])
     );
   end
 

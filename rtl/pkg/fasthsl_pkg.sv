@@ -33,8 +33,14 @@ package fasthsl_pkg;
   localparam int unsigned RT_TMO_CYCLES_RESET = 4096;
   // BAR0 offset of the local router's CSR page on a card (NIC + router).
   localparam int unsigned ROUTER_CSR_BASE = 4096;
-  // Size of BAR0, bytes.
-  localparam int unsigned BAR0_SIZE = 8192;
+  // User-level contexts of a NIC: LME/LMR ring pairs, each with its own register page (ctx registers). Context n's page is CTX_PAGE_BASE + n * CTX_PAGE_STRIDE; page 0's ring registers are context 0's.
+  localparam int unsigned CTX_COUNT = 8;
+  // BAR0 offset of context 0's register page.
+  localparam int unsigned CTX_PAGE_BASE = 8192;
+  // Bytes between two context pages: one 4 KiB page each, so a process maps only its own.
+  localparam int unsigned CTX_PAGE_STRIDE = 4096;
+  // Size of BAR0, bytes: page 0 the NIC, page 1 the router, then the CTX_COUNT context pages; a power of two, as a PCI BAR's size is. Offsets past the last context page are undefined (CSR_BAD_ADDR).
+  localparam int unsigned BAR0_SIZE = 65536;
   // PCI vendor id the card enumerates with (to be assigned; see docs/HARDWARE.md).
   localparam int unsigned PCI_VENDOR_ID = 7893;
   // PCI device id of the FastHSL card.
@@ -49,6 +55,7 @@ package fasthsl_pkg;
     DESC_ERR_LEN_TOO_BIG = 8'd2,
     DESC_ERR_BAD_DEST = 8'd3,
     DESC_ERR_INLINE_LEN = 8'd4,
+    DESC_ERR_ADDR_RANGE = 8'd11,
     DESC_ERR_DMA_RD = 8'd10,
     DESC_ERR_BCAST_RANGE = 8'd15,
     DESC_ERR_REJECTED = 8'd16
@@ -94,6 +101,10 @@ package fasthsl_pkg;
   localparam int unsigned INT_LME_DONE_BIT = 0;
   localparam int unsigned INT_LMR_NEW_BIT = 1;
   localparam int unsigned INT_ERROR_BIT = 2;
+  localparam int unsigned INT_CTX_LME_DONE_BIT = 8;
+  localparam int unsigned INT_CTX_LME_DONE_COUNT = 8;
+  localparam int unsigned INT_CTX_LMR_NEW_BIT = 16;
+  localparam int unsigned INT_CTX_LMR_NEW_COUNT = 8;
 
   // ERR_STATUS bits (sticky, write 1 to clear).
   localparam int unsigned ERR_CSR_BAD_ADDR_BIT = 0;
@@ -117,7 +128,9 @@ package fasthsl_pkg;
     logic [63:0] local_addr;
   } lme_desc_w0_t;  // 64 bits
   typedef struct packed {
-    logic [63:0] remote_addr;
+    logic [12:0] rsvd51;
+    logic [2:0] dctx;
+    logic [47:0] remote_addr;
   } lme_desc_w1_t;  // 64 bits
   typedef struct packed {
     logic [15:0] flags;
@@ -152,7 +165,9 @@ package fasthsl_pkg;
   // pkt_hdr: Packet header: the first three flits of every packet. Self-describing, so packets may arrive in any order (the receiver counts a message's bytes to see it complete). Payload flits follow, their byte lanes aligned to remote_addr (lane = address mod 8; unused lanes zero), then one trailer flit.
   localparam int unsigned PKT_HDR_WORDS = 3;
   typedef struct packed {
-    logic [15:0] len;
+    logic [1:0] rsvd62;
+    logic [2:0] dctx;
+    logic [10:0] len;
     logic [7:0] flags;
     logic [1:0] rsvd38;
     logic [0:0] last;
@@ -291,6 +306,7 @@ package fasthsl_pkg;
   localparam logic [15:0] CNT_RX_REJECT_KEY_OFFSET = 16'h0180;
   localparam logic [15:0] CNT_RX_REJECT_PERM_OFFSET = 16'h0184;
   localparam logic [15:0] CNT_RX_REJECT_RANGE_OFFSET = 16'h0188;
+  localparam logic [15:0] CNT_RX_DROP_CTX_OFFSET = 16'h0164;
   localparam logic [15:0] CNT_DMA_RD_ERR_OFFSET = 16'h0160;
   localparam logic [15:0] CNT_ACK_TX_OFFSET = 16'h0138;
   localparam logic [15:0] CNT_NACK_TX_OFFSET = 16'h013C;
@@ -323,5 +339,18 @@ package fasthsl_pkg;
   localparam logic [15:0] RT_BC_BOUNDS_OFFSET = 16'h0300;
   localparam int unsigned RT_BC_BOUNDS_COUNT = 64;
   localparam int unsigned RT_BC_BOUNDS_STRIDE = 4;
+
+  // ctx registers (byte offsets, inside each page CTX_PAGE_BASE + n * CTX_PAGE_STRIDE, n < CTX_COUNT)
+  localparam logic [15:0] CTX_ID_OFFSET = 16'h0000;
+  localparam logic [15:0] CTX_LME_BASE_LO_OFFSET = 16'h0020;
+  localparam logic [15:0] CTX_LME_BASE_HI_OFFSET = 16'h0024;
+  localparam logic [15:0] CTX_LME_SIZE_OFFSET = 16'h0028;
+  localparam logic [15:0] CTX_LME_PROD_OFFSET = 16'h002C;
+  localparam logic [15:0] CTX_LME_CONS_OFFSET = 16'h0030;
+  localparam logic [15:0] CTX_LMR_BASE_LO_OFFSET = 16'h0040;
+  localparam logic [15:0] CTX_LMR_BASE_HI_OFFSET = 16'h0044;
+  localparam logic [15:0] CTX_LMR_SIZE_OFFSET = 16'h0048;
+  localparam logic [15:0] CTX_LMR_PROD_OFFSET = 16'h004C;
+  localparam logic [15:0] CTX_LMR_CONS_OFFSET = 16'h0050;
 
 endpackage

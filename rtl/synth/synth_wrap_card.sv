@@ -11,13 +11,13 @@ module synth_wrap_card (
 
   localparam int unsigned NLinks = 7;
   localparam int unsigned FlitW  = $bits(link_flit_t);
-  localparam int unsigned InW    = (2 + 13 + 32) + 1 + (1 + 64 + 8 + 1 + 1) + 1
+  localparam int unsigned InW    = (2 + 16 + 32) + 1 + (1 + 64 + 8 + 1 + 1) + 1
                                    + NLinks * FlitW + NLinks;
   localparam int unsigned OutW   = (1 + 32) + (1 + 64 + 6 + 8) + 1 + (1 + 64 + 64 + 8) + 1
                                    + NLinks + NLinks * FlitW;
 
   logic                    csr_req_valid, csr_req_write, csr_rsp_valid;
-  logic [12:0]             csr_req_addr;
+  logic [15:0]             csr_req_addr;
   logic [31:0]             csr_req_wdata, csr_rsp_rdata;
   logic                    dma_rd_req_valid, dma_rd_req_ready;
   logic [63:0]             dma_rd_req_addr;

@@ -371,11 +371,15 @@ impl Inner {
             });
         }
         let off = u64::from(offset);
-        Ok(if off < ROUTER_CSR_BASE {
-            (Target::Nic, off as u16)
-        } else {
-            (Target::Router, (off - ROUTER_CSR_BASE) as u16)
-        })
+        // Page 1 is the router's; the NIC decodes the others (page 0, the context pages and
+        // the undefined rest) from the whole offset, as on a card.
+        Ok(
+            if (ROUTER_CSR_BASE..ROUTER_CSR_BASE + 0x1000).contains(&off) {
+                (Target::Router, (off - ROUTER_CSR_BASE) as u16)
+            } else {
+                (Target::Nic, off as u16)
+            },
+        )
     }
 
     /// Queues an MMIO request behind the node's earlier ones; returns its token.

@@ -8,10 +8,11 @@
 module sim_nic (
   input  logic        clk_i,
   input  logic        rst_ni,
-  // CSR port (BAR0 page 0)
+  // CSR port (BAR0 offset: page 0 and the context pages; the router page is the
+  // simulator's own)
   input  logic        csr_req_valid_i,
   input  logic        csr_req_write_i,
-  input  logic [11:0] csr_req_addr_i,
+  input  logic [15:0] csr_req_addr_i,
   input  logic [31:0] csr_req_wdata_i,
   output logic        csr_rsp_valid_o,
   output logic [31:0] csr_rsp_rdata_o,

@@ -28,6 +28,10 @@ class SpecError(Exception):
     pass
 
 
+# Register blocks, with the prefix of their names in the SV package (one namespace there).
+BLOCKS = {"nic": "", "router": "", "ctx": "CTX_"}
+
+
 def camel(name):
     return "".join(p.capitalize() for p in name.lower().split("_"))
 
@@ -73,6 +77,30 @@ def validate(spec):
             offsets[key] = r["name"]
         if r["access"] not in ("ro", "rw", "rw1c", "wo"):
             raise SpecError(f"register {r['name']}: unknown access {r['access']}")
+        if r["block"] not in BLOCKS:
+            raise SpecError(f"register {r['name']}: unknown block {r['block']}")
+    consts = {c["name"]: c["value"] for c in spec["constants"]}
+    for pg in spec.get("pages", []):
+        for key in ("base", "stride", "count"):
+            if pg[key] not in consts:
+                raise SpecError(f"pages {pg['block']}: {key} names no constant ({pg[key]})")
+        base, stride, count = (consts[pg[k]] for k in ("base", "stride", "count"))
+        top = max((r["offset"] + r.get("count", 1) * r.get("stride", 4)
+                   for r in spec["registers"] if r["block"] == pg["block"]), default=0)
+        if top > stride:
+            raise SpecError(f"pages {pg['block']}: registers end at {top:#x}, past the page stride {stride:#x}")
+        if base < consts["ROUTER_CSR_BASE"] + 0x1000 or base + count * stride > consts["BAR0_SIZE"]:
+            raise SpecError(f"pages {pg['block']}: {base:#x} + {count} x {stride:#x} is not inside BAR0 above the router page")
+
+
+def paged(spec, block):
+    """The [[pages]] entry of a paged register block (one page per instance), or None."""
+    consts = {c["name"]: c["value"] for c in spec["constants"]}
+    for pg in spec.get("pages", []):
+        if pg["block"] == block:
+            return {**pg, "base_v": consts[pg["base"]], "stride_v": consts[pg["stride"]],
+                    "count_v": consts[pg["count"]]}
+    return None
 
 
 def word_layout(fmt, word):
@@ -117,6 +145,8 @@ def gen_sv(spec):
         o.append(f"  // {b['doc']}")
         for v in b["values"]:
             o.append(f"  localparam int unsigned {b['name']}_{v['name']}_BIT = {v['bit']};")
+            if "count" in v:
+                o.append(f"  localparam int unsigned {b['name']}_{v['name']}_COUNT = {v['count']};")
         o.append("")
     for fmt in spec["formats"]:
         word_bits = fmt.get("word_bits", 64)
@@ -129,13 +159,16 @@ def gen_sv(spec):
             name = f"{fmt['name']}_w{w}_t" if fmt["words"] > 1 else f"{fmt['name']}_t"
             o.append(f"  }} {name};  // {word_bits} bits")
         o.append("")
-    for block in ("nic", "router"):
-        o.append(f"  // {block} registers (byte offsets)")
+    for block, prefix in BLOCKS.items():
+        pg = paged(spec, block)
+        where = f", inside each page {pg['base']} + n * {pg['stride']}, n < {pg['count']}" if pg else ""
+        o.append(f"  // {block} registers (byte offsets{where})")
         for r in (r for r in spec["registers"] if r["block"] == block):
-            o.append(f"  localparam logic [15:0] {r['name']}_OFFSET = {hexw(r['offset'], 16)};")
+            name = prefix + r["name"]
+            o.append(f"  localparam logic [15:0] {name}_OFFSET = {hexw(r['offset'], 16)};")
             if "count" in r:
-                o.append(f"  localparam int unsigned {r['name']}_COUNT = {r['count']};")
-                o.append(f"  localparam int unsigned {r['name']}_STRIDE = {r.get('stride', 4)};")
+                o.append(f"  localparam int unsigned {name}_COUNT = {r['count']};")
+                o.append(f"  localparam int unsigned {name}_STRIDE = {r.get('stride', 4)};")
         o.append("")
     o.append("endpackage")
     return "\n".join(o) + "\n"
@@ -198,7 +231,11 @@ def gen_rs(spec):
         o.append(f"pub mod {b['name'].lower()} {{")
         for v in b["values"]:
             o.append(f"    /// {v['doc']}")
-            o.append(f"    pub const {v['name']}: {ty} = 1 << {v['bit']};")
+            if "count" in v:
+                # A field of `count` bits (one per instance): the constant is its mask.
+                o.append(f"    pub const {v['name']}: {ty} = {(1 << v['count']) - 1:#x} << {v['bit']};")
+            else:
+                o.append(f"    pub const {v['name']}: {ty} = 1 << {v['bit']};")
         o.append("    /// Every defined bit.")
         o.append("    pub const ALL: " + ty + " = " + " | ".join(v["name"] for v in b["values"]) + ";")
         o.append("")
@@ -277,9 +314,25 @@ def gen_rs(spec):
         o.append("    }")
         o.append("}")
         o.append("")
-    for block in ("nic", "router"):
-        o.append(f"/// {block.upper()} register byte offsets.")
+    for block in BLOCKS:
+        pg = paged(spec, block)
+        if pg:
+            o.append(f"/// {block.upper()} register byte offsets inside one page; page n (n < `PAGES`)")
+            o.append(f"/// starts at BAR0 offset `page(n)`.")
+        else:
+            o.append(f"/// {block.upper()} register byte offsets.")
         o.append(f"pub mod {block}_regs {{")
+        if pg:
+            o.append(f"    /// {pg['doc']}")
+            o.append(f"    pub const PAGES: u32 = super::{pg['count']} as u32;")
+            o.append(f"    /// BAR0 offset of page 0.")
+            o.append(f"    pub const PAGE_BASE: u32 = super::{pg['base']} as u32;")
+            o.append(f"    /// Bytes between pages.")
+            o.append(f"    pub const PAGE_STRIDE: u32 = super::{pg['stride']} as u32;")
+            o.append(f"    /// BAR0 offset of page `n` (`n < PAGES`).")
+            o.append(f"    pub const fn page(n: u32) -> u32 {{")
+            o.append(f"        PAGE_BASE + n * PAGE_STRIDE")
+            o.append(f"    }}")
         for r in (r for r in spec["registers"] if r["block"] == block):
             o.append(f"    /// {r['doc']} ({r['access']})")
             o.append(f"    pub const {r['name']}: u32 = {r['offset']:#05x};")
@@ -314,7 +367,8 @@ def gen_md(spec):
     for b in spec["bits"]:
         o += ["", f"### {b['name']}", "", b["doc"], "", "| bit | name | meaning |", "|---|---|---|"]
         for val in b["values"]:
-            o.append(f"| {val['bit']} | `{val['name']}` | {val['doc']} |")
+            bits = f"{val['bit'] + val['count'] - 1}:{val['bit']}" if "count" in val else f"{val['bit']}"
+            o.append(f"| {bits} | `{val['name']}` | {val['doc']} |")
     o += ["", "## Formats", "", "Word `w`, bits `msb:lsb`; 64-bit words little-endian in memory unless stated."]
     for fmt in spec["formats"]:
         word_bits = fmt.get("word_bits", 64)
@@ -322,8 +376,16 @@ def gen_md(spec):
               "| word | bits | field | meaning |", "|---|---|---|---|"]
         for f in sorted(fmt["fields"], key=lambda f: (f["word"], f["lsb"])):
             o.append(f"| {f['word']} | {f['lsb'] + f['width'] - 1}:{f['lsb']} | `{f['name']}` | {f['doc']} |")
-    for block, title in (("nic", "NIC registers (BAR0 page 0)"), ("router", "Router registers (router page; BAR0 + ROUTER_CSR_BASE on a card)")):
-        o += ["", f"## {title}", "", "| offset | name | access | meaning |", "|---|---|---|---|"]
+    titles = {"nic": "NIC registers (BAR0 page 0)",
+              "router": "Router registers (router page; BAR0 + ROUTER_CSR_BASE on a card)",
+              "ctx": "Context registers (one page per context)"}
+    for block, title in titles.items():
+        o += ["", f"## {title}", ""]
+        pg = paged(spec, block)
+        if pg:
+            o += [f"Page n (n < `{pg['count']}` = {pg['count_v']}) at BAR0 offset `{pg['base']}` + n x `{pg['stride']}` "
+                  f"({pg['base_v']:#x} + n x {pg['stride_v']:#x}); offsets below are inside the page. {pg['doc']}", ""]
+        o += ["| offset | name | access | meaning |", "|---|---|---|---|"]
         for r in (r for r in spec["registers"] if r["block"] == block):
             off = f"{r['offset']:#05x}"
             if "count" in r:

@@ -35,8 +35,14 @@ pub const ROUTER_PORTS: u64 = 0x8;
 pub const RT_TMO_CYCLES_RESET: u64 = 0x1000;
 /// BAR0 offset of the local router's CSR page on a card (NIC + router).
 pub const ROUTER_CSR_BASE: u64 = 0x1000;
-/// Size of BAR0, bytes.
-pub const BAR0_SIZE: u64 = 0x2000;
+/// User-level contexts of a NIC: LME/LMR ring pairs, each with its own register page (ctx registers). Context n's page is CTX_PAGE_BASE + n * CTX_PAGE_STRIDE; page 0's ring registers are context 0's.
+pub const CTX_COUNT: u64 = 0x8;
+/// BAR0 offset of context 0's register page.
+pub const CTX_PAGE_BASE: u64 = 0x2000;
+/// Bytes between two context pages: one 4 KiB page each, so a process maps only its own.
+pub const CTX_PAGE_STRIDE: u64 = 0x1000;
+/// Size of BAR0, bytes: page 0 the NIC, page 1 the router, then the CTX_COUNT context pages; a power of two, as a PCI BAR's size is. Offsets past the last context page are undefined (CSR_BAD_ADDR).
+pub const BAR0_SIZE: u64 = 0x10000;
 /// PCI vendor id the card enumerates with (to be assigned; see docs/HARDWARE.md).
 pub const PCI_VENDOR_ID: u64 = 0x1ed5;
 /// PCI device id of the FastHSL card.
@@ -58,6 +64,8 @@ pub enum DescErr {
     BadDest = 3,
     /// DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.
     InlineLen = 4,
+    /// Descriptor word 1 bits 63:51 are not zero: a remote address at or above 2^48 (e.g. from a driver of contract 1.4 or older, where remote_addr had 64 bits); nothing sent.
+    AddrRange = 11,
     /// A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.
     DmaRd = 10,
     /// DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.
@@ -68,7 +76,7 @@ pub enum DescErr {
 
 impl DescErr {
     /// Every value, in code order.
-    pub const ALL: [DescErr; 8] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::DmaRd, DescErr::BcastRange, DescErr::Rejected];
+    pub const ALL: [DescErr; 9] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::AddrRange, DescErr::DmaRd, DescErr::BcastRange, DescErr::Rejected];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
@@ -78,6 +86,7 @@ impl DescErr {
             2 => Some(DescErr::LenTooBig),
             3 => Some(DescErr::BadDest),
             4 => Some(DescErr::InlineLen),
+            11 => Some(DescErr::AddrRange),
             10 => Some(DescErr::DmaRd),
             15 => Some(DescErr::BcastRange),
             16 => Some(DescErr::Rejected),
@@ -93,6 +102,7 @@ impl DescErr {
             DescErr::LenTooBig => "Descriptor length above MSG_LEN_MAX; no DMA issued.",
             DescErr::BadDest => "Destination outside DEST_RANGE (the routing tables); no DMA issued.",
             DescErr::InlineLen => "DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.",
+            DescErr::AddrRange => "Descriptor word 1 bits 63:51 are not zero: a remote address at or above 2^48 (e.g. from a driver of contract 1.4 or older, where remote_addr had 64 bits); nothing sent.",
             DescErr::DmaRd => "A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.",
             DescErr::BcastRange => "DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.",
             DescErr::Rejected => "The receiver refused the message's packets (receive window table: no valid window for the key, key mismatch, outside the window, no permission; or outside its RXWIN). Nothing of a refused packet was written; retransmitting cannot help. Reported to the sender by the receiver's NACK_REJECT (docs/WINDOWS.md).",
@@ -268,12 +278,16 @@ pub mod int {
     pub const LMR_NEW: u32 = 1 << 1;
     /// ERR_STATUS is non-zero.
     pub const ERROR: u32 = 1 << 2;
+    /// Bit 8+n: a descriptor of context n (1..7) with DESC_FLAG_IRQ_LOCAL completed; not coalesced (LME_DONE counts it too). Bit 8 stays 0: context 0 has only LME_DONE.
+    pub const CTX_LME_DONE: u32 = 0xff << 8;
+    /// Bit 16+n: an LMR entry of context n (1..7) for a message with DESC_FLAG_IRQ_REMOTE was written; not coalesced (LMR_NEW counts it too). Bit 16 stays 0: context 0 has only LMR_NEW.
+    pub const CTX_LMR_NEW: u32 = 0xff << 16;
     /// Every defined bit.
-    pub const ALL: u32 = LME_DONE | LMR_NEW | ERROR;
+    pub const ALL: u32 = LME_DONE | LMR_NEW | ERROR | CTX_LME_DONE | CTX_LMR_NEW;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u32) -> Vec<&'static str> {
-        const NAMES: [(u32, &str); 3] = [(LME_DONE, "LME_DONE"), (LMR_NEW, "LMR_NEW"), (ERROR, "ERROR")];
+        const NAMES: [(u32, &str); 5] = [(LME_DONE, "LME_DONE"), (LMR_NEW, "LMR_NEW"), (ERROR, "ERROR"), (CTX_LME_DONE, "CTX_LME_DONE"), (CTX_LMR_NEW, "CTX_LMR_NEW")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -339,8 +353,10 @@ pub mod push {
 pub struct LmeDesc {
     /// Bus address of the source buffer (any alignment).
     pub local_addr: u64,
-    /// Bus address on the destination node (any alignment).
+    /// Bus address on the destination node (any alignment), below 2^48.
     pub remote_addr: u64,
+    /// Destination context: the receiver appends the LMR entry to this context's LMR ring (CTX_COUNT contexts). Bits 63:51 of the word must be zero (ADDR_RANGE).
+    pub dctx: u8,
     /// Bytes, 1..MSG_LEN_MAX.
     pub len: u32,
     /// Destination node id.
@@ -365,7 +381,8 @@ impl LmeDesc {
     pub fn to_words(&self) -> [u64; 4] {
         let mut w = [0 as u64; 4];
         w[0] |= self.local_addr as u64;
-        w[1] |= self.remote_addr as u64;
+        w[1] |= ((self.remote_addr as u64) & 0xffffffffffff) << 0;
+        w[1] |= ((self.dctx as u64) & 0x7) << 48;
         w[2] |= ((self.len as u64) & 0xffffffff) << 0;
         w[2] |= ((self.dest as u64) & 0xffff) << 32;
         w[2] |= ((self.flags as u64) & 0xffff) << 48;
@@ -379,7 +396,8 @@ impl LmeDesc {
     pub fn from_words(w: &[u64; 4]) -> Self {
         Self {
             local_addr: w[0] as u64,
-            remote_addr: w[1] as u64,
+            remote_addr: ((w[1] >> 0) & 0xffffffffffff) as u64,
+            dctx: ((w[1] >> 48) & 0x7) as u8,
             len: ((w[2] >> 0) & 0xffffffff) as u32,
             dest: ((w[2] >> 32) & 0xffff) as u16,
             flags: ((w[2] >> 48) & 0xffff) as u16,
@@ -495,6 +513,8 @@ pub struct PktHdr {
     pub flags: u8,
     /// Payload bytes in this packet, 1..MTU_MAX.
     pub len: u16,
+    /// Destination context (the descriptor's dctx): whose LMR ring gets the message's entry.
+    pub dctx: u8,
     /// Destination address of this packet's first payload byte (the descriptor's remote_addr, bits 47:0).
     pub remote_addr: u64,
     /// Receive window key (descriptor key): bits 3:0 select the receiver's window, bits 15:4 must equal its tag (docs/WINDOWS.md).
@@ -520,7 +540,8 @@ impl PktHdr {
         w[0] |= ((self.first as u64) & 0x1) << 36;
         w[0] |= ((self.last as u64) & 0x1) << 37;
         w[0] |= ((self.flags as u64) & 0xff) << 40;
-        w[0] |= ((self.len as u64) & 0xffff) << 48;
+        w[0] |= ((self.len as u64) & 0x7ff) << 48;
+        w[0] |= ((self.dctx as u64) & 0x7) << 59;
         w[1] |= ((self.remote_addr as u64) & 0xffffffffffff) << 0;
         w[1] |= ((self.key as u64) & 0xffff) << 48;
         w[2] |= ((self.msg_id as u64) & 0xffffffff) << 0;
@@ -537,7 +558,8 @@ impl PktHdr {
             first: (w[0] >> 36) & 1 == 1,
             last: (w[0] >> 37) & 1 == 1,
             flags: ((w[0] >> 40) & 0xff) as u8,
-            len: ((w[0] >> 48) & 0xffff) as u16,
+            len: ((w[0] >> 48) & 0x7ff) as u16,
+            dctx: ((w[0] >> 59) & 0x7) as u8,
             remote_addr: ((w[1] >> 0) & 0xffffffffffff) as u64,
             key: ((w[1] >> 48) & 0xffff) as u16,
             msg_id: ((w[2] >> 0) & 0xffffffff) as u32,
@@ -916,7 +938,7 @@ pub mod nic_regs {
     pub const LME_BASE_LO: u32 = 0x020;
     /// LME ring bus address, high 32 bits. (rw)
     pub const LME_BASE_HI: u32 = 0x024;
-    /// LME ring entries, 1..RING_SIZE_MAX; other values rejected. Writing it resets LME_PROD and LME_CONS to 0. (rw)
+    /// LME ring entries, 1..RING_SIZE_MAX; other values rejected. Writing it resets LME_PROD and LME_CONS to 0, and the whole transmit side with them: every context's LME_PROD and LME_CONS restart at 0 and the TX pipeline is flushed (a privileged bring-up operation). (rw)
     pub const LME_SIZE: u32 = 0x028;
     /// Doorbell: index of the next slot the driver will fill. Values >= LME_SIZE are rejected (ERR_STATUS.LME_PROD_RANGE). (rw)
     pub const LME_PROD: u32 = 0x02c;
@@ -942,9 +964,9 @@ pub mod nic_regs {
     pub const RXWIN_SIZE_LO: u32 = 0x068;
     /// Receive window size, high 32 bits. (rw)
     pub const RXWIN_SIZE_HI: u32 = 0x06c;
-    /// bit 0 LME_DONE, bit 1 LMR_NEW, bit 2 ERROR. irq = |(INT_STATUS & INT_MASK). LME_DONE and LMR_NEW are set when their source's coalescing (INT_COAL_*) signals; ERROR is never coalesced. (rw1c)
+    /// bit 0 LME_DONE, bit 1 LMR_NEW, bit 2 ERROR, bits 9..15 CTX_LME_DONE and 17..23 CTX_LMR_NEW of contexts 1..7. irq = |(INT_STATUS & INT_MASK). LME_DONE and LMR_NEW count the events of every context and are set when their source's coalescing (INT_COAL_*) signals; the per-context bits say which context (contexts 1..7) and are set at once; ERROR is never coalesced. (rw1c)
     pub const INT_STATUS: u32 = 0x080;
-    /// Interrupt enables, same bits as INT_STATUS. (rw)
+    /// Interrupt enables, same bits as INT_STATUS (the one MSI vector stays: a handler demultiplexes the per-context bits). (rw)
     pub const INT_MASK: u32 = 0x084;
     /// Sticky errors: bit 0 CSR_BAD_ADDR, 1 CSR_BAD_VALUE, 2 LME_PROD_RANGE, 3 LMR_CONS_RANGE, 4 DESC_ERROR, 5 RX_DROP, 6 PUSH_REJECT, 16 WIN_REJECT. Any set bit sets INT_STATUS.ERROR. (rw1c)
     pub const ERR_STATUS: u32 = 0x088;
@@ -1034,6 +1056,8 @@ pub mod nic_regs {
     pub const CNT_RX_REJECT_PERM: u32 = 0x184;
     /// Packets refused by the window table: not entirely inside the window (win_rej RANGE). (ro)
     pub const CNT_RX_REJECT_RANGE: u32 = 0x188;
+    /// Packets dropped: their destination context (header dctx) has no LMR ring on this node (its LMR_SIZE is 0; context 0 always receives, page 0's rule) (ERR_STATUS.RX_DROP). (ro)
+    pub const CNT_RX_DROP_CTX: u32 = 0x164;
     /// DMA reads (payload or descriptor) the host answered with an error. A payload read error completes its descriptor with DMA_RD; a descriptor read error delivers the descriptor as zeros (ZERO_LEN). (ro)
     pub const CNT_DMA_RD_ERR: u32 = 0x160;
     /// ACK packets sent (a unicast message completed here, or an answer to a duplicate). (ro)
@@ -1098,4 +1122,41 @@ pub mod router_regs {
     pub const RT_BC_BOUNDS_COUNT: u32 = 64;
     /// Bytes between instances of RT_BC_BOUNDS.
     pub const RT_BC_BOUNDS_STRIDE: u32 = 4;
+}
+
+/// CTX register byte offsets inside one page; page n (n < `PAGES`)
+/// starts at BAR0 offset `page(n)`.
+pub mod ctx_regs {
+    /// A context's own LME/LMR rings and doorbells; the TX serves the contexts with work round robin, a message at a time. Context 0's ring registers are page 0's LME_*/LMR_* registers (same offsets, same state and rules), so software written for one ring keeps working; the push window (PUSH_*) is page 0's, context 0's only. Every other offset of a context page is undefined (CSR_BAD_ADDR); nothing global is reachable from a context page. The sender names the receiving context in the descriptor (lme_desc.dctx).
+    pub const PAGES: u32 = super::CTX_COUNT as u32;
+    /// BAR0 offset of page 0.
+    pub const PAGE_BASE: u32 = super::CTX_PAGE_BASE as u32;
+    /// Bytes between pages.
+    pub const PAGE_STRIDE: u32 = super::CTX_PAGE_STRIDE as u32;
+    /// BAR0 offset of page `n` (`n < PAGES`).
+    pub const fn page(n: u32) -> u32 {
+        PAGE_BASE + n * PAGE_STRIDE
+    }
+    /// This page's context number n (0..CTX_COUNT-1). (ro)
+    pub const ID: u32 = 0x000;
+    /// The context's LME ring bus address, low 32 bits (32-byte aligned; low bits ignored). (rw)
+    pub const LME_BASE_LO: u32 = 0x020;
+    /// The context's LME ring bus address, high 32 bits. (rw)
+    pub const LME_BASE_HI: u32 = 0x024;
+    /// The context's LME ring entries, 0..RING_SIZE_MAX (0: the context sends nothing); other values rejected (CSR_BAD_VALUE). Writing it resets the context's LME_PROD and LME_CONS to 0; it is rejected (CSR_BAD_VALUE) while the context has descriptors not yet completed, so one context's reset never disturbs another's traffic. (Context 0's page reaches page 0's LME_SIZE, with page 0's rules.) (rw)
+    pub const LME_SIZE: u32 = 0x028;
+    /// The context's doorbell: index of the next slot the driver will fill. Values >= LME_SIZE are rejected (ERR_STATUS.LME_PROD_RANGE). (rw)
+    pub const LME_PROD: u32 = 0x02c;
+    /// Index of the context's next descriptor the NIC will complete. (ro)
+    pub const LME_CONS: u32 = 0x030;
+    /// The context's LMR ring bus address, low 32 bits (32-byte aligned). (rw)
+    pub const LMR_BASE_LO: u32 = 0x040;
+    /// The context's LMR ring bus address, high 32 bits. (rw)
+    pub const LMR_BASE_HI: u32 = 0x044;
+    /// The context's LMR ring entries, 0..RING_SIZE_MAX (0: the context receives nothing, its packets are dropped and counted in CNT_RX_DROP_CTX); other values rejected. Writing it resets the context's LMR_PROD and LMR_CONS to 0. (rw)
+    pub const LMR_SIZE: u32 = 0x048;
+    /// Index of the context's next LMR slot the NIC will write. (ro)
+    pub const LMR_PROD: u32 = 0x04c;
+    /// Index of the context's next LMR entry the driver will consume (a full ring back-pressures reception). Values >= LMR_SIZE rejected (ERR_STATUS.LMR_CONS_RANGE). (rw)
+    pub const LMR_CONS: u32 = 0x050;
 }

@@ -66,7 +66,8 @@ mod tests {
     fn descriptor_round_trips_through_bytes() {
         let d = LmeDesc {
             local_addr: 0x1234_5678_9abc_def0,
-            remote_addr: 0x0fed_cba9_8765_4321,
+            remote_addr: 0x0000_cba9_8765_4321,
+            dctx: 5,
             len: 0xdead_beef,
             dest: 0x0102,
             flags: desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE,
@@ -78,6 +79,8 @@ mod tests {
         assert_eq!(d.to_bytes()[30..32], 0xbeefu16.to_le_bytes());
         assert_eq!(d.to_bytes()[16..20], 0xdead_beefu32.to_le_bytes());
         assert_eq!(d.to_bytes()[20..22], 0x0102u16.to_le_bytes());
+        // Word 1: the 48-bit remote address, dctx in bits 50:48, bits 63:51 clear.
+        assert_eq!(d.to_words()[1], 0x0005_cba9_8765_4321);
     }
 
     #[test]
@@ -89,7 +92,8 @@ mod tests {
             first: true,
             last: true,
             flags: 0xff,
-            len: 0xffff,
+            len: 0x7ff,
+            dctx: 7,
             remote_addr: (1 << 48) - 1,
             key: 0xffff,
             msg_id: u32::MAX,
@@ -97,8 +101,8 @@ mod tests {
         };
         let w = h.to_words();
         assert_eq!(PktHdr::from_words(&w), h);
-        // Only the two reserved bits 38..39 of word 0 stay clear.
-        assert_eq!(w[0], !(0b11u64 << 38));
+        // Only the reserved bits 38..39 and 62..63 of word 0 stay clear.
+        assert_eq!(w[0], !(0b11u64 << 38 | 0b11u64 << 62));
         // Word 1: the 48-bit address and the key fill it exactly.
         assert_eq!(w[1], u64::MAX);
         let k = PktHdr {

@@ -47,12 +47,14 @@
 
 #![forbid(unsafe_code)]
 
+mod context;
 mod ring;
 mod window;
 
 use std::collections::VecDeque;
 use std::ops::RangeInclusive;
 
+pub use context::Context;
 pub use fasthsl_contract as contract;
 pub use fasthsl_contract::IntCoal;
 use fasthsl_contract::{
@@ -106,6 +108,22 @@ pub enum DriverError {
     /// An operation that needs a configured card was called before [`Card::configure`].
     #[error("the card is not configured: call Card::configure first")]
     NotConfigured,
+    /// The context page does not answer its number: a card without contexts (contract
+    /// 1.5 and later have them).
+    #[error("the context page reads {found:#x} instead of its number: a card without contexts (contract 1.5)?")]
+    NoContexts {
+        /// What the page's ID register read.
+        found: u32,
+    },
+    /// A context number outside the card's (1..CTX_COUNT-1 for a [`Context`], below
+    /// CTX_COUNT for a destination context).
+    #[error("context {n} does not exist (the card has contexts 0..{count}; 0 is the card's own)")]
+    NoSuchContext {
+        /// The number asked for.
+        n: u32,
+        /// CTX_COUNT.
+        count: u32,
+    },
     /// A [`CardConfig`] field is out of range.
     #[error("invalid card configuration: {field} {reason}")]
     BadConfig {
@@ -226,10 +244,9 @@ pub enum DriverError {
         /// Buffer length.
         buf_len: usize,
     },
-    /// put: the remote range goes beyond the 48-bit bus addresses packets carry.
-    #[error(
-        "put: remote range {addr:#x}+{len:#x} goes beyond 2^48 (packets carry 48-bit addresses)"
-    )]
+    /// put: the remote range does not end at or below 2^48 (descriptors carry 48-bit
+    /// remote addresses, contract 1.5).
+    #[error("put: remote range {addr:#x}+{len:#x} ends past 2^48, the largest remote address")]
     RemoteRange {
         /// Remote address.
         addr: u64,
@@ -517,10 +534,13 @@ pub struct Counters {
     pub nack_rx: u32,
     /// CNT_ANS_DROP: answers not sent because their queue was full.
     pub ans_drop: u32,
+    /// CNT_RX_DROP_CTX: packets dropped, their destination context has no LMR ring.
+    /// Reads 0 on cards before contract 1.5.
+    pub rx_drop_ctx: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 21] = [
+    const REGS: [(&'static str, u32); 22] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -542,10 +562,11 @@ impl Counters {
         ("ack_rx", nic::CNT_ACK_RX),
         ("nack_rx", nic::CNT_NACK_RX),
         ("ans_drop", nic::CNT_ANS_DROP),
+        ("rx_drop_ctx", nic::CNT_RX_DROP_CTX),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 21] {
+    pub fn fields(&self) -> [(&'static str, u32); 22] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -568,8 +589,9 @@ impl Counters {
             self.ack_rx,
             self.nack_rx,
             self.ans_drop,
+            self.rx_drop_ctx,
         ];
-        let mut out = [("", 0); 21];
+        let mut out = [("", 0); 22];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -578,7 +600,11 @@ impl Counters {
 
     /// Packets the card dropped on reception, for any reason.
     pub fn rx_dropped(&self) -> u32 {
-        self.rx_crc_err + self.rx_drop_dest + self.rx_drop_malformed + self.rx_drop_window
+        self.rx_crc_err
+            + self.rx_drop_dest
+            + self.rx_drop_malformed
+            + self.rx_drop_window
+            + self.rx_drop_ctx
     }
 }
 
@@ -738,6 +764,8 @@ const COALESCING_VERSION: u32 = 0x0001_0002;
 const MSG_TRACK_VERSION: u32 = 0x0001_0003;
 /// First contract whose receiver answers messages (ACK/NACK, REL_CTRL, CNT_ACK_*).
 const ACK_VERSION: u32 = 0x0001_0005;
+/// First contract with contexts (context pages, CNT_RX_DROP_CTX).
+const CONTEXTS_VERSION: u32 = 0x0001_0005;
 
 /// An interrupt source the card can coalesce (INT_STATUS bits LME_DONE and LMR_NEW).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -768,7 +796,8 @@ impl IntSource {
     }
 }
 
-/// Packets carry 48-bit remote addresses (pkt_hdr word 1; bits 63:48 are the key).
+/// One past the largest remote address a descriptor or packet carries (lme_desc.remote_addr,
+/// pkt_hdr remote_addr: 48 bits; a packet's bits 63:48 are the key).
 const REMOTE_ADDR_END: u64 = 1 << 48;
 
 /// Byte offset of a descriptor's word 3 (msg_id, status) within its slot.
@@ -817,6 +846,8 @@ fn check_put(
             })
         }
     }
+    // Descriptor word 1 is remote_addr[47:0] | dctx << 48: the card refuses (ADDR_RANGE)
+    // what would not fit, and the driver says so first.
     if remote_addr
         .checked_add(len as u64)
         .is_none_or(|end| end > REMOTE_ADDR_END)
@@ -916,6 +947,12 @@ impl<D: Device> Card<D> {
         let dest_range =
             u32::from(*cfg.dest_range.start()) | u32::from(*cfg.dest_range.end()) << 16;
         let rx_size = cfg.rx_window_bytes as u64;
+        // A card before contexts has no per-context interrupt bits to enable.
+        let int_mask = if self.version < CONTEXTS_VERSION {
+            cfg.int_mask & (int::LME_DONE | int::LMR_NEW | int::ERROR)
+        } else {
+            cfg.int_mask
+        };
         // Errors left by earlier users would make the checks below meaningless.
         d.bar_write32(nic::ERR_STATUS, err::ALL)?;
         d.bar_write32(nic::INT_STATUS, int::ALL)?;
@@ -933,7 +970,7 @@ impl<D: Device> Card<D> {
             ("RXWIN_BASE_HI", nic::RXWIN_BASE_HI, hi32(rx.iova())),
             ("RXWIN_SIZE_LO", nic::RXWIN_SIZE_LO, lo32(rx_size)),
             ("RXWIN_SIZE_HI", nic::RXWIN_SIZE_HI, hi32(rx_size)),
-            ("INT_MASK", nic::INT_MASK, cfg.int_mask),
+            ("INT_MASK", nic::INT_MASK, int_mask),
             // Writing the sizes reset the indexes; read back below like the rest.
             ("LME_PROD", nic::LME_PROD, 0),
             ("LMR_CONS", nic::LMR_CONS, 0),
@@ -1252,6 +1289,7 @@ impl<D: Device> Card<D> {
         let desc = LmeDesc {
             local_addr: buf.iova() + local_offset as u64,
             remote_addr,
+            dctx: 0,
             len: len as u32,
             dest,
             flags,
@@ -1620,10 +1658,12 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 21];
+        let mut v = [0u32; 22];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             let tracked = (nic::CNT_RX_MSG_EXPIRED..=nic::CNT_RX_TRACK_FULL).contains(reg);
-            if tracked && self.version < MSG_TRACK_VERSION {
+            if (tracked && self.version < MSG_TRACK_VERSION)
+                || (*reg == nic::CNT_RX_DROP_CTX && self.version < CONTEXTS_VERSION)
+            {
                 continue;
             }
             let answers = (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(reg);
@@ -1654,6 +1694,7 @@ impl<D: Device> Card<D> {
             ack_rx: v[18],
             nack_rx: v[19],
             ans_drop: v[20],
+            rx_drop_ctx: v[21],
         })
     }
 

@@ -108,6 +108,16 @@ fn pre_checks_return_typed_errors_in_order() {
         check_put(&r, 3, 0, 10, 0, u64::MAX - 2, 6),
         Err(DriverError::RemoteRange { .. })
     ));
+    // 48-bit remote addresses (contract 1.5): ending at 2^48 is fine, one byte more is not.
+    assert!(check_put(&r, 3, 0, 10, 0, (1 << 48) - 6, 6).is_ok());
+    assert!(matches!(
+        check_put(&r, 3, 0, 10, 0, (1 << 48) - 5, 6),
+        Err(DriverError::RemoteRange { .. })
+    ));
+    assert!(matches!(
+        check_put(&r, 3, 0, 10, 0, 1 << 48, 6),
+        Err(DriverError::RemoteRange { .. })
+    ));
     assert!(check_put(&r, 3, 0, 10, 4, 0, 6).is_ok());
     // Broadcasts: dest is lo | hi << 8, both inside DEST_RANGE, lo <= hi.
     let bc = crate::desc_flag::BCAST;

@@ -498,6 +498,9 @@ impl Fuzz {
             Err(DescErr::ZeroLen)
         } else if u64::from(d.len) > MSG_LEN_MAX {
             Err(DescErr::LenTooBig)
+        } else if (d.remote_addr & ((1 << 48) - 1)) + u64::from(d.len) > 1 << 48 {
+            // The card sees the 48 bits a descriptor carries.
+            Err(DescErr::AddrRange)
         } else if d.flags & desc_flag::BCAST != 0 {
             // Only bad ranges get here (see bad_desc): broadcasts that would be sent
             // are tested in sim/tests/topologies.rs, not modeled by this oracle.
@@ -742,6 +745,7 @@ impl Fuzz {
         let d = LmeDesc {
             local_addr: self.src.iova() + off as u64,
             remote_addr: remote,
+            dctx: 0,
             len: len as u32,
             dest: 1,
             flags,
@@ -876,6 +880,7 @@ impl Fuzz {
         let d = LmeDesc {
             local_addr: local,
             remote_addr: remote,
+            dctx: 0,
             len: len as u32,
             dest,
             flags,
@@ -1636,6 +1641,7 @@ fn unmapped_source_is_reported_as_an_error() {
     let d = LmeDesc {
         local_addr: 0x1000, // below node 0's IOVA window: never mapped
         remote_addr: rx + EDGE as u64,
+        dctx: 0,
         len: len as u32,
         dest: 1,
         flags: 0,
@@ -1697,6 +1703,7 @@ fn source_running_into_unmapped_memory_cuts_the_message() {
     let d = LmeDesc {
         local_addr: f.src.iova() + off as u64,
         remote_addr: rx + EDGE as u64,
+        dctx: 0,
         len: len as u32,
         dest: 1,
         flags: 0,

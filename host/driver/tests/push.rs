@@ -238,6 +238,7 @@ fn push_window_misuse_is_rejected_and_the_card_keeps_going() {
     let good = LmeDesc {
         local_addr: local,
         remote_addr: rx1,
+        dctx: 0,
         len: 100,
         dest: 1,
         flags: 0,

@@ -278,6 +278,7 @@ fn card_rejects_bad_descriptors_and_keeps_working() {
     let good = LmeDesc {
         local_addr: net.src[0].iova(),
         remote_addr: rx1,
+        dctx: 0,
         len: 100,
         dest: 1,
         flags: 0,

@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use fasthsl_contract::{nic_regs as nic, ID_MAGIC};
+use fasthsl_contract::{nic_regs as nic, BAR0_SIZE, ID_MAGIC};
 use fasthsl_device::Device;
 use fasthsl_driver::{Card, CardConfig};
 use fasthsl_topology::Topology;
@@ -88,7 +88,7 @@ fn malformed_region_accesses_get_error_replies_and_the_server_keeps_running() {
     let bad: Vec<(&str, Vec<u8>)> = vec![
         (
             "BAR0 past its end",
-            region_access(2, REGION_READ, 0, 0x2000, 4, &[]),
+            region_access(2, REGION_READ, 0, BAR0_SIZE, 4, &[]),
         ),
         (
             "BAR0 offset near u64::MAX",
@@ -112,7 +112,7 @@ fn malformed_region_accesses_get_error_replies_and_the_server_keeps_running() {
         ),
         (
             "BAR0 write past its end",
-            region_access(8, REGION_WRITE, 0, 0x3000, 4, &[1, 2, 3, 4]),
+            region_access(8, REGION_WRITE, 0, BAR0_SIZE + 0x1000, 4, &[1, 2, 3, 4]),
         ),
         (
             "config space past its end",

@@ -21,7 +21,7 @@ module card_cdc #(
   input  logic        b_rst_ni,
   input  logic        b_csr_req_valid_i,
   input  logic        b_csr_req_write_i,
-  input  logic [12:0] b_csr_req_addr_i,
+  input  logic [15:0] b_csr_req_addr_i,
   input  logic [31:0] b_csr_req_wdata_i,
   output logic        b_csr_rsp_valid_o,
   output logic [31:0] b_csr_rsp_rdata_o,
@@ -47,7 +47,7 @@ module card_cdc #(
   input  logic        c_rst_ni,
   output logic        c_csr_req_valid_o,
   output logic        c_csr_req_write_o,
-  output logic [12:0] c_csr_req_addr_o,
+  output logic [15:0] c_csr_req_addr_o,
   output logic [31:0] c_csr_req_wdata_o,
   input  logic        c_csr_rsp_valid_i,
   input  logic [31:0] c_csr_rsp_rdata_i,
@@ -72,7 +72,7 @@ module card_cdc #(
   // ---- CSR requests: bridge -> core; at most one in flight ----
   logic csr_req_ready, csr_rsp_ready, csr_rsp_out_valid;
   phy_async_fifo #(
-    .WIDTH(1 + 13 + 32),
+    .WIDTH(1 + 16 + 32),
     .DEPTH(2)
   ) u_csr_req (
     .wr_clk_i  (b_clk_i),

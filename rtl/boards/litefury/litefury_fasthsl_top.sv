@@ -235,7 +235,7 @@ module litefury_fasthsl_top #(
 
   // ---- bridge-clock side: AXI adapters ----
   logic        b_csr_req_valid, b_csr_req_write, b_csr_rsp_valid;
-  logic [12:0] b_csr_req_addr;
+  logic [15:0] b_csr_req_addr;
   logic [31:0] b_csr_req_wdata, b_csr_rsp_rdata;
   logic        b_rd_req_valid, b_rd_req_ready, b_rd_rsp_valid, b_rd_rsp_ready;
   logic [63:0] b_rd_req_addr, b_rd_rsp_data;
@@ -250,7 +250,7 @@ module litefury_fasthsl_top #(
 
   axi_csr_slave #(
     .ID_W  (IdW),
-    .ADDR_W(13)
+    .ADDR_W(16)
   ) u_bar0 (
     .clk_i          (axi_clk),
     .rst_ni         (b_rst_n),
@@ -368,7 +368,7 @@ module litefury_fasthsl_top #(
 
   // ---- clock crossing ----
   logic        c_csr_req_valid, c_csr_req_write, c_csr_rsp_valid;
-  logic [12:0] c_csr_req_addr;
+  logic [15:0] c_csr_req_addr;
   logic [31:0] c_csr_req_wdata, c_csr_rsp_rdata;
   logic        c_rd_req_valid, c_rd_req_ready, c_rd_rsp_valid, c_rd_rsp_ready;
   logic [63:0] c_rd_req_addr, c_rd_rsp_data;

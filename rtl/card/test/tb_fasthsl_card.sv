@@ -23,7 +23,7 @@ module tb_fasthsl_card;
   always #5 clk = ~clk;
 
   logic        csr_valid = 1'b0, csr_write = 1'b0;
-  logic [12:0] csr_addr = '0;
+  logic [15:0] csr_addr = '0;
   logic [31:0] csr_wdata = '0;
   logic        csr_rsp_valid;
   logic [31:0] csr_rsp_rdata;
@@ -111,7 +111,7 @@ module tb_fasthsl_card;
   end
 
   // Requests are driven after the falling edge and held for exactly one rising edge.
-  task automatic csr_rd(logic [12:0] addr, logic [31:0] exp);
+  task automatic csr_rd(logic [15:0] addr, logic [31:0] exp);
     csr_valid = 1'b1;
     csr_write = 1'b0;
     csr_addr  = addr;
@@ -122,7 +122,7 @@ module tb_fasthsl_card;
     exp_check = 1'b0;
   endtask
 
-  task automatic csr_wr(logic [12:0] addr, logic [31:0] data);
+  task automatic csr_wr(logic [15:0] addr, logic [31:0] data);
     csr_valid = 1'b1;
     csr_write = 1'b1;
     csr_addr  = addr;
@@ -185,8 +185,12 @@ module tb_fasthsl_card;
     end
   endtask
 
-  function automatic logic [12:0] rt(logic [15:0] off);
-    return 13'(ROUTER_CSR_BASE) + 13'(off);
+  function automatic logic [15:0] ctxp(int n, logic [15:0] off);
+    return 16'(CTX_PAGE_BASE + n * CTX_PAGE_STRIDE) + off;
+  endfunction
+
+  function automatic logic [15:0] rt(logic [15:0] off);
+    return 16'(ROUTER_CSR_BASE) + 16'(off);
   endfunction
 
   // ---------------------------------------------------------------- test
@@ -213,21 +217,38 @@ module tb_fasthsl_card;
     sink_announce = 1'b0;
 
     // Identification through both pages, then back-to-back alternating pages.
-    csr_rd(13'(ID_OFFSET), ID_MAGIC);
+    csr_rd(16'(ID_OFFSET), ID_MAGIC);
     idle(1);
     csr_rd(rt(RT_ID_OFFSET), ID_MAGIC);
     idle(1);
-    csr_rd(13'(VERSION_OFFSET), CONTRACT_VERSION);
+    csr_rd(16'(VERSION_OFFSET), CONTRACT_VERSION);
     csr_rd(rt(RT_PORTS_OFFSET), 32'(NPorts));
-    csr_rd(13'(ID_OFFSET), ID_MAGIC);
+    csr_rd(16'(ID_OFFSET), ID_MAGIC);
     csr_rd(rt(RT_ID_OFFSET), ID_MAGIC);
     idle(2);
 
     // Page isolation: NODE_ID on the NIC; the same offset on the router page is unmapped.
-    csr_wr(13'(NODE_ID_OFFSET), 32'h0000_1234);
+    csr_wr(16'(NODE_ID_OFFSET), 32'h0000_1234);
     csr_wr(rt(NODE_ID_OFFSET), 32'h0000_5678);
-    csr_rd(13'(NODE_ID_OFFSET), 32'h0000_1234);
+    csr_rd(16'(NODE_ID_OFFSET), 32'h0000_1234);
     csr_rd(rt(NODE_ID_OFFSET), 32'hFFFF_FFFF);
+
+    // Context pages (CTX_PAGE_BASE + n * CTX_PAGE_STRIDE): each its own registers and ID;
+    // context 0's page is page 0's rings; past the last context nothing, and no global
+    // register is reachable from a context page.
+    csr_rd(ctxp(3, CTX_ID_OFFSET), 32'd3);
+    csr_wr(ctxp(3, CTX_LME_BASE_LO_OFFSET), 32'h0000_3300);
+    csr_wr(ctxp(4, CTX_LME_BASE_LO_OFFSET), 32'h0000_4400);
+    csr_rd(ctxp(3, CTX_LME_BASE_LO_OFFSET), 32'h0000_3300);
+    csr_rd(ctxp(4, CTX_LME_BASE_LO_OFFSET), 32'h0000_4400);
+    csr_wr(16'(LMR_BASE_LO_OFFSET), 32'h0000_0040);
+    csr_rd(ctxp(0, CTX_LMR_BASE_LO_OFFSET), 32'h0000_0040);
+    csr_rd(ctxp(0, CTX_ID_OFFSET), 32'd0);
+    csr_rd(ctxp(3, NODE_ID_OFFSET), 32'hFFFF_FFFF);
+    csr_rd(ctxp(0, NODE_ID_OFFSET), 32'hFFFF_FFFF);
+    csr_rd(ctxp(CTX_COUNT, CTX_ID_OFFSET), 32'hFFFF_FFFF);
+    csr_rd(16'hFFFC, 32'hFFFF_FFFF);
+    csr_rd(16'(NODE_ID_OFFSET), 32'h0000_1234);
 
     // Route destinations 0x10..0x20 arriving on input 1 to output 2.
     bnd = '{lo: 16'h0010, hi: 16'h0020};
@@ -238,7 +259,7 @@ module tb_fasthsl_card;
     csr_rd(rt(RT_CTRL_OFFSET + 16'(Entry * RT_CTRL_STRIDE)), 32'h8000_0002);
     // The NIC page at the same offset is not the table: there it is CNT_ACK_RX (0x140),
     // still 0 (no answer reached this NIC).
-    csr_rd(13'(RT_BOUNDS_OFFSET + 16'(Entry * RT_BOUNDS_STRIDE)), 32'h0000_0000);
+    csr_rd(16'(RT_BOUNDS_OFFSET + 16'(Entry * RT_BOUNDS_STRIDE)), 32'h0000_0000);
     idle(2);
 
     // One packet on link 1 to destination 0x15.
@@ -281,8 +302,8 @@ module tb_fasthsl_card;
       $display("ERROR: link 1 got %0d credit pulses, expected 22", cred_pulses[1]);
       errors++;
     end
-    if (n_rsp != 13) begin
-      $display("ERROR: %0d CSR responses, expected 13", n_rsp);
+    if (n_rsp != 23) begin
+      $display("ERROR: %0d CSR responses, expected 23", n_rsp);
       errors++;
     end
     if (rd_req_valid || wr_valid || irq) begin

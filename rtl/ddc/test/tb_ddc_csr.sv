@@ -28,10 +28,12 @@ module tb_ddc_csr;
   logic [15:0] lme_cons = 16'h0123, lmr_prod = 16'h0456;
   // event inputs: desc_done, desc_err, desc_irq, pkt_sent, rx_pkt, rx_msg, rx_msg_irq,
   // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject, dma_rd_err,
-  // rx_msg_expired, rx_track_full, ack_tx, nack_tx, ack_rx, nack_rx
-  logic [19:0] ev = '0;
+  // rx_msg_expired, rx_track_full, ack_tx, nack_tx, ack_rx, nack_rx, drop_ctx
+  logic [20:0] ev = '0;
   logic [1:0]  ans_drop = '0;
   logic        ack_off;
+  logic [3:0]  ctx_err = '0;   // rejections on the context pages (ddc_ctx_csr)
+  logic [2:0]  lme_ctx = '0, lmr_ctx = '0;   // contexts of the desc_irq / rx_msg_irq events
   logic        push_free = 1'b1;
   // ddc_rx_window's side of the bus (its own registers are tested in tb_ddc_rx_window)
   logic        win_hit = 1'b0, win_wr_ok = 1'b0, win_reject = 1'b0;
@@ -67,10 +69,12 @@ module tb_ddc_csr;
     .tx_desc_done_i     (ev[0]),
     .tx_desc_err_i      (ev[1]),
     .tx_desc_irq_i      (ev[2]),
+    .tx_desc_irq_ctx_i  (lme_ctx),
     .tx_pkt_sent_i      (ev[3]),
     .rx_pkt_i           (ev[4]),
     .rx_msg_i           (ev[5]),
     .rx_msg_irq_i       (ev[6]),
+    .rx_msg_irq_ctx_i   (lmr_ctx),
     .rx_drop_crc_i      (ev[7]),
     .rx_drop_dest_i     (ev[8]),
     .rx_drop_malformed_i(ev[9]),
@@ -90,6 +94,8 @@ module tb_ddc_csr;
     .win_wr_ok_i        (win_wr_ok),
     .win_rdata_i        (win_rdata),
     .win_reject_i       (win_reject),
+    .rx_drop_ctx_i      (ev[20]),
+    .ctx_csr_err_i      (ctx_err),
     .irq_o              (irq)
   );
 
@@ -516,6 +522,29 @@ module tb_ddc_csr;
     expect_rd(INT_STATUS_OFFSET, 32'h7, "events beat a simultaneous clear");
     wr(ERR_STATUS_OFFSET, 32'h1007F);
     wr(INT_STATUS_OFFSET, 32'h7);
+    // Per-context bits (contexts 1..7): set at once next to the coalesced ones, their own
+    // mask bits, write 1 to clear; context 0 has none.
+    wr(INT_MASK_OFFSET, 32'h0);
+    lme_ctx = 3'd3;
+    pulse(2, 1);
+    lmr_ctx = 3'd5;
+    pulse(6, 1);
+    lme_ctx = 3'd0;
+    pulse(2, 1);
+    lmr_ctx = 3'd0;
+    expect_rd(INT_STATUS_OFFSET, 32'h20_0803, "CTX_LME_DONE[3], CTX_LMR_NEW[5], none for context 0");
+    `CHECK(!irq, "irq with every bit masked")
+    wr(INT_MASK_OFFSET, 32'h00_0400);              // context 2's LME_DONE: not pending
+    `CHECK(!irq, "irq from another context's mask bit")
+    wr(INT_MASK_OFFSET, 32'h20_0000);              // context 5's LMR_NEW
+    @(negedge clk);
+    `CHECK(irq, "no irq from CTX_LMR_NEW[5]")
+    wr(INT_STATUS_OFFSET, 32'h20_0000);
+    expect_rd(INT_STATUS_OFFSET, 32'h00_0803, "w1c of CTX_LMR_NEW[5] only");
+    `CHECK(!irq, "irq after clearing CTX_LMR_NEW[5]")
+    wr(INT_STATUS_OFFSET, 32'hFF_FF07);
+    expect_rd(INT_STATUS_OFFSET, 32'h0, "all clear");
+    wr(INT_MASK_OFFSET, 32'h0);
   endtask
 
   // Coalescing through the register file: per-source thresholds, masks gate only the
@@ -593,10 +622,10 @@ module tb_ddc_csr;
   task automatic t_counters();
     logic [31:0] d;
     begin
-      int n[20];
+      int n[21];
       int nd;
       logic [31:0] c0[int];
-      logic [15:0] offs[20] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
+      logic [15:0] offs[21] = '{CNT_TX_DESC_OFFSET, CNT_TX_PKTS_OFFSET, CNT_RX_PKTS_OFFSET,
                                 CNT_RX_MSGS_OFFSET, CNT_DESC_ERR_OFFSET, CNT_CSR_ERR_OFFSET,
                                 CNT_RX_CRC_ERR_OFFSET, CNT_RX_DROP_DEST_OFFSET,
                                 CNT_RX_DROP_MALFORMED_OFFSET, CNT_RX_DROP_WINDOW_OFFSET,
@@ -604,10 +633,11 @@ module tb_ddc_csr;
                                 CNT_DMA_RD_ERR_OFFSET,
                                 CNT_RX_MSG_EXPIRED_OFFSET, CNT_RX_TRACK_FULL_OFFSET,
                                 CNT_ACK_TX_OFFSET, CNT_NACK_TX_OFFSET, CNT_ACK_RX_OFFSET,
-                                CNT_NACK_RX_OFFSET, CNT_ANS_DROP_OFFSET};
-      for (int k = 0; k < 20; k++) rd(offs[k], c0[k]);
+                                CNT_NACK_RX_OFFSET, CNT_ANS_DROP_OFFSET,
+                                CNT_RX_DROP_CTX_OFFSET};
+      for (int k = 0; k < 21; k++) rd(offs[k], c0[k]);
       wr(ERR_STATUS_OFFSET, 32'h1007F);
-      for (int k = 0; k < 20; k++) begin
+      for (int k = 0; k < 21; k++) begin
         n[k] = $urandom_range(0, 9);
         pulse(k, n[k]);
       end
@@ -642,9 +672,11 @@ module tb_ddc_csr;
       expect_rd(CNT_ACK_RX_OFFSET, c0[17] + n[18], "CNT_ACK_RX");
       expect_rd(CNT_NACK_RX_OFFSET, c0[18] + n[19], "CNT_NACK_RX");
       expect_rd(CNT_ANS_DROP_OFFSET, c0[19] + nd, "CNT_ANS_DROP");
+      expect_rd(CNT_RX_DROP_CTX_OFFSET, c0[20] + n[20], "CNT_RX_DROP_CTX");
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
-      `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10]) != 0, n[1] != 0, 4'b0}, "ERR_STATUS after counters")
+      `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10] + n[16]) != 0, n[1] != 0, 4'b0},
+             "ERR_STATUS after counters")
       // done and err in the same cycle are one descriptor
       rd(CNT_TX_DESC_OFFSET, c0[0]);
       @(negedge clk);
@@ -653,6 +685,19 @@ module tb_ddc_csr;
       @(negedge clk);
       ev = '0;
       expect_rd(CNT_TX_DESC_OFFSET, c0[0] + 1, "done+err counts one descriptor");
+      // Rejections on the context pages set the same ERR_STATUS bits and count.
+      rd(CNT_CSR_ERR_OFFSET, c0[5]);
+      wr(ERR_STATUS_OFFSET, 32'h7F);
+      @(negedge clk);
+      ctx_err = 4'b0100;
+      @(negedge clk);
+      ctx_err = 4'b0001;
+      @(negedge clk);
+      ctx_err = '0;
+      expect_rd(CNT_CSR_ERR_OFFSET, c0[5] + 2, "CNT_CSR_ERR counts context-page rejections");
+      rd(ERR_STATUS_OFFSET, d);
+      `CHECK(d[3:0] == 4'b0101, $sformatf("ERR_STATUS %h after context-page rejections", d))
+      wr(ERR_STATUS_OFFSET, 32'h7F);
     end
   endtask
 
@@ -679,8 +724,8 @@ module tb_ddc_csr;
     add("RXWIN_BASE_HI", RXWIN_BASE_HI_OFFSET, RW,   0,                 '1);
     add("RXWIN_SIZE_LO", RXWIN_SIZE_LO_OFFSET, RW,   0,                 '1);
     add("RXWIN_SIZE_HI", RXWIN_SIZE_HI_OFFSET, RW,   0,                 '1);
-    add("INT_STATUS",    INT_STATUS_OFFSET,    RW1C, 0,                 32'h7);
-    add("INT_MASK",      INT_MASK_OFFSET,      RW,   0,                 32'h7);
+    add("INT_STATUS",    INT_STATUS_OFFSET,    RW1C, 0,                 32'hFFFF07);
+    add("INT_MASK",      INT_MASK_OFFSET,      RW,   0,                 32'hFFFFFF);
     add("INT_COAL_LME_DONE", INT_COAL_LME_DONE_OFFSET, RW, 0,             '1);
     add("INT_COAL_LMR_NEW", INT_COAL_LMR_NEW_OFFSET, RW, 0,               '1);
     add("ERR_STATUS",    ERR_STATUS_OFFSET,    RW1C, 0,                 32'h1007F);
@@ -705,6 +750,7 @@ module tb_ddc_csr;
     add("CNT_ACK_RX",    CNT_ACK_RX_OFFSET,    RO,   0,                 '1);
     add("CNT_NACK_RX",   CNT_NACK_RX_OFFSET,   RO,   0,                 '1);
     add("CNT_ANS_DROP",  CNT_ANS_DROP_OFFSET,  RO,   0,                 '1);
+    add("CNT_RX_DROP_CTX", CNT_RX_DROP_CTX_OFFSET, RO, 0,               '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;

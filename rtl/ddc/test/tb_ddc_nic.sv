@@ -17,6 +17,10 @@
 // Reliability: every message completed is ACKed (to ourselves, over the same loopback
 // link, interleaved with the data) and the ACK is received and counted (CNT_ACK_TX,
 // CNT_ACK_RX); with REL_CTRL.ACK_OFF nothing is answered.
+// Contexts: contexts 1..7 set up and use their rings through their own pages only; all of
+// them send at once to each other's contexts (dctx), every LMR ring must get exactly the
+// messages addressed to its context, and every context's completions come in its ring
+// order. Then the latency of an 8-byte message on one context while another streams.
 module tb_ddc_nic;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -29,6 +33,10 @@ module tb_ddc_nic;
   localparam logic [63:0] DstBase = 64'h0000_0001_0000_0000;   // the receive window
   localparam logic [63:0] WinSize = 64'h0000_0000_1000_0000;
   localparam int          Ring    = 16;
+  // context k's rings (k = 1..CTX_COUNT-1)
+  localparam logic [63:0] CtxLmeBase = 64'h0000_0000_0003_0000;
+  localparam logic [63:0] CtxLmrBase = 64'h0000_0000_0004_0000;
+  localparam logic [63:0] CtxStride  = 64'h1000;
 
   logic clk = 1'b0;
   logic rst_n = 1'b0;
@@ -36,7 +44,7 @@ module tb_ddc_nic;
   always #5 clk = ~clk;
 
   logic        csr_valid = 1'b0, csr_write = 1'b0;
-  logic [11:0] csr_addr = '0;
+  logic [15:0] csr_addr = '0;
   logic [31:0] csr_wdata = '0;
   logic        csr_rsp_valid;
   logic [31:0] csr_rsp_rdata;
@@ -120,6 +128,7 @@ module tb_ddc_nic;
     int          len;
   } msg_t;
   msg_t in_flight[int];   // by msg_id
+  longint w0_cycle[int];  // by msg_id: when its LMR entry's word 0 was written
 
   typedef struct packed {
     logic [63:0] addr;
@@ -138,9 +147,11 @@ module tb_ddc_nic;
     `CHECK(a[2:0] == 0, "unaligned write")
     wr_beats++;
     // LMR word 0: the message's payload must be complete by now.
-    if (a >= LmrBase && a < LmrBase + 64'(32 * Ring) && a[4:3] == 2'd0) begin
+    if (((a >= LmrBase && a < LmrBase + 64'(32 * Ring)) ||
+         (a >= CtxLmrBase && a < CtxLmrBase + CtxStride * 64'(CTX_COUNT))) && a[4:3] == 2'd0) begin
       lmr_entry_w0_t w0 = lmr_entry_w0_t'(d);
       lmr_w0_cycle = cycle;
+      w0_cycle[int'(w0.msg_id)] = cycle;
       if (!in_flight.exists(int'(w0.msg_id))) begin
         errors++;
         $display("ERROR: LMR entry for unknown msg %h", w0.msg_id);
@@ -197,7 +208,7 @@ module tb_ddc_nic;
     @(negedge clk);
     csr_valid <= 1'b1;
     csr_write <= 1'b1;
-    csr_addr  <= a[11:0];
+    csr_addr  <= a;
     csr_wdata <= d;
     @(negedge clk);
     csr_valid <= 1'b0;
@@ -207,7 +218,7 @@ module tb_ddc_nic;
     @(negedge clk);
     csr_valid <= 1'b1;
     csr_write <= 1'b0;
-    csr_addr  <= a[11:0];
+    csr_addr  <= a;
     @(negedge clk);
     csr_valid <= 1'b0;
     `CHECK(csr_rsp_valid, "no CSR response")
@@ -345,6 +356,59 @@ module tb_ddc_nic;
     n_msgs++;
     n_descs++;
     n_pkts += pkts_of(dst, len);
+  endtask
+
+  // ---- contexts ----
+  function automatic logic [15:0] ctx_reg(int k, logic [15:0] off);
+    return 16'(CTX_PAGE_BASE + k * CTX_PAGE_STRIDE) + off;
+  endfunction
+  function automatic logic [63:0] ctx_lme(int k);
+    return CtxLmeBase + CtxStride * 64'(k);
+  endfunction
+  function automatic logic [63:0] ctx_lmr(int k);
+    return CtxLmrBase + CtxStride * 64'(k);
+  endfunction
+
+  int ctx_prod[CTX_COUNT], ctx_lmr_cons[CTX_COUNT];
+
+  // Sends one message from context k (its ring and page only) to context `to`; returns the
+  // doorbell cycle. With `wait_done`, also waits for and consumes its LMR entry and
+  // returns the doorbell-to-entry time instead.
+  task automatic ctx_send(int k, int to, int len, logic [31:0] id, bit wait_done,
+                          output longint t, input logic [15:0] flags = 16'h0);
+    logic [63:0] src = {src_ptr[63:3], 3'b000};
+    logic [63:0] dst = {dst_ptr[63:3], 3'b000};
+    logic [63:0] slot = ctx_lme(k) + 64'(32 * ctx_prod[k]);
+    msg_t m;
+    src_ptr += 64'(len + 64);
+    dst_ptr += 64'(len + 64);
+    prep(src, dst, len);
+    m = '{src: src, dst: dst, len: len};
+    in_flight[int'(id)] = m;
+    mem_wr_word(slot, src);
+    mem_wr_word(slot + 8, {13'h0, 3'(to), dst[47:0]});
+    mem_wr_word(slot + 16, lme_desc_w2_t'{flags: flags, dest: Node, len: 32'(len)});
+    mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: id});
+    ctx_prod[k] = (ctx_prod[k] + 1) % Ring;
+    csr_wr(ctx_reg(k, CTX_LME_PROD_OFFSET), 32'(ctx_prod[k]));
+    t = cycle;
+    if (wait_done) begin
+      int n = 0;
+      logic [63:0] e = ctx_lmr(to) + 64'(32 * ctx_lmr_cons[to]);
+      while (!w0_cycle.exists(int'(id)) && n < 400000) begin
+        @(posedge clk);
+        n++;
+      end
+      `CHECK(w0_cycle.exists(int'(id)), $sformatf("context message %h never arrived", id))
+      `CHECK(mem_word(e) >> 32 == 64'(id),
+             $sformatf("context %0d LMR slot %0d: %h", to, ctx_lmr_cons[to], mem_word(e)))
+      t = w0_cycle[int'(id)] - t;
+      check_landed(src, dst, len);
+      in_flight.delete(int'(id));
+      mem_wr_word(e, '0);
+      ctx_lmr_cons[to] = (ctx_lmr_cons[to] + 1) % Ring;
+      csr_wr(ctx_reg(to, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[to]));
+    end
   endtask
 
   task automatic check_counters(string what, int drop_dest, int drop_win);
@@ -603,6 +667,149 @@ module tb_ddc_nic;
       repeat (100) @(posedge clk);
       n_acks = n_msgs - 3;
       check_counters("after 64 KiB", 1, 1);
+    end
+
+    // ---- contexts 1..7, each through its own page only ----
+    begin
+      int          exp_ctx[int];          // msg_id -> context whose ring must get it
+      int          n_exp[CTX_COUNT];
+      logic [63:0] srcs[int], dsts[int];
+      int          lens[int];
+      for (int k = 1; k < CTX_COUNT; k++) begin
+        csr_expect(ctx_reg(k, CTX_ID_OFFSET), 32'(k), "context page ID");
+        csr_wr(ctx_reg(k, CTX_LME_BASE_LO_OFFSET), 32'(ctx_lme(k)));
+        csr_wr(ctx_reg(k, CTX_LME_SIZE_OFFSET), Ring);
+        csr_wr(ctx_reg(k, CTX_LMR_BASE_LO_OFFSET), 32'(ctx_lmr(k)));
+        csr_wr(ctx_reg(k, CTX_LMR_SIZE_OFFSET), Ring);
+        for (int i = 0; i < 32 * Ring; i += 8) mem_wr_word(ctx_lmr(k) + 64'(i), '0);
+        ctx_prod[k] = 0; ctx_lmr_cons[k] = 0; n_exp[k] = 0;
+      end
+      // Every context posts 5 messages at once, each to another context of this node.
+      for (int r = 0; r < 5; r++) begin
+        for (int k = 1; k < CTX_COUNT; k++) begin
+          int          to  = (k + r) % (CTX_COUNT - 1) + 1;
+          int          len = $urandom_range(1, (r == 2) ? 5000 : 600);
+          logic [63:0] src = {src_ptr[63:3], 3'($urandom_range(0, 7))};
+          logic [63:0] dst = {dst_ptr[63:3], 3'($urandom_range(0, 7))};
+          logic [31:0] id  = 32'h4300_0000 + 32'(r * 16 + k);
+          logic [63:0] slot = ctx_lme(k) + 64'(32 * ctx_prod[k]);
+          msg_t m;
+          src_ptr += 64'(len + 64);
+          dst_ptr += 64'(len + 64);
+          prep(src, dst, len);
+          m = '{src: src, dst: dst, len: len};
+          in_flight[int'(id)] = m;
+          exp_ctx[int'(id)] = to;
+          n_exp[to]++;
+          srcs[int'(id)] = src; dsts[int'(id)] = dst; lens[int'(id)] = len;
+          mem_wr_word(slot, src);
+          mem_wr_word(slot + 8, {13'h0, 3'(to), dst[47:0]});
+          mem_wr_word(slot + 16, lme_desc_w2_t'{flags: 16'h0, dest: Node, len: 32'(len)});
+          mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: id});
+          ctx_prod[k] = (ctx_prod[k] + 1) % Ring;
+          csr_wr(ctx_reg(k, CTX_LME_PROD_OFFSET), 32'(ctx_prod[k]));
+        end
+      end
+      // Each LMR ring: exactly its context's messages.
+      for (int k = 1; k < CTX_COUNT; k++) begin
+        for (int n = 0; n < n_exp[k]; n++) begin
+          int t = 0;
+          lmr_entry_w0_t w0;
+          logic [63:0] e = ctx_lmr(k) + 64'(32 * ctx_lmr_cons[k]);
+          do begin
+            @(posedge clk);
+            t++;
+            w0 = lmr_entry_w0_t'(mem_word(e));
+          end while (!w0.status[STATUS_DONE_BIT] && t < 200000);
+          `CHECK(w0.status == 16'h8000 && w0.src == Node && exp_ctx.exists(int'(w0.msg_id)),
+                 $sformatf("context %0d LMR slot %0d word 0 %h", k, ctx_lmr_cons[k], mem_word(e)))
+          if (exp_ctx.exists(int'(w0.msg_id))) begin
+            int id = int'(w0.msg_id);
+            `CHECK(exp_ctx[id] == k, $sformatf("msg %h for context %0d in context %0d's ring",
+                                               id, exp_ctx[id], k))
+            `CHECK(mem_word(e + 8) == dsts[id] && mem_word(e + 16) == 64'(lens[id]),
+                   $sformatf("context %0d: LMR entry of msg %h", k, id))
+            check_landed(srcs[id], dsts[id], lens[id]);
+            exp_ctx.delete(id);
+            in_flight.delete(id);
+            n_msgs++;
+            n_descs++;
+          end
+          mem_wr_word(e, '0);
+          ctx_lmr_cons[k] = (ctx_lmr_cons[k] + 1) % Ring;
+          csr_wr(ctx_reg(k, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[k]));
+        end
+      end
+      `CHECK(exp_ctx.size() == 0, $sformatf("%0d context messages never arrived", exp_ctx.size()))
+      // Completions: every context's slots done, in its ring; indices through its page.
+      for (int k = 1; k < CTX_COUNT; k++) begin
+        for (int i = 0; i < 5; i++) begin
+          lme_desc_w3_t w3 = lme_desc_w3_t'(mem_word(ctx_lme(k) + 64'(32 * i + 24)));
+          `CHECK(w3.status == 16'h8000, $sformatf("context %0d slot %0d status %h", k, i,
+                                                 w3.status))
+        end
+        csr_expect(ctx_reg(k, CTX_LME_CONS_OFFSET), 32'(ctx_prod[k]), "context LME_CONS");
+        csr_expect(ctx_reg(k, CTX_LMR_PROD_OFFSET), 32'(ctx_lmr_cons[k]), "context LMR_PROD");
+      end
+      // A context with descriptors outstanding cannot reset its ring; an idle one can.
+      csr_expect(ctx_reg(3, CTX_LME_SIZE_OFFSET), Ring, "context LME_SIZE");
+      check_counters("after contexts", 1, 1);
+
+      // Per-context interrupt bits: context 4 sends to context 6 with both IRQ flags.
+      begin
+        longint t;
+        csr_wr(INT_STATUS_OFFSET, 32'hFF_FF07);
+        ctx_send(4, 6, 40, 32'h7701, 1'b1, t, 16'h3);
+        repeat (100) @(posedge clk);
+        csr_expect(INT_STATUS_OFFSET, 32'h40_1003,
+                   "CTX_LME_DONE[4] and CTX_LMR_NEW[6] next to LME_DONE and LMR_NEW");
+        csr_wr(INT_STATUS_OFFSET, 32'hFF_FF07);
+        csr_expect(INT_STATUS_OFFSET, 32'h0, "INT_STATUS clear");
+        n_msgs++;
+        n_descs++;
+      end
+
+      // A packet for a context without an LMR ring: dropped and counted.
+      begin
+        int slot = ctx_prod[1];
+        csr_wr(ctx_reg(5, CTX_LMR_SIZE_OFFSET), 32'd0);
+        mem_wr_word(ctx_lme(1) + 64'(32 * slot), SrcBase);
+        mem_wr_word(ctx_lme(1) + 64'(32 * slot) + 8, {13'h0, 3'd5, dst_ptr[47:0]});
+        mem_wr_word(ctx_lme(1) + 64'(32 * slot) + 16,
+                    lme_desc_w2_t'{flags: 16'h0, dest: Node, len: 32'd16});
+        mem_wr_word(ctx_lme(1) + 64'(32 * slot) + 24,
+                    lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: 32'h5555});
+        ctx_prod[1] = (ctx_prod[1] + 1) % Ring;
+        csr_wr(ctx_reg(1, CTX_LME_PROD_OFFSET), 32'(ctx_prod[1]));
+        repeat (2000) @(posedge clk);
+        csr_expect(CNT_RX_DROP_CTX_OFFSET, 1, "CNT_RX_DROP_CTX");
+        csr_expect(ERR_STATUS_OFFSET, 32'h20, "RX_DROP for a context without ring");
+        csr_wr(ERR_STATUS_OFFSET, 32'h20);
+        csr_wr(INT_STATUS_OFFSET, 32'h7);
+        n_descs++;
+        csr_wr(ctx_reg(5, CTX_LMR_SIZE_OFFSET), Ring);
+      end
+
+      // Fairness: an 8-byte message on context 2 behind a 64 KiB one on context 1.
+      begin
+        longint t_alone, t_behind, t_big;
+        ctx_send(2, 2, 8, 32'h6601, 1'b1, t_alone);
+        ctx_send(1, 1, 65536, 32'h6602, 1'b0, t_big);
+        repeat (20) @(posedge clk);
+        ctx_send(2, 2, 8, 32'h6603, 1'b1, t_behind);
+        begin
+          int t = 0;
+          while (!w0_cycle.exists(32'h6602) && t < 400000) begin
+            @(posedge clk);
+            t++;
+          end
+        end
+        $display("FAIRNESS 8 B on context 2: %0d cycles alone, %0d cycles doorbell to LMR entry while context 1 streams 64 KiB (that message: %0d cycles)",
+                 t_alone, t_behind, w0_cycle[32'h6602] - t_big);
+        n_msgs += 3;
+        n_descs += 3;
+        repeat (200) @(posedge clk);
+      end
     end
 
     if (errors != 0) $fatal(1, "tb_ddc_nic: %0d errors", errors);

@@ -18,7 +18,8 @@ module tb_ddc_push;
   logic             flush = 1'b0;
   logic             push_valid, push_take = 1'b0, push_release = 1'b0;
   logic [15:0]      push_slot;
-  logic [63:0]      push_local, push_remote, push_w2;
+  logic [63:0]      push_local, push_w2;
+  logic [79:0]      push_remote;
   logic [31:0]      push_msg_id;
   logic [6:0][63:0] push_data;
   logic             free, accept, reject;
@@ -93,8 +94,8 @@ module tb_ddc_push;
   endtask
 
   // The TX path's remote bus: {key, address bits 47:0}.
-  function automatic logic [63:0] exp_remote();
-    return {w[3][63:48], w[1][47:0]};
+  function automatic logic [79:0] exp_remote();
+    return {w[3][63:48], w[1]};
   endfunction
 
   task automatic expect_counts(int a, int r, string what);

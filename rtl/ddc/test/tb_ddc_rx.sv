@@ -39,8 +39,11 @@ module tb_ddc_rx #(
   logic        wr_valid, wr_ready;
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
-  logic [1:0]  wr_side;
-  logic        ev_pkt, ev_msg, ev_msg_irq, ev_crc, ev_dest, ev_mal, ev_win;
+  logic [2:0]  wr_side;   // {context (one context: 0), irq_remote, lmr_commit}
+  logic        ev_pkt, ev_msg, ev_msg_irq, ev_crc, ev_dest, ev_mal, ev_win, ev_ctx;
+  logic [CTX_COUNT-1:0] ctx_en = CTX_COUNT'(1);   // contexts that receive
+  logic [2:0]  pkt_dctx = '0;
+  logic        ev_msg_irq_ctx;   // one context: always 0                       // dctx of the packets build_pkt makes
   logic        ev_expired, ev_track_full;
   logic        ack_off = 1'b0;
   logic        rej_valid = 1'b0;
@@ -72,6 +75,7 @@ module tb_ddc_rx #(
     .node_id_i         (node_id),
     .rxwin_base_i      (win_base),
     .rxwin_size_i      (win_size),
+    .ctx_rx_en_i       (ctx_en),
     .lmr_base_i        (LmrBase),
     .lmr_size_i        (lmr_size),
     .lmr_cons_i        (lmr_cons),
@@ -90,10 +94,12 @@ module tb_ddc_rx #(
     .pkt_o             (ev_pkt),
     .msg_o             (ev_msg),
     .msg_irq_o         (ev_msg_irq),
+    .msg_irq_ctx_o     (ev_msg_irq_ctx),
     .drop_crc_o        (ev_crc),
     .drop_dest_o       (ev_dest),
     .drop_malformed_o  (ev_mal),
     .drop_window_o     (ev_win),
+    .drop_ctx_o        (ev_ctx),
     .msg_expired_o     (ev_expired),
     .track_full_o      (ev_track_full),
     .ack_off_i         (ack_off),
@@ -203,7 +209,7 @@ module tb_ddc_rx #(
 
   // event counters
   int n_pkt = 0, n_msg = 0, n_msg_irq = 0, n_crc = 0, n_dest = 0, n_mal = 0, n_win = 0;
-  int n_expired = 0, n_full = 0;
+  int n_expired = 0, n_full = 0, n_ctx = 0;
   // expected counts: accepted packets, IRQ_REMOTE entries, drops (crc, dest, malformed, window)
   int exp_pkt = 0, exp_irq = 0;
   int exp_cnt[4] = '{0, 0, 0, 0};
@@ -284,7 +290,10 @@ module tb_ddc_rx #(
     end else begin
       if (prod_chk_en) `CHECK(int'(lmr_prod) == prod_seen,
                               $sformatf("LMR_PROD %0d, expected %0d", lmr_prod, prod_seen))
-      if (wr_valid && wr_ready) handle_write(wr_addr, wr_data, wr_strb, wr_side);
+      if (wr_valid && wr_ready) begin
+        `CHECK(wr_side[2] == 1'b0, "side bits name a context other than 0")
+        handle_write(wr_addr, wr_data, wr_strb, wr_side[1:0]);
+      end
       // software consuming every entry as soon as it is published
       if (auto_consume) lmr_cons <= 16'(prod_seen);
       wr_ready_rand <= $urandom_range(99) < ready_pct;
@@ -295,6 +304,8 @@ module tb_ddc_rx #(
       n_dest    += int'(ev_dest);
       n_mal     += int'(ev_mal);
       n_win     += int'(ev_win);
+      n_ctx     += int'(ev_ctx);
+      `CHECK(!(ev_msg_irq && ev_msg_irq_ctx), "LMR_NEW event names a context other than 0")
       n_expired += int'(ev_expired);
       n_full    += int'(ev_track_full);
     end
@@ -419,7 +430,7 @@ module tb_ddc_rx #(
     pkt_hdr_w2_t h2;
     int lane0, nfl;
     logic [31:0] c;
-    h0 = '{len: len_field, flags: flags, rsvd38: 2'b0, last: last, first: first,
+    h0 = '{rsvd62: '0, dctx: pkt_dctx, len: 11'(len_field), flags: flags, rsvd38: 2'b0, last: last, first: first,
            ptype: ptype, src: src, dest: dest};
     h2 = '{offset: offset, msg_id: msg_id};
     pkt.delete();
@@ -729,6 +740,30 @@ module tb_ddc_rx #(
     good_msg(200);
     drain();
     check_clean("after disabled");
+
+    // a context with no LMR ring here: dropped and counted, nothing lands
+    for (int i = 0; i < 4; i++) begin
+      pkt_dctx = 3'($urandom_range(1, 7));
+      rand_pay(16);
+      build_pkt(node_id, 16'h1, PTYPE_WRITE, 1'b1, 1'b1, 8'h0, 16'd16, alloc(16), 32'h9,
+                32'h0);
+      send_pkt();
+    end
+    pkt_dctx = '0;
+    drain();
+    check_counts("context without ring");
+    `CHECK(n_ctx == 4, $sformatf("context drops: %0d, expected 4", n_ctx))
+    check_clean("context without ring");
+    // the same context, given a ring, receives
+    pkt_dctx = 3'd5;
+    ctx_en   = CTX_COUNT'(8'b0010_0001);
+    good_msg(200);
+    pkt_dctx = '0;
+    drain();
+    ctx_en   = CTX_COUNT'(1);
+    check_counts("context with ring");
+    `CHECK(n_ctx == 4, $sformatf("context drops: %0d, expected 4", n_ctx))
+    check_clean("context with ring");
 
     // window size 0 accepts nothing
     win_size = '0;

@@ -33,6 +33,7 @@ module tb_ddc_tx;
   logic        lme_reset = 1'b0;
   logic [15:0] lme_cons;
   logic        desc_done, desc_err, desc_irq, pkt_sent;
+  logic        desc_irq_ctx;   // one context: always 0
   logic        rd_req_valid, rd_req_ready = 1'b0;
   logic [63:0] rd_req_addr;
   logic [5:0]  rd_req_beats;
@@ -64,12 +65,13 @@ module tb_ddc_tx;
     .lme_size_i        (lme_size),
     .lme_prod_i        (lme_prod),
     .lme_reset_i       (lme_reset),
+    .ctx_reset_i       (1'b0),
     .lme_cons_o        (lme_cons),
     // the push path is covered by tb_ddc_tx_desc_fetch, tb_ddc_tx_read_engine, tb_ddc_nic
     .push_valid_i      (1'b0),
     .push_slot_i       (16'h0),
     .push_local_i      (64'h0),
-    .push_remote_i     (64'h0),
+    .push_remote_i     (80'h0),
     .push_w2_i         (64'h0),
     .push_msg_id_i     (32'h0),
     .push_take_o       (unused_push_take),
@@ -78,6 +80,7 @@ module tb_ddc_tx;
     .desc_done_o       (desc_done),
     .desc_err_o        (desc_err),
     .desc_irq_o        (desc_irq),
+    .desc_irq_ctx_o    (desc_irq_ctx),
     .pkt_sent_o        (pkt_sent),
     .dma_rd_req_valid_o(rd_req_valid),
     .dma_rd_req_ready_i(rd_req_ready),
@@ -192,6 +195,9 @@ module tb_ddc_tx;
     if (errors > 20) $fatal(1, "tb_ddc_tx: too many errors");
   endtask
 
+  // One context: every completion event names context 0.
+  always @(posedge clk) if (desc_irq_ctx) fail("completion event names a context other than 0");
+
   // ---------------------------------------------------------------------------------
   // Packet checker (at the DUT output: the flit register)
   // ---------------------------------------------------------------------------------
@@ -212,7 +218,8 @@ module tb_ddc_tx;
     end
     e = exp_pkts.pop_front();
     d = dinfo[e.seq];
-    remote = d.r + 64'(e.offset);
+    // Descriptor word 1: remote address in 47:0, destination context in 50:48.
+    remote = {16'h0, d.r[47:0]} + 64'(e.offset);
     r = int'(remote[2:0]);
     m = (r + int'(e.plen) + 7) / 8;
     if (cur_pkt.size() != 4 + m) begin
@@ -223,7 +230,8 @@ module tb_ddc_tx;
     w2 = cur_pkt[2];
     if (w0.dest !== d.dest || w0.src !== node_id || w0.ptype !== PTYPE_WRITE ||
         w0.first !== e.first || w0.last !== e.last || w0.flags !== d.flags[7:0] ||
-        w0.len !== e.plen || w0.rsvd38 !== 2'b00) begin
+        w0.len !== 11'(e.plen) || w0.rsvd38 !== 2'b00 || w0.dctx !== d.r[50:48] ||
+        w0.rsvd62 !== 2'b00) begin
       fail($sformatf("seq %0d off %0d: bad w0 %h", e.seq, e.offset, cur_pkt[0]));
     end
     if (cur_pkt[1] !== remote) fail($sformatf("seq %0d: bad remote %h want %h", e.seq, cur_pkt[1], remote));
@@ -448,6 +456,8 @@ module tb_ddc_tx;
     flags[DESC_FLAG_BCAST_BIT]  = 1'b0;
     if (len == 0) err = 8'(DESC_ERR_ZERO_LEN);
     else if (len > MSG_LEN_MAX) err = 8'(DESC_ERR_LEN_TOO_BIG);
+    else if (r[63:51] != 0 || 49'(r[47:0]) + 49'(len) > 49'(64'h1_0000_0000_0000))
+      err = 8'(DESC_ERR_ADDR_RANGE);
     else if (dest < dest_lo || dest > dest_hi) err = 8'(DESC_ERR_BAD_DEST);
     else err = 8'(DESC_ERR_OK);
     d = '{slot: 32'(slot), l: l, r: r, len: len, dest: dest, flags: flags,
@@ -525,17 +535,22 @@ module tb_ddc_tx;
   task automatic run_random(int n, int bad_pct);
     for (int i = 0; i < n; i++) begin
       int          len = rand_len();
-      logic [63:0] r = {16'h0, 8'($urandom()), 8'($urandom()), $urandom()};
+      logic [63:0] r = {13'h0, 3'($urandom()), 8'($urandom()), 8'($urandom()), $urandom()};
       logic [15:0] dest = 16'($urandom_range(int'(dest_lo), int'(dest_hi)));
       logic [63:0] l;
       int          c = $urandom_range(0, 99);
       while (ring_full()) @(negedge clk);
       if (c < bad_pct) begin
-        int kind = $urandom_range(0, 3);
+        int kind = $urandom_range(0, 5);
         unique case (kind)
           0: post(64'hBAD0_0000_0000, r, 0, dest, 16'($urandom()));
           1: post(64'hBAD0_0000_0000, r, 32'(MSG_LEN_MAX + 1), dest, 16'($urandom()));
           2: post(64'hBAD0_0000_0000, r, 32'hFFFF_FFFF, dest, 16'($urandom()));
+          // a remote address at or above 2^48 (word 1 bits 63:51), or ending past it
+          3: post(64'hBAD0_0000_0000, r | (64'(1) << $urandom_range(51, 63)), 32'(len), dest,
+                  16'($urandom()));
+          4: post(64'hBAD0_0000_0000, {r[63:48], 48'hFFFF_FFFF_FFFF - 48'($urandom_range(0, len - 1))},
+                  32'(len) + 32'd1, dest, 16'($urandom()));
           default: post(64'hBAD0_0000_0000, r, 32'(len), ($urandom_range(0, 1) != 0) ? dest_hi + 16'd1 : dest_lo - 16'd1,
                         16'($urandom()));
         endcase

@@ -25,6 +25,7 @@ module tb_ddc_tx_complete;
   logic [7:0]  wr_strb;
   logic [15:0] cons;
   logic        done, err, irq, idle;
+  logic        irq_ctx;   // one context: always 0
 
   always #5 clk = ~clk;
 
@@ -35,10 +36,12 @@ module tb_ddc_tx_complete;
     .rst_ni      (rst_n),
     .flush_i     (flush),
     .drain_i     (drain),
+    .ctx_reset_i (1'b0),
     .lme_base_i  (lme_base),
     .lme_size_i  (lme_size),
     .cpl_valid_i (cpl_valid),
     .cpl_ready_o (cpl_ready),
+    .cpl_ctx_i   (1'b0),
     .cpl_err_i   (cpl_err),
     .cpl_msg_id_i(cpl_msg_id),
     .cpl_irq_i   (cpl_irq),
@@ -53,6 +56,7 @@ module tb_ddc_tx_complete;
     .done_o      (done),
     .err_o       (err),
     .irq_o       (irq),
+    .irq_ctx_o   (irq_ctx),
     .idle_o      (idle)
   );
 
@@ -80,6 +84,9 @@ module tb_ddc_tx_complete;
     errors++;
     if (errors > 10) $fatal(1, "tb_ddc_tx_complete: too many errors");
   endtask
+
+  // One context: every completion event names context 0.
+  always @(posedge clk) if (irq_ctx) fail("completion event names a context other than 0");
 
   task automatic add(int bad_pct);
     rec_t r;

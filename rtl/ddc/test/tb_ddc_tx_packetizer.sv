@@ -27,7 +27,7 @@ module tb_ddc_tx_packetizer;
   logic [7:0]  job_flags = '0;
   logic        job_first = 1'b0, job_last = 1'b0;
   logic [10:0] job_len = '0;
-  logic [63:0] job_remote = '0;
+  logic [79:0] job_remote = '0;   // {key, word 1}: the key is the msg_id's low half here
   logic [31:0] job_msg_id = '0, job_offset = '0;
   logic [2:0]  job_src_off = '0;
   logic        pbuf_valid = 1'b0, pbuf_ready;
@@ -143,7 +143,8 @@ module tb_ddc_tx_packetizer;
     for (int k = 0; k < 8 * n; k++) raw.push_back(8'($urandom()));
     p.dest = 16'($urandom()); p.flags = 8'($urandom()); p.first = first; p.last = last;
     p.len = 11'(len);
-    p.remote = {$urandom(), $urandom()};
+    // Word 1 of a descriptor: remote address in 47:0, destination context in 50:48.
+    p.remote = {13'h0, 3'($urandom()), 16'($urandom()), $urandom()};
     p.remote[2:0] = 3'(r);
     p.msg_id = $urandom(); p.offset = $urandom(); p.src_off = 3'(s);
     p.base = 32'(all_bytes.size());
@@ -179,10 +180,11 @@ module tb_ddc_tx_packetizer;
     // DESC_FLAG_BCAST in the job's flags makes a broadcast packet.
     if (w0.dest !== p.dest || w0.src !== node_id ||
         w0.ptype !== (p.flags[DESC_FLAG_BCAST_BIT] ? PTYPE_BCAST : PTYPE_WRITE) || w0.first !== p.first ||
-        w0.last !== p.last || w0.flags !== p.flags || w0.len !== 16'(p.len) || w0.rsvd38 !== '0) begin
+        w0.last !== p.last || w0.flags !== p.flags || w0.len !== 11'(p.len) || w0.rsvd38 !== '0 ||
+        w0.dctx !== p.remote[50:48] || w0.rsvd62 !== '0) begin
       fail($sformatf("bad w0 %h", cur[0]));
     end
-    if (cur[1] !== p.remote) fail("bad w1");
+    if (cur[1] !== {p.msg_id[15:0], p.remote[47:0]}) fail("bad w1");
     if (cur[2] !== {p.offset, p.msg_id}) fail("bad w2");
     if (p.bad) begin
       // Cut by a read error: full length, EEP instead of the trailer; no CRC to check.
@@ -212,7 +214,7 @@ module tb_ddc_tx_packetizer;
     job_valid = (to_send.size() != 0) && !drain && ($urandom_range(0, 99) < p_job);
     if (to_send.size() != 0) begin
       job_dest = to_send[0].dest; job_flags = to_send[0].flags; job_first = to_send[0].first;
-      job_last = to_send[0].last; job_len = to_send[0].len; job_remote = to_send[0].remote;
+      job_last = to_send[0].last; job_len = to_send[0].len; job_remote = {to_send[0].msg_id[15:0], to_send[0].remote};
       job_msg_id = to_send[0].msg_id; job_offset = to_send[0].offset; job_src_off = to_send[0].src_off;
     end
     pbuf_valid = (words.size() != 0) && ($urandom_range(0, 99) < p_pbuf);

@@ -24,7 +24,8 @@ module tb_ddc_tx_read_engine;
   logic [15:0] mtu = 16'd64;
   logic [15:0] dest_lo = 16'd100, dest_hi = 16'd200;
   logic        desc_valid = 1'b0, desc_ready;
-  logic [63:0] desc_local = '0, desc_remote = '0;
+  logic [63:0] desc_local = '0;
+  logic [79:0] desc_remote = '0;   // {key, word 1}: the key is the msg_id's low half here
   logic [31:0] desc_len = '0, desc_msg_id = '0;
   logic [15:0] desc_dest = '0;
   logic [7:0]  desc_flags = '0;
@@ -35,7 +36,7 @@ module tb_ddc_tx_read_engine;
   logic [15:0] job_dest;
   logic [7:0]  job_flags;
   logic [10:0] job_len;
-  logic [63:0] job_remote;
+  logic [79:0] job_remote;
   logic [31:0] job_msg_id, job_offset;
   logic [2:0]  job_src_off;
   logic        req_valid, req_ready = 1'b0;
@@ -178,6 +179,8 @@ module tb_ddc_tx_read_engine;
     for (int i = 0; i < 7; i++) d.words[i] = {$urandom(), $urandom()};
     if (len == 0) d.err = 8'(DESC_ERR_ZERO_LEN);
     else if (len > MSG_LEN_MAX) d.err = 8'(DESC_ERR_LEN_TOO_BIG);
+    else if (r[63:51] != '0 || 49'(r[47:0]) + 49'(len) > 49'(64'h1_0000_0000_0000))
+      d.err = 8'(DESC_ERR_ADDR_RANGE);
     else if (bc && (d.dest[7:0] > d.dest[15:8] || 16'(d.dest[7:0]) < dest_lo ||
                     16'(d.dest[15:8]) > dest_hi)) d.err = 8'(DESC_ERR_BCAST_RANGE);
     else if (!bc && (dest < dest_lo || dest > dest_hi)) d.err = 8'(DESC_ERR_BAD_DEST);
@@ -205,7 +208,7 @@ module tb_ddc_tx_read_engine;
     @(negedge clk);
     desc_valid = (to_send.size() != 0) && ($urandom_range(0, 99) < p_desc);
     if (to_send.size() != 0) begin
-      desc_local = to_send[0].l; desc_remote = to_send[0].r; desc_len = to_send[0].len;
+      desc_local = to_send[0].l; desc_remote = {to_send[0].msg_id[15:0], to_send[0].r}; desc_len = to_send[0].len;
       desc_dest = to_send[0].dest; desc_flags = to_send[0].flags; desc_msg_id = to_send[0].msg_id;
       desc_inline = to_send[0].inl; desc_pushed = to_send[0].pushed;
     end
@@ -254,7 +257,7 @@ module tb_ddc_tx_read_engine;
         else begin
           m_job = exp_job.pop_front();
           if (job_dest !== m_job.dest || job_flags !== m_job.flags || job_first !== m_job.first ||
-              job_last !== m_job.last || job_len !== m_job.len || job_remote !== m_job.remote ||
+              job_last !== m_job.last || job_len !== m_job.len || job_remote !== {m_job.msg_id[15:0], m_job.remote} ||
               job_msg_id !== m_job.msg_id || job_offset !== m_job.offset || job_src_off !== m_job.src_off) begin
             fail($sformatf("job len %0d off %0d first %b last %b, want len %0d off %0d first %b last %b",
                            job_len, job_offset, job_first, job_last, m_job.len, m_job.offset, m_job.first, m_job.last));
@@ -325,6 +328,12 @@ module tb_ddc_tx_read_engine;
     return {$urandom(), $urandom()};
   endfunction
 
+  // Descriptor word 1: a remote address below 2^48 and a destination context (50:48),
+  // not so close to 2^48 that a test message could end past it.
+  function automatic logic [63:0] rnd_remote();
+    return {13'h0, 3'($urandom()), 16'($urandom_range(0, 16'hFFFE)), $urandom()};
+  endfunction
+
   initial begin
     int mtus[4] = '{8, 64, 100, 1024};
     repeat (3) @(negedge clk);
@@ -333,16 +342,20 @@ module tb_ddc_tx_read_engine;
 
     // Bad descriptors and boundaries.
     mtu = 16'd1024;
-    add_desc(rnd64(), rnd64(), 0, good_dest());
-    add_desc(rnd64(), rnd64(), 32'(MSG_LEN_MAX + 1), good_dest());
-    add_desc(rnd64(), rnd64(), 32'hFFFF_FFFF, good_dest());
-    add_desc(rnd64(), rnd64(), 100, dest_lo - 16'd1);
-    add_desc(rnd64(), rnd64(), 100, dest_hi + 16'd1);
-    add_desc(rnd64(), rnd64(), 100, dest_lo);
-    add_desc(rnd64(), rnd64(), 100, dest_hi);
+    add_desc(rnd64(), rnd_remote(), 0, good_dest());
+    add_desc(rnd64(), rnd_remote(), 32'(MSG_LEN_MAX + 1), good_dest());
+    add_desc(rnd64(), rnd_remote(), 32'hFFFF_FFFF, good_dest());
+    add_desc(rnd64(), rnd_remote(), 100, dest_lo - 16'd1);
+    add_desc(rnd64(), rnd_remote(), 100, dest_hi + 16'd1);
+    add_desc(rnd64(), rnd_remote(), 100, dest_lo);
+    add_desc(rnd64(), rnd_remote(), 100, dest_hi);
+    // remote address at or above 2^48, or a message ending past it: ADDR_RANGE
+    add_desc(rnd64(), rnd_remote() | (64'(1) << $urandom_range(51, 63)), 100, good_dest());
+    add_desc(rnd64(), 64'h0000_FFFF_FFFF_FFF0, 17, good_dest());
+    add_desc(rnd64(), 64'h0003_FFFF_FFFF_FFF0, 16, good_dest());   // ends at 2^48: fine
     add_desc(64'h0000_0000_0000_00F9, 64'h0000_0000_0000_0102, 1, good_dest());
     wait_done(10000);
-    if (n_bad != 5) fail($sformatf("%0d bad descriptors, want 5", n_bad));
+    if (n_bad != 7) fail($sformatf("%0d bad descriptors, want 7", n_bad));
     bc_pct = 25;
 
     // Random traffic per MTU, stalls everywhere.
@@ -351,15 +364,15 @@ module tb_ddc_tx_read_engine;
       p_desc = 70; p_cpl = 60; p_job = 50; p_req = 60; p_pop = 40; lat = 20;
       for (int i = 0; i < 60; i++) begin
         int c = $urandom_range(0, 9);
-        if (c == 0) add_desc(rnd64(), rnd64(), 0, good_dest());
-        else if (c == 1) add_desc(rnd64(), rnd64(), 200, 16'($urandom_range(0, 99)));
-        else add_desc(rnd64(), rnd64(), ($urandom_range(0, 2) == 0) ? $urandom_range(1, 40) : $urandom_range(41, 3000),
+        if (c == 0) add_desc(rnd64(), rnd_remote(), 0, good_dest());
+        else if (c == 1) add_desc(rnd64(), rnd_remote(), 200, 16'($urandom_range(0, 99)));
+        else add_desc(rnd64(), rnd_remote(), ($urandom_range(0, 2) == 0) ? $urandom_range(1, 40) : $urandom_range(41, 3000),
                       good_dest());
       end
       wait_done(400000);
       // Fast consumer, long latency: the buffer limit is what paces the reads.
       p_desc = 100; p_cpl = 100; p_job = 100; p_req = 100; p_pop = 100; lat = 125;
-      for (int i = 0; i < 10; i++) add_desc(rnd64(), rnd64(), $urandom_range(1, 3000), good_dest());
+      for (int i = 0; i < 10; i++) add_desc(rnd64(), rnd_remote(), $urandom_range(1, 3000), good_dest());
       wait_done(400000);
     end
     $display("%0d jobs, %0d reads", n_jobs, n_reads);
@@ -371,12 +384,12 @@ module tb_ddc_tx_read_engine;
       p_desc = 70; p_cpl = 60; p_job = 50; p_req = 60; p_pop = 40; lat = $urandom_range(3, 60);
       for (int i = 0; i < 80; i++) begin
         int c = $urandom_range(0, 6);
-        if (c == 0) add_desc(rnd64(), rnd64(), $urandom_range(1, 8), good_dest(), 1'b1, 1'b0);
-        else if (c == 1) add_desc(rnd64(), rnd64(), $urandom_range(9, 12), good_dest(), 1'b1, 1'b0);
-        else if (c == 2) add_desc(rnd64(), rnd64(), $urandom_range(1, 64), good_dest(), 1'b1, 1'b1);
-        else if (c == 3) add_desc(rnd64(), rnd64(), $urandom_range(65, 70), good_dest(), 1'b1, 1'b1);
-        else if (c == 4) add_desc(rnd64(), rnd64(), $urandom_range(1, 300), good_dest(), 1'b0, 1'b1);
-        else add_desc(rnd64(), rnd64(), $urandom_range(1, 300), good_dest());
+        if (c == 0) add_desc(rnd64(), rnd_remote(), $urandom_range(1, 8), good_dest(), 1'b1, 1'b0);
+        else if (c == 1) add_desc(rnd64(), rnd_remote(), $urandom_range(9, 12), good_dest(), 1'b1, 1'b0);
+        else if (c == 2) add_desc(rnd64(), rnd_remote(), $urandom_range(1, 64), good_dest(), 1'b1, 1'b1);
+        else if (c == 3) add_desc(rnd64(), rnd_remote(), $urandom_range(65, 70), good_dest(), 1'b1, 1'b1);
+        else if (c == 4) add_desc(rnd64(), rnd_remote(), $urandom_range(1, 300), good_dest(), 1'b0, 1'b1);
+        else add_desc(rnd64(), rnd_remote(), $urandom_range(1, 300), good_dest());
       end
       wait_done(400000);
     end
@@ -387,7 +400,7 @@ module tb_ddc_tx_read_engine;
 
     // Disabled: nothing is taken.
     enable = 1'b0;
-    add_desc(rnd64(), rnd64(), 64, good_dest());
+    add_desc(rnd64(), rnd_remote(), 64, good_dest());
     repeat (200) @(negedge clk);
     if (exp_cpl.size() != 1) fail("descriptor taken while disabled");
     enable = 1'b1;
@@ -396,9 +409,9 @@ module tb_ddc_tx_read_engine;
     // MSG_LEN_MAX is a legal length; flush it mid-way, like a ring reset does.
     for (int k = 0; k < 10; k++) begin
       p_pop = 50; lat = 20;
-      if (k == 0) add_desc(rnd64(), rnd64(), 32'(MSG_LEN_MAX), good_dest());
-      else add_desc(rnd64(), rnd64(), $urandom_range(1000, 5000), good_dest());
-      add_desc(rnd64(), rnd64(), 500, good_dest());
+      if (k == 0) add_desc(rnd64(), rnd_remote(), 32'(MSG_LEN_MAX), good_dest());
+      else add_desc(rnd64(), rnd_remote(), $urandom_range(1000, 5000), good_dest());
+      add_desc(rnd64(), rnd_remote(), 500, good_dest());
       repeat ($urandom_range(5, 300)) @(negedge clk);
       @(negedge clk);
       flush = 1'b1; drain = 1'b1;
@@ -412,7 +425,7 @@ module tb_ddc_tx_read_engine;
       drain = 1'b0;
       repeat (3) @(negedge clk);
       if (job_valid || req_valid) fail("activity after flush");
-      add_desc(rnd64(), rnd64(), $urandom_range(1, 2000), good_dest());
+      add_desc(rnd64(), rnd_remote(), $urandom_range(1, 2000), good_dest());
       wait_done(100000);
     end
 

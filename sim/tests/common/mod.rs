@@ -135,6 +135,7 @@ pub fn desc(local: u64, remote: u64, len: u32, dest: u16, msg_id: u32) -> LmeDes
     LmeDesc {
         local_addr: local,
         remote_addr: remote,
+        dctx: 0,
         len,
         dest,
         flags: desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE,

@@ -49,10 +49,10 @@ no flow goes faster than it does alone. Rates are recomputed whenever a flow fin
 (water-filling over time).
 
 Contexts: each flow is meant to be driven from its own NIC context, so that the NIC's \
-arbitration between contexts is what is measured. The NIC has one context (one LME ring) \
-per node today: flows of one source share that ring, and their chunks are posted \
-round-robin into it, so the ring order interleaves them chunk by chunk. When the NIC gets \
-several contexts, each flow gets its own and the NIC arbitrates.
+arbitration between contexts is what is measured. The NIC has 8 contexts (contract 1.5) \
+but this bench does not use them yet: flows of one source share the card's own ring \
+(context 0), and their chunks are posted round-robin into it, so the ring order \
+interleaves them chunk by chunk.
 
 Examples:
   fasthsl bench sharing --scheme host/cli/examples/sharing/out2.txt
@@ -288,10 +288,10 @@ pub fn fair_times(flows: &[FluidFlow], capacity: f64) -> Vec<f64> {
 // ---- measurement ----------------------------------------------------------------------
 
 /// Where a flow's puts are posted. Each flow is its own context; `ring` is the NIC
-/// context (LME ring) it is mapped to. The NIC has one context per node today, so every
-/// flow of a node maps to that node's ring, and [`Run::run`] interleaves the flows of a
-/// ring round-robin. With several NIC contexts, `ring` becomes the flow's own, and the
-/// NIC's arbitration takes over.
+/// context (LME ring) it is mapped to. Every flow of a node maps to that node's card ring
+/// (context 0) for now, and [`Run::run`] interleaves the flows of a ring round-robin.
+/// With a `fasthsl_driver::Context` per flow (contexts 1..7 of the card), `ring` becomes
+/// the flow's own, and the NIC's round robin between contexts takes over.
 #[derive(Debug, Clone, Copy)]
 struct FlowContext {
     /// Node whose card posts the flow's puts.

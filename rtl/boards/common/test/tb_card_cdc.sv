@@ -15,7 +15,7 @@ module tb_card_cdc;
   logic rst_n = 1'b0;
 
   logic        b_csr_req_valid = 0, b_csr_req_write = 0, b_csr_rsp_valid;
-  logic [12:0] b_csr_req_addr = 0;
+  logic [15:0] b_csr_req_addr = 0;
   logic [31:0] b_csr_req_wdata = 0, b_csr_rsp_rdata;
   logic        b_rd_req_valid, b_rd_req_ready = 0;
   logic [63:0] b_rd_req_addr;
@@ -30,7 +30,7 @@ module tb_card_cdc;
   logic [7:0]  b_wr_strb;
   logic        b_irq;
   logic        c_csr_req_valid, c_csr_req_write, c_csr_rsp_valid = 0;
-  logic [12:0] c_csr_req_addr;
+  logic [15:0] c_csr_req_addr;
   logic [31:0] c_csr_req_wdata, c_csr_rsp_rdata = 0;
   logic        c_rd_req_valid = 0, c_rd_req_ready;
   logic [63:0] c_rd_req_addr = 0;
@@ -138,9 +138,9 @@ module tb_card_cdc;
       // CSR: write then read back, one access at a time from the bridge side
       begin
         for (int n = 0; n < 150; n++) begin
-          logic [12:0] a;
+          logic [15:0] a;
           logic [31:0] d;
-          a = {11'($urandom), 2'b00};
+          a = {3'b000, 11'($urandom), 2'b00};
           d = $urandom;
           @(negedge b_clk);
           b_csr_req_valid = 1; b_csr_req_write = 1; b_csr_req_addr = a; b_csr_req_wdata = d;
