@@ -388,7 +388,7 @@ module tb_ddc_nic;
     mem_wr_word(slot, src);
     mem_wr_word(slot + 8, {13'h0, 3'(to), dst[47:0]});
     mem_wr_word(slot + 16, lme_desc_w2_t'{flags: flags, dest: Node, len: 32'(len)});
-    mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: id});
+    mem_wr_word(slot + 24, lme_desc_w3_t'{key: '0, status: '0, msg_id: id});
     ctx_prod[k] = (ctx_prod[k] + 1) % Ring;
     csr_wr(ctx_reg(k, CTX_LME_PROD_OFFSET), 32'(ctx_prod[k]));
     t = cycle;
@@ -705,7 +705,7 @@ module tb_ddc_nic;
           mem_wr_word(slot, src);
           mem_wr_word(slot + 8, {13'h0, 3'(to), dst[47:0]});
           mem_wr_word(slot + 16, lme_desc_w2_t'{flags: 16'h0, dest: Node, len: 32'(len)});
-          mem_wr_word(slot + 24, lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: id});
+          mem_wr_word(slot + 24, lme_desc_w3_t'{key: '0, status: '0, msg_id: id});
           ctx_prod[k] = (ctx_prod[k] + 1) % Ring;
           csr_wr(ctx_reg(k, CTX_LME_PROD_OFFSET), 32'(ctx_prod[k]));
         end
@@ -753,6 +753,7 @@ module tb_ddc_nic;
       end
       // A context with descriptors outstanding cannot reset its ring; an idle one can.
       csr_expect(ctx_reg(3, CTX_LME_SIZE_OFFSET), Ring, "context LME_SIZE");
+      n_acks = n_msgs - 3;   // every context message is a unicast the loopback ACKs
       check_counters("after contexts", 1, 1);
 
       // Per-context interrupt bits: context 4 sends to context 6 with both IRQ flags.
@@ -778,7 +779,7 @@ module tb_ddc_nic;
         mem_wr_word(ctx_lme(1) + 64'(32 * slot) + 16,
                     lme_desc_w2_t'{flags: 16'h0, dest: Node, len: 32'd16});
         mem_wr_word(ctx_lme(1) + 64'(32 * slot) + 24,
-                    lme_desc_w3_t'{rsvd48: '0, status: '0, msg_id: 32'h5555});
+                    lme_desc_w3_t'{key: '0, status: '0, msg_id: 32'h5555});
         ctx_prod[1] = (ctx_prod[1] + 1) % Ring;
         csr_wr(ctx_reg(1, CTX_LME_PROD_OFFSET), 32'(ctx_prod[1]));
         repeat (2000) @(posedge clk);

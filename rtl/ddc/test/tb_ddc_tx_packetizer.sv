@@ -112,7 +112,8 @@ module tb_ddc_tx_packetizer;
   int          ans_beat = 0, ans_out_beat = 0, p_ans = 0, ans_n = 0;
 
   function automatic void add_answer();
-    pkt_hdr_w0_t w0 = '{len: 16'h0, flags: 8'($urandom()), rsvd38: 2'b00, last: 1'b1,
+    pkt_hdr_w0_t w0 = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, flags: 8'($urandom()),
+                        rsvd38: 2'b00, last: 1'b1,
                         first: 1'b1, ptype: 4'($urandom_range(1, 3)), src: 16'h0ABC,
                         dest: 16'($urandom())};
     logic [63:0] f[4] = '{w0, 64'h0, {$urandom(), $urandom()}, {32'h0, $urandom()}};
