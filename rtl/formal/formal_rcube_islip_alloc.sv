@@ -25,9 +25,7 @@ module formal_rcube_islip_alloc #(
   logic [NPORTS-1:0]            rd_valid_q, rd_last, pop, xvalid;
   logic [NPORTS-1:0][PortW-1:0] pop_port, xsel;
   // Unicast proof: broadcast queues stay empty (tb_rcube_router_bcast covers them).
-  logic [NPORTS-1:0]            unused_pop_bc, unused_bc_start, unused_sched;
-  // ... and adaptive queues too (tb_rcube_router_adapt covers them).
-  logic [NPORTS-1:0]            unused_pop_ad, unused_ad_start;
+  logic [NPORTS-1:0]            unused_pop_bc, unused_bc_start, unused_sched, unused_out_open;
   assign rd_last = last_i & rd_valid_q;
 
   rcube_islip_alloc #(
@@ -43,15 +41,11 @@ module formal_rcube_islip_alloc #(
     .credit_bc_i('0),
     .bc_avail_i ('0),
     .bc_mask_i  ('0),
-    .ad_avail_i ('0),
-    .ad_port_i  ('0),
-    .ad_alt_i   ('0),
-    .pop_ad_o   (unused_pop_ad),
-    .ad_start_o (unused_ad_start),
     .pop_o      (pop),
     .pop_port_o (pop_port),
     .pop_bc_o   (unused_pop_bc),
     .bc_start_o (unused_bc_start),
+    .out_open_o (unused_out_open),
     .sched_o    (unused_sched),
     .xvalid_o   (xvalid),
     .xsel_o     (xsel)

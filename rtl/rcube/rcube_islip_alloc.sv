@@ -38,18 +38,8 @@
 // (holding some outputs while stalled on another couples the tree's branches; rtl/rcube/
 // README.md). An input waiting for or sending a broadcast takes no iSLIP match.
 //
-// Adaptive packets: the front packet of an input's adaptive queue (ad_avail_i) requests
-// its preferred output (ad_port_i) when that is free and has a credit, else every
-// alternative (ad_alt_i) that is free and whose downstream buffer is nearly empty
-// (credit_bc_i: BCAST_PKT_FLITS credits). A busy output with a full neighbour means
-// congestion that way: sending there only moves it (measured: without the threshold,
-// mesh:4x4 bitcomp fell from 0.50 to 0.30-0.37 of link rate, mesh:8x8 uniform 16-flit
-// from 0.31 to 0.21; with it, neither loses). Its request row joins the input's VOQ
-// requests, so
-// iSLIP's grant and accept pick one output. The connection then records that it pops
-// the adaptive queue (in_ad_q), and the body follows it there. When an accepted output
-// was requested by both a VOQ and the adaptive queue, a per-input bit alternates which
-// one it serves, so neither can starve the other.
+// out_open_o tells the inputs which outputs are held by a packet now (for adaptive
+// routing, decided when a head arrives: rcube_voq_input).
 module rcube_islip_alloc #(
   parameter int unsigned NPORTS = 8,
   parameter int unsigned ITERS  = 1,
@@ -69,17 +59,13 @@ module rcube_islip_alloc #(
   // broadcast queue per input: has a flit, output set of its front packet
   input  logic [NPORTS-1:0]              bc_avail_i,
   input  logic [NPORTS-1:0][NPORTS-1:0]  bc_mask_i,
-  // adaptive queue per input: has a flit, preferred output and alternatives of its front
-  input  logic [NPORTS-1:0]              ad_avail_i,
-  input  logic [NPORTS-1:0][PortW-1:0]   ad_port_i,
-  input  logic [NPORTS-1:0][NPORTS-1:0]  ad_alt_i,
   // pops at the next edge
   output logic [NPORTS-1:0]              pop_o,
   output logic [NPORTS-1:0][PortW-1:0]   pop_port_o,
   output logic [NPORTS-1:0]              pop_bc_o,     // pop the broadcast queue instead
   output logic [NPORTS-1:0]              bc_start_o,   // ... and it is a broadcast's head
-  output logic [NPORTS-1:0]              pop_ad_o,     // pop_o pops the adaptive queue
-  output logic [NPORTS-1:0]              ad_start_o,   // ... and it is an adaptive head
+  // outputs held by a connection or a broadcast's reservation this cycle
+  output logic [NPORTS-1:0]              out_open_o,
   // outputs that get a flit at the next edge (one credit spent each)
   output logic [NPORTS-1:0]              sched_o,
   // crossbar setting for this cycle (registered): output o carries input xsel_o[o]
@@ -119,8 +105,6 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0]             bc_conn_q, bc_conn_d;   // input i sends a broadcast ...
   logic [NPORTS-1:0][NPORTS-1:0] bc_held_q, bc_held_d;   // ... to / reserving these outputs
   logic [PortW-1:0]              bptr_q, bptr_d;         // acquisition round robin over inputs
-  logic [NPORTS-1:0]             in_ad_q, in_ad_d;       // the connection pops the adaptive queue
-  logic [NPORTS-1:0]             ad_pref_q, ad_pref_d;   // ties: serve the adaptive queue
 
   // Connections still open for pops now: a last flit crossing now has closed its own.
   // A broadcast's reservations (started or not) count as open for their outputs.
@@ -134,34 +118,30 @@ module rcube_islip_alloc #(
       bc_open[i] = bc_conn_q[i] && !(rd_valid_i[i] && rd_last_i[i]);
       // Reserving (not started) or sending: the input is taken.
       bc_keep[i] = (bc_open[i] || (!bc_conn_q[i] && bc_held_q[i] != '0)) ? bc_held_q[i] : '0;
+      out_open = out_open | bc_keep[i];
+    end
+  end
+  // Apart from out_open: the inputs read out_open (out_open_o) to route arriving heads,
+  // which feeds their queues' bc_avail_i, so the two must not share a process.
+  always_comb begin
+    for (int unsigned i = 0; i < NPORTS; i++) begin
       bc_busy[i] = bc_open[i] || (!bc_conn_q[i] && (bc_held_q[i] != '0 || bc_avail_i[i])
                                   && !in_open[i]);
-      out_open = out_open | bc_keep[i];
     end
   end
 
   // ---- matching of free inputs and free outputs ----
   logic [NPORTS-1:0][NPORTS-1:0] req, gnt;       // [input][output]
-  logic [NPORTS-1:0][NPORTS-1:0] voq_req, ad_req; // the two sources of req
-  logic [NPORTS-1:0]             out_free;
   logic [NPORTS-1:0]             in_matched, out_matched, first_in, first_out;
   logic [NPORTS-1:0][PortW-1:0]  in_pick, out_pick;
   logic [NPORTS-1:0]             col;
   logic [PortW-1:0]              acc;
   always_comb begin
-    out_free = ~out_open & credit_ok_i;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
-        voq_req[i][o] = !in_open[i] && !bc_busy[i] && out_free[o] && avail_i[i][o];
+        req[i][o] = !in_open[i] && !bc_busy[i] && !out_open[o] && avail_i[i][o] &&
+                    credit_ok_i[o];
       end
-      ad_req[i] = '0;
-      if (!in_open[i] && !bc_busy[i] && ad_avail_i[i]) begin
-        // The preferred output when it can take the packet, else any free alternative
-        // with room downstream.
-        if (out_free[ad_port_i[i]]) ad_req[i][ad_port_i[i]] = 1'b1;
-        else                        ad_req[i] = ad_alt_i[i] & out_free & credit_bc_i;
-      end
-      req[i] = voq_req[i] | ad_req[i];
     end
     gnt         = '0;
     col         = '0;
@@ -221,15 +201,6 @@ module rcube_islip_alloc #(
     end
   end
 
-  // ---- which queue a new match pops ----
-  logic [NPORTS-1:0] from_ad;
-  always_comb begin
-    for (int unsigned i = 0; i < NPORTS; i++) begin
-      from_ad[i] = in_matched[i] && ad_req[i][in_pick[i]] &&
-                   (!voq_req[i][in_pick[i]] || ad_pref_q[i]);
-    end
-  end
-
   // ---- pops, connections, crossbar setting ----
   always_comb begin
     pop_o      = '0;
@@ -241,30 +212,20 @@ module rcube_islip_alloc #(
     bptr_d     = bptr_q;
     in_conn_d  = in_open | in_matched;
     in_port_d  = in_port_q;
-    in_ad_d    = in_ad_q;
-    ad_pref_d  = ad_pref_q;
-    pop_ad_o   = '0;
-    ad_start_o = '0;
     xvalid_d   = '0;
     xsel_d     = xsel_q;
     gptr_d     = gptr_q;
     aptr_d     = aptr_q;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       if (in_open[i]) begin
-        if ((in_ad_q[i] ? ad_avail_i[i] : avail_i[i][in_port_q[i]]) &&
-            credit_ok_i[in_port_q[i]]) begin
+        if (avail_i[i][in_port_q[i]] && credit_ok_i[in_port_q[i]]) begin
           pop_o[i]               = 1'b1;
-          pop_ad_o[i]            = in_ad_q[i];
           pop_port_o[i]          = in_port_q[i];
           xvalid_d[in_port_q[i]] = 1'b1;
           xsel_d[in_port_q[i]]   = PortW'(i);
         end
       end else if (in_matched[i]) begin
         in_port_d[i]         = in_pick[i];
-        in_ad_d[i]           = from_ad[i];
-        pop_ad_o[i]          = from_ad[i];
-        ad_start_o[i]        = from_ad[i];
-        if (ad_req[i][in_pick[i]] && voq_req[i][in_pick[i]]) ad_pref_d[i] = !ad_pref_q[i];
         pop_o[i]             = 1'b1;
         pop_port_o[i]        = in_pick[i];
         xvalid_d[in_pick[i]] = 1'b1;
@@ -291,6 +252,7 @@ module rcube_islip_alloc #(
     end
   end
 
+  assign out_open_o = out_open;
   assign sched_o  = xvalid_d;
   assign xvalid_o = xvalid_q;
   assign xsel_o   = xsel_q;
@@ -306,8 +268,6 @@ module rcube_islip_alloc #(
       bc_conn_q  <= '0;
       bc_held_q  <= '0;
       bptr_q     <= '0;
-      in_ad_q    <= '0;
-      ad_pref_q  <= '0;
     end else begin
       in_conn_q  <= in_conn_d;
       in_port_q  <= in_port_d;
@@ -318,8 +278,6 @@ module rcube_islip_alloc #(
       bc_conn_q  <= bc_conn_d;
       bc_held_q  <= bc_held_d;
       bptr_q     <= bptr_d;
-      in_ad_q    <= in_ad_d;
-      ad_pref_q  <= ad_pref_d;
     end
   end
 

@@ -98,9 +98,7 @@ module rcube_router #(
     logic       [NPORTS-1:0]             xvalid, sched;
     logic       [NPORTS-1:0]             bc_avail, pop_bc, bc_start, credit_bc;
     logic       [NPORTS-1:0][NPORTS-1:0] bc_mask;     // [input][output]
-    logic       [NPORTS-1:0]             ad_avail, pop_ad, ad_start;
-    logic       [NPORTS-1:0][PortW-1:0]  ad_port;
-    logic       [NPORTS-1:0][NPORTS-1:0] ad_alt;      // [input][output]
+    logic       [NPORTS-1:0]             out_open, out_busy, out_calm;
 
     for (genvar i = 0; i < NPORTS; i++) begin : gen_in
       rcube_voq_input #(
@@ -127,11 +125,8 @@ module rcube_router #(
         .bc_mask_o     (bc_mask[i]),
         .pop_bc_i      (pop_bc[i]),
         .bc_start_i    (bc_start[i]),
-        .ad_avail_o    (ad_avail[i]),
-        .ad_port_o     (ad_port[i]),
-        .ad_alt_o      (ad_alt[i]),
-        .pop_ad_i      (pop_ad[i]),
-        .ad_start_i    (ad_start[i]),
+        .out_busy_i    (out_busy),
+        .out_calm_i    (out_calm),
         .rd_flit_o     (rd_flit[i]),
         .tmo_cycles_i  (tmo_cycles),
         .drop_o        (drop_inc[i]),
@@ -156,19 +151,19 @@ module rcube_router #(
       .rd_last_i  (rd_last),
       .bc_avail_i (bc_avail),
       .bc_mask_i  (bc_mask),
-      .ad_avail_i (ad_avail),
-      .ad_port_i  (ad_port),
-      .ad_alt_i   (ad_alt),
       .pop_o      (pop),
       .pop_port_o (pop_port),
       .pop_bc_o   (pop_bc),
       .bc_start_o (bc_start),
-      .pop_ad_o   (pop_ad),
-      .ad_start_o (ad_start),
+      .out_open_o (out_open),
       .sched_o    (sched),
       .xvalid_o   (xvalid),
       .xsel_o     (xsel)
     );
+
+    // For the adaptive choice of arriving heads.
+    assign out_busy = out_open | ~credit_ok;
+    assign out_calm = ~out_open & credit_bc;
 
     // ---- outputs ----
     for (genvar o = 0; o < NPORTS; o++) begin : gen_out

@@ -25,18 +25,19 @@
 // A dropped (unroutable) packet is just ended.
 //
 // Adaptive packets (header flag DESC_FLAG_ADAPTIVE, table entry with a non-empty amask)
-// go to a second extra queue (index NPORTS + 1) in arrival order; the preferred port
-// and the alternatives of each one wait in a FIFO beside it, as the broadcast sets do,
-// so the allocator sees the set of the queue's front packet (ad_port_o, ad_alt_o) and
-// picks the output when it starts the packet (ad_start_i). The body follows the head
-// through the same queue, so wormhole order holds whichever output was chosen.
+// pick their output when the head arrives, as RCUBE did: the entry's port unless that
+// output is busy (held by another packet or out of credits) or this input already has
+// packets queued for it; then the first alternative that is free, has room downstream
+// (out_calm_i: credits for BCAST_PKT_FLITS flits) and has no queue here, else still
+// the port. The packet then goes to that output's queue like any other, so it never
+// waits behind packets for other outputs, and its body follows it there.
 module rcube_voq_input #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,
   parameter int unsigned INPORT    = 0,   // this input's port number
   parameter bit          REG_AVAIL = 1'b0,   // see rcube_voq_buffer
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
-  localparam int unsigned QW       = $clog2(NPORTS + 2),
+  localparam int unsigned QW       = $clog2(NPORTS + 1),
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
 ) (
   input  logic                                                       clk_i,
@@ -63,13 +64,10 @@ module rcube_voq_input #(
   output logic [NPORTS-1:0]                                          bc_mask_o,
   input  logic                                                       pop_bc_i,
   input  logic                                                       bc_start_i,
-  // adaptive queue: has a flit, preferred port and alternatives of its front packet;
-  // pop_ad_i (with pop_i) pops it, ad_start_i says that pop is an adaptive packet's head
-  output logic                                                       ad_avail_o,
-  output logic [PortW-1:0]                                           ad_port_o,
-  output logic [NPORTS-1:0]                                          ad_alt_o,
-  input  logic                                                       pop_ad_i,
-  input  logic                                                       ad_start_i,
+  // output state for the adaptive choice: busy (held by a packet, or no credit), calm
+  // (free, with room for BCAST_PKT_FLITS flits downstream)
+  input  logic [NPORTS-1:0]                                          out_busy_i,
+  input  logic [NPORTS-1:0]                                          out_calm_i,
   // the flit popped at the last edge, on its way through the crossbar
   output fasthsl_link_pkg::link_flit_t                               rd_flit_o,
   // stall timeout in cycles (RT_TMO_CYCLES), 0: off
@@ -127,24 +125,35 @@ module rcube_voq_input #(
   // ---- stall timeout ----
   logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
   logic        expired, inj, inj_taken, has_free;
-  logic [NPORTS+1:0][CntW-1:0] count;   // per queue: outputs, broadcast, adaptive
+  logic [NPORTS:0][CntW-1:0]   count;   // per queue, the broadcast queue last
   // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
   assign expired   = in_pkt_q && !in_flit_i.valid && tmo_cycles_i != '0 && idle_q >= tmo_cycles_i;
   assign inj       = expired && !pkt_drop_q && count[pkt_port_q] == '0;
   // The EEP leaves through the queue the packet was in: the broadcast queue for a
   // broadcast (its connection holds the whole output set until this last flit).
-  // An adaptive packet's EEP leaves through the adaptive queue and its connection.
-  always_comb begin
-    if (pkt_port_q == QW'(NPORTS))          inj_taken = inj && pop_bc_i;
-    else if (pkt_port_q == QW'(NPORTS + 1)) inj_taken = inj && pop_i && pop_ad_i;
-    else inj_taken = inj && pop_i && !pop_ad_i && QW'(pop_port_i) == pkt_port_q;
-  end
+  assign inj_taken = inj && ((pkt_port_q == QW'(NPORTS)) ? pop_bc_i
+                                                         : pop_i && QW'(pop_port_i) == pkt_port_q);
   always_comb begin
     idle_d    = idle_q;
     if (!in_pkt_q || in_flit_i.valid) idle_d = '0;
     else if (has_free && idle_q != '1) idle_d = idle_q + 16'd1;
   end
   assign tmo_o = inj_taken || (expired && pkt_drop_q);
+
+  // ---- adaptive choice of the output ----
+  logic [NPORTS-1:0] alt_ok;
+  logic [PortW-1:0]  route_port;
+  always_comb begin
+    route_port = lookup_port;
+    for (int unsigned o = 0; o < NPORTS; o++) begin
+      alt_ok[o] = lookup_amask[o] && out_calm_i[o] && count[o] == '0;
+    end
+    if (is_adapt && (out_busy_i[lookup_port] || count[lookup_port] != '0)) begin
+      for (int o = NPORTS - 1; o >= 0; o--) begin
+        if (alt_ok[o]) route_port = PortW'(o);
+      end
+    end
+  end
 
   always_comb begin
     in_pkt_d   = in_pkt_q;
@@ -153,7 +162,7 @@ module rcube_voq_input #(
     if (in_flit_i.valid) in_pkt_d = !in_flit_i.last;
     if (tmo_o) in_pkt_d = 1'b0;
     if (is_head) begin
-      pkt_port_d = is_bcast ? QW'(NPORTS) : is_adapt ? QW'(NPORTS + 1) : QW'(lookup_port);
+      pkt_port_d = is_bcast ? QW'(NPORTS) : QW'(route_port);
       pkt_drop_d = is_bcast ? (bc_fwd == '0) : !lookup_hit;
     end
   end
@@ -168,10 +177,10 @@ module rcube_voq_input #(
 
   logic                          rd_valid;
   logic [65:0]                   rd_data;
-  logic [NPORTS+1:0]             q_avail;
+  logic [NPORTS:0]               q_avail;
 
   rcube_voq_buffer #(
-    .NQ   (NPORTS + 2),
+    .NQ   (NPORTS + 1),
     .DEPTH(BUF_DEPTH),
     .W    (66),
     .REG_AVAIL(REG_AVAIL)
@@ -185,7 +194,7 @@ module rcube_voq_input #(
     .push_data_i(inj ? {1'b1, 1'b1, 64'd0} : {in_flit_i.last, in_flit_i.err, in_flit_i.data}),
     .avail_o    (q_avail),
     .pop_i      (pop_i || pop_bc_i),
-    .pop_q_i    (pop_bc_i ? QW'(NPORTS) : pop_ad_i ? QW'(NPORTS + 1) : QW'(pop_port_i)),
+    .pop_q_i    (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
     .rd_valid_o (rd_valid),
     .rd_data_o  (rd_data),
     .count_o    (count),
@@ -194,7 +203,6 @@ module rcube_voq_input #(
 
   assign avail_o    = q_avail[NPORTS-1:0];
   assign bc_avail_o = q_avail[NPORTS];
-  assign ad_avail_o = q_avail[NPORTS+1];
 
   // ---- output sets of the broadcasts in the queue ----
   // One entry per broadcast in the queue (each holds at least one buffer slot, so
@@ -220,30 +228,6 @@ module rcube_voq_input #(
     .out_ready_i(bc_start_i),
     .out_data_o (mask_front),
     .count_o    (unused_bc_count)
-  );
-
-  // ---- preferred port and alternatives of the adaptive packets in the queue ----
-  // Same scheme as the broadcast sets: one entry per adaptive packet not yet started.
-  logic                      set_push, set_valid;
-  logic [PortW+NPORTS-1:0]   set_front;
-  logic                      unused_ad_ready;   // never full: one entry per stored packet
-  logic [CntW-1:0]           unused_ad_count;
-  assign set_push = is_head && !is_bcast && is_adapt;   // is_adapt implies a hit
-  assign {ad_port_o, ad_alt_o} = set_valid ? set_front : {lookup_port, lookup_amask};
-
-  fifo_sync #(
-    .WIDTH(PortW + NPORTS),
-    .DEPTH(BUF_DEPTH)
-  ) u_ad_sets (
-    .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .in_valid_i (set_push && !(ad_start_i && !set_valid)),
-    .in_ready_o (unused_ad_ready),
-    .in_data_i  ({lookup_port, lookup_amask}),
-    .out_valid_o(set_valid),
-    .out_ready_i(ad_start_i),
-    .out_data_o (set_front),
-    .count_o    (unused_ad_count)
   );
 
   assign rd_flit_o = '{valid: rd_valid, last: rd_data[65], err: rd_data[64], data: rd_data[63:0]};
@@ -290,10 +274,6 @@ module rcube_voq_input #(
       assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
       assert (!bc_start_i || mask_valid || mask_push)
         else $error("rcube_voq_input: broadcast start without a queued broadcast");
-      assert (!pop_ad_i || pop_i) else $error("rcube_voq_input: adaptive pop without pop");
-      assert (!ad_start_i || pop_ad_i) else $error("rcube_voq_input: adaptive start without pop");
-      assert (!ad_start_i || set_valid || set_push)
-        else $error("rcube_voq_input: adaptive start without a queued adaptive packet");
     end
   end
 `endif

@@ -869,7 +869,7 @@ impl WinRejInfo {
 pub struct RouteCtrl {
     /// Output port for destinations in the interval.
     pub port: u8,
-    /// Adaptive alternatives: bit o set = a packet with DESC_FLAG_ADAPTIVE whose port output is busy (connected to another input, or out of credits) may take output o instead (VOQ router; bits of ports the router lacks are ignored). 0: deterministic. The union of port and amask routes must keep the channel dependency graph acyclic (fasthsl_topology::check).
+    /// Adaptive alternatives: bit o set = a packet with DESC_FLAG_ADAPTIVE arriving while its port output is busy (held by another packet, out of credits, or already queued for at this input) may take output o instead, if o is free with room downstream (VOQ router; chosen on arrival; bits of ports the router lacks are ignored). 0: deterministic. The union of port and amask routes must keep the channel dependency graph acyclic (fasthsl_topology::check).
     pub amask: u8,
     /// Entry is used.
     pub valid: bool,

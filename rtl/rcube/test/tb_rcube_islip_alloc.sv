@@ -34,13 +34,12 @@ module tb_rcube_islip_alloc_env #(
   logic [NP-1:0][PW-1:0] pop_port, xsel;
 
   logic [NP-1:0] unused_pop_bc, unused_bc_start, sched, sched_q;
-  logic [NP-1:0] unused_pop_ad, unused_ad_start;   // adaptive queues: tb_rcube_router_adapt
+  logic [NP-1:0] unused_out_open;   // read by the inputs' adaptive choice: tb_rcube_router_adapt
   rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS)) dut (
     .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
     .rd_valid_i(rd_valid), .rd_last_i(rd_last), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
-    .ad_avail_i('0), .ad_port_i('0), .ad_alt_i('0), .pop_ad_o(unused_pop_ad), .ad_start_o(unused_ad_start),
     .pop_o(pop), .pop_port_o(pop_port), .pop_bc_o(unused_pop_bc),
-    .bc_start_o(unused_bc_start), .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel)
+    .bc_start_o(unused_bc_start), .out_open_o(unused_out_open), .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel)
   );
   // Unicast only here; broadcasts are checked in tb_rcube_router_bcast. sched_o must
   // name exactly the outputs the registered crossbar setting will carry.
@@ -48,7 +47,6 @@ module tb_rcube_islip_alloc_env #(
   always_ff @(posedge clk) begin
     if (rst_n && sched_q != xvalid) $fatal(1, "%s: sched_o %b != xvalid %b", name, sched_q, xvalid);
     if (rst_n && (unused_pop_bc | unused_bc_start) != '0) $fatal(1, "%s: broadcast pop", name);
-    if (rst_n && (unused_pop_ad | unused_ad_start) != '0) $fatal(1, "%s: adaptive pop", name);
   end
 
   string name;
