@@ -250,11 +250,12 @@ module tb_fasthsl_card;
     csr_rd(16'hFFFC, 32'hFFFF_FFFF);
     csr_rd(16'(NODE_ID_OFFSET), 32'h0000_1234);
 
-    // Route destinations 0x10..0x20 arriving on input 1 to output 2.
+    // Route destinations 0x10..0x20 arriving on input 1 to output 2; the reserved bits
+    // written as ones read back as zeros (amask, bits 15:8, is a field: written 0).
     bnd = '{lo: 16'h0010, hi: 16'h0020};
     ctl = '{valid: 1'b1, rsvd16: '0, amask: '0, rsvd3: '0, port: 3'd2};
     csr_wr(rt(RT_BOUNDS_OFFSET + 16'(Entry * RT_BOUNDS_STRIDE)), 32'(bnd));
-    csr_wr(rt(RT_CTRL_OFFSET + 16'(Entry * RT_CTRL_STRIDE)), 32'hFFFF_FFF8 | 32'(ctl));
+    csr_wr(rt(RT_CTRL_OFFSET + 16'(Entry * RT_CTRL_STRIDE)), 32'hFFFF_00F8 | 32'(ctl));
     csr_rd(rt(RT_BOUNDS_OFFSET + 16'(Entry * RT_BOUNDS_STRIDE)), 32'h0020_0010);
     csr_rd(rt(RT_CTRL_OFFSET + 16'(Entry * RT_CTRL_STRIDE)), 32'h8000_0002);
     // The NIC page at the same offset is not the table: there it is CNT_ACK_RX (0x140),
