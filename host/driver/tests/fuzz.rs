@@ -43,7 +43,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use fasthsl_driver::contract::{
-    ctrl, desc_flag, err, int, nic_regs as nic, router_regs as rt, status_done, DescErr, LmeDesc,
+    ctrl, desc_flag, err, nic_regs as nic, router_regs as rt, status_done, DescErr, LmeDesc,
     LmrEntry, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX, MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX,
     ROUTER_CSR_BASE, ROUTE_ENTRIES,
 };
