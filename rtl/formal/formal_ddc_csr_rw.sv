@@ -37,7 +37,14 @@ module formal_ddc_csr_rw
     .csr_req_addr_i (req_addr_i),
     .csr_req_wdata_i(req_wdata_i),
     .csr_rsp_valid_o(rsp_valid),
-    .csr_rsp_rdata_o(rsp_rdata)
+    .csr_rsp_rdata_o(rsp_rdata),
+    // No receive window block here: its registers are ddc_rx_window's (not proved by
+    // this harness), so ddc_csr answers every other offset itself. Left open, these
+    // inputs would let the solver claim any offset for the window block.
+    .win_hit_i      (1'b0),
+    .win_wr_ok_i    (1'b0),
+    .win_rdata_i    (32'h0),
+    .win_reject_i   (1'b0)
   );
 
   logic init_q = 1'b1;
@@ -68,10 +75,14 @@ module formal_ddc_csr_rw
   logic [15:0] mtu_q, lme_size_q, lme_prod_q, lmr_size_q, lmr_cons_q;
 
   logic size_ok, mtu_ok, lme_prod_wr;
+  logic [31:0] prod_val;   // the index an LME_PROD write carries
   assign size_ok     = (wdata != '0) && (wdata <= 32'(RING_SIZE_MAX));
   assign mtu_ok      = (wdata >= 32'd8) && (wdata <= 32'(MTU_MAX)) && (wdata[2:0] == '0);
   assign lme_prod_wr = wr && ((addr == LME_PROD_OFFSET) ||
                               (HAS_PROD_ALIAS && addr == PROD_ALIAS_OFFSET));
+  // The push trigger carries the index in bits 15:0 (bits 31:16: the pushed key).
+  assign prod_val    = (HAS_PROD_ALIAS && addr == PROD_ALIAS_OFFSET) ? {16'h0, wdata[15:0]}
+                                                                     : wdata;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -102,8 +113,8 @@ module formal_ddc_csr_rw
       if (lme_prod_wr) begin
         if (!lme_size_known_q) begin
           lme_prod_known_q <= 1'b0;
-        end else if (wdata < 32'(lme_size_q)) begin
-          lme_prod_q <= wdata[15:0];
+        end else if (prod_val < 32'(lme_size_q)) begin
+          lme_prod_q <= prod_val[15:0];
         end
       end
       // LMR ring
