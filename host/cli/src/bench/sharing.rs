@@ -348,10 +348,10 @@ struct FlowBufs {
 
 /// A configured cluster with the buffers of every flow of a scheme.
 struct Run<D: BenchDevice> {
-    cards: Vec<Card<D>>,
     /// Per flow: its own context at its source (per-flow mode), or `None` (it posts on
-    /// its source card's ring).
+    /// its source card's ring). Before `cards`: contexts close before their card does.
     ctxs: Vec<Option<NicContext<D>>>,
+    cards: Vec<Card<D>>,
     flows: Vec<Flow>,
     bufs: Vec<FlowBufs>,
     chunk: usize,
