@@ -4,6 +4,8 @@
 //! against [`Testbed`] and the driver's `Device` trait; they take time from the cards
 //! themselves ([`Clock`]), so the simulated path keeps its modeled numbers exactly.
 
+use std::rc::Rc;
+
 use anyhow::{bail, ensure, Context, Result};
 use fasthsl_driver::{Card, CardConfig, Device, DeviceError, DmaBuffer, Pace};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
@@ -93,7 +95,8 @@ impl Clock {
 
 /// A device a benchmark can run on: the driver's `Device`, plus what the benchmarks
 /// report about it.
-pub trait BenchDevice: Device {
+/// `Clone` gives another handle on the same card (e.g. for a driver `Context`).
+pub trait BenchDevice: Device + Clone {
     /// DMAs of this card an IOMMU refused, where the backend can count them.
     fn iommu_faults(&self) -> Option<u64>;
 }
@@ -104,12 +107,14 @@ impl BenchDevice for SimDevice {
     }
 }
 
-/// A card named by `--device`.
+/// A card named by `--device`. Clones share the one open device (a context's handle in
+/// this process, not a second mapping).
+#[derive(Clone)]
 pub enum CardDevice {
     /// A real card through Linux VFIO.
-    Vfio(Box<VfioDevice>),
+    Vfio(Rc<VfioDevice>),
     /// A card behind a vfio-user socket (`fasthsl serve`).
-    User(Box<VfioUserDevice>),
+    User(Rc<VfioUserDevice>),
 }
 
 impl CardDevice {
@@ -177,7 +182,7 @@ pub fn open_device(spec: &str) -> Result<CardDevice> {
         let d = VfioUserDevice::connect(path.as_ref()).with_context(|| {
             format!("cannot attach to {path} (start the cards with `fasthsl serve --socket ...`)")
         })?;
-        Ok(CardDevice::User(Box::new(d)))
+        Ok(CardDevice::User(Rc::new(d)))
     } else {
         let d = VfioDevice::open(spec).with_context(|| {
             format!(
@@ -185,7 +190,7 @@ pub fn open_device(spec: &str) -> Result<CardDevice> {
                  or vfio-user:/path/to.sock for a card served by `fasthsl serve`)"
             )
         })?;
-        Ok(CardDevice::Vfio(Box::new(d)))
+        Ok(CardDevice::Vfio(Rc::new(d)))
     }
 }
 

@@ -203,6 +203,65 @@ fn sharing_draws_its_penalty_bars() {
 }
 
 #[test]
+fn sharing_gives_each_flow_a_context_and_refuses_too_many_per_source() {
+    let dir = std::env::temp_dir().join(format!("fasthsl-cli-ctx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scheme = dir.join("s.txt");
+    // Eight flows out of node 0: one more than the contexts a card has for flows.
+    let text8: String = (0..8).map(|i| format!("f{i} 0 1 64\n")).collect();
+    std::fs::write(&scheme, &text8).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            "sharing",
+            "--topology",
+            "full:2",
+            "--scheme",
+            scheme.to_str().unwrap(),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        fasthsl(&args)
+    };
+    let o = run(&[]);
+    assert!(!o.status.success());
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("node 0 is the source of 8 flows, but a card has 7 contexts"),
+        "{e}"
+    );
+    // The old behaviour still carries it: every flow on the card's own ring.
+    let o = run(&["--contexts", "shared"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let ctx: Vec<u64> = text(&o.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["context"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ctx, vec![0; 8]);
+    // Seven fit, on contexts 1..7.
+    let text7: String = text8.lines().take(7).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&scheme, text7).unwrap();
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let ctx: Vec<u64> = text(&o.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["context"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ctx, (1..=7).collect::<Vec<u64>>());
+    let o = run(&["--contexts", "each"]);
+    assert!(!o.status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn pingpong_layer_adds_the_message_layer_beside_the_put() {
     let o = fasthsl(&[
         "bench",

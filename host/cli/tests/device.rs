@@ -185,6 +185,8 @@ fn exchange_bcast_sharing_on_three_served_cards_and_device_errors() {
     assert_eq!(v.len(), 2, "{v:?}");
     for p in &v {
         assert_eq!(p["backend"], "vfio-user");
+        // Each flow on its own context of its source card (the served cards have them).
+        assert_eq!(p["context"], 1, "{p}");
         // Two flows into one node share its ejection link.
         assert!(p["penalty"].as_f64().unwrap() > 1.3, "{p}");
         assert!(p["fair_penalty"].as_f64().unwrap() > 1.9, "{p}");

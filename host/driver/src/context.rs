@@ -133,7 +133,8 @@ impl<D: Device> Context<D> {
     /// node `dest`, and the receiver's LMR entry goes to its context `dctx`. The checks
     /// of [`crate::Card::put`] but the destination range (page 0's DEST_RANGE, not
     /// readable from a context page: the card fails such a descriptor with BAD_DEST);
-    /// always a ring descriptor (the push window is context 0's).
+    /// always a ring descriptor (the push window is context 0's). Sends key 0: for a
+    /// receiver that enforces windows, use [`Context::put_keyed`].
     /// Returns the message id (delivered in the receiver's LMR entry).
     #[allow(clippy::too_many_arguments)]
     pub fn put(
@@ -143,6 +144,26 @@ impl<D: Device> Context<D> {
         buf: &DmaBuffer,
         local_offset: usize,
         remote_addr: u64,
+        len: usize,
+        flags: u16,
+    ) -> Result<u32, DriverError> {
+        self.put_keyed(dest, dctx, buf, local_offset, remote_addr, 0, len, flags)
+    }
+
+    /// [`Context::put`] into a receive window of the destination: `key` is the window's
+    /// [`crate::RxWindow::key`] there, and a window registered for a context
+    /// ([`crate::Card::register_window_for_context`]) accepts only packets whose `dctx`
+    /// is its owner. As with [`crate::Card::put_keyed`], a refusal is the receiver's: the
+    /// descriptor completes, the receiver drops, counts and logs the packets.
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_keyed(
+        &mut self,
+        dest: u16,
+        dctx: u8,
+        buf: &DmaBuffer,
+        local_offset: usize,
+        remote_addr: u64,
+        key: u16,
         len: usize,
         flags: u16,
     ) -> Result<u32, DriverError> {
@@ -181,9 +202,7 @@ impl<D: Device> Context<D> {
             flags: flags & !desc_flag::INLINE,
             msg_id,
             status: 0,
-            // Contexts send without a window key for now: a receiver that enforces its
-            // window table refuses them (docs/WINDOWS.md).
-            key: 0,
+            key,
         };
         self.dev
             .mem_write(&self.lme, slot as usize * LmeDesc::BYTES, &desc.to_bytes())?;

@@ -8,7 +8,7 @@
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 
-use fasthsl_contract::{nic_regs as nic, win_cfg, WinCtrl, WinRej, WinRejInfo};
+use fasthsl_contract::{nic_regs as nic, win_cfg, WinCtrl, WinRej, WinRejInfo, CTX_COUNT};
 
 use crate::{Card, Device, DriverError};
 
@@ -49,6 +49,7 @@ pub struct RxWindow {
     len: usize,
     addr: u64,
     perms: WindowPerms,
+    owner: u8,
 }
 
 impl RxWindow {
@@ -72,6 +73,11 @@ impl RxWindow {
     /// True for a zero-length window (which accepts nothing).
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+    /// The context whose packets it accepts (packets name it as their destination
+    /// context; 0 for [`Card::register_window`]).
+    pub fn owner(&self) -> u8 {
+        self.owner
     }
     /// Index in the card's table.
     pub fn index(&self) -> usize {
@@ -201,7 +207,27 @@ impl<D: Device> Card<D> {
         len: usize,
         perms: WindowPerms,
     ) -> Result<RxWindow, DriverError> {
-        self.add_window(offset, len, perms, None)
+        self.add_window(offset, len, perms, None, 0)
+    }
+
+    /// [`Card::register_window`] for context `owner` of this card (a
+    /// [`crate::Context`]): the card accepts a packet in it only if the packet names
+    /// `owner` as its destination context (`dctx` of [`crate::Context::put_keyed`]);
+    /// with the right key but another context it is refused (reason CTX).
+    pub fn register_window_for_context(
+        &mut self,
+        owner: u8,
+        offset: usize,
+        len: usize,
+        perms: WindowPerms,
+    ) -> Result<RxWindow, DriverError> {
+        if u32::from(owner) >= CTX_COUNT as u32 {
+            return Err(DriverError::NoSuchContext {
+                n: owner.into(),
+                count: CTX_COUNT as u32,
+            });
+        }
+        self.add_window(offset, len, perms, None, owner)
     }
 
     /// [`Card::register_window`] with a key chosen by the caller, e.g. the key of a
@@ -213,7 +239,7 @@ impl<D: Device> Card<D> {
         perms: WindowPerms,
         key: u16,
     ) -> Result<RxWindow, DriverError> {
-        self.add_window(offset, len, perms, Some(key))
+        self.add_window(offset, len, perms, Some(key), 0)
     }
 
     fn add_window(
@@ -222,6 +248,7 @@ impl<D: Device> Card<D> {
         len: usize,
         perms: WindowPerms,
         key: Option<u16>,
+        owner: u8,
     ) -> Result<RxWindow, DriverError> {
         self.windows_supported()?;
         let a = self.active()?;
@@ -261,7 +288,7 @@ impl<D: Device> Card<D> {
             valid: true,
             write: perms.write,
             bcast: perms.bcast,
-            owner: 0,
+            owner,
             tag,
         }
         .to_words()[0];
@@ -289,6 +316,7 @@ impl<D: Device> Card<D> {
             len,
             addr,
             perms,
+            owner,
         })
     }
 

@@ -664,3 +664,99 @@ fn random_windows_and_keys_match_the_model() {
     assert!(want.iter().all(|&n| n >= 10), "{want:?}");
     net.assert_no_faults();
 }
+
+/// Contexts send keyed puts, and a window registered for a context takes only packets
+/// addressed to that context: the same key for another context (or for the card's own
+/// context 0) is refused with reason CTX, nothing written, counted and logged.
+#[test]
+fn a_context_window_takes_only_its_own_contexts_packets() {
+    use fasthsl_driver::Context;
+    let mut net = up("full:2");
+    let mut tx = Context::open(net.cluster.device(0), 5, 8, 8).unwrap();
+    let mut rx: Vec<Context<SimDevice>> = [2, 3]
+        .iter()
+        .map(|&n| Context::open(net.cluster.device(1), n, 8, 8).unwrap())
+        .collect();
+    let w = net.cards[1]
+        .register_window_for_context(2, 0x1000, 0x2000, WindowPerms::WRITE)
+        .unwrap();
+    assert_eq!(w.owner(), 2);
+    // A window of context 0 next to it, to check the owner check both ways.
+    let w0 = net.cards[1]
+        .register_window(0x4000, 0x1000, WindowPerms::WRITE)
+        .unwrap();
+    let len = MTU_MAX as usize + 300;
+    let data = pattern(len);
+    net.cards[0].device().mem_write(&net.src, 0, &data).unwrap();
+
+    // The owner context gets it, in its own LMR ring.
+    let remote = w.addr() + 0x10;
+    let id = tx
+        .put_keyed(1, 2, &net.src, 0, remote, w.key(), len, 0)
+        .unwrap();
+    assert!(tx.wait_all(TIMEOUT_NS).unwrap()[0].result.is_ok());
+    let e = rx[0].wait_lmr(TIMEOUT_NS).unwrap();
+    assert_eq!(
+        (e.src, e.msg_id, e.addr, e.len),
+        (0, id, remote, len as u32)
+    );
+    let off = w.offset() + 0x10;
+    assert_eq!(net.rx(1)[off..off + len], data[..]);
+    net.cards[1].write_rx(off, &vec![POISON; len]).unwrap();
+    assert_eq!(net.cards[1].take_window_reject().unwrap(), None);
+
+    // Refused: (dctx, key, address, reason).
+    let cases = [
+        (3u8, w.key(), remote, WinRej::Ctx),
+        (2, w.key() ^ 0x10, remote, WinRej::Key),
+        (0, w.key(), remote, WinRej::Ctx),
+        (2, w0.key(), w0.addr(), WinRej::Ctx),
+    ];
+    for (dctx, key, at, reason) in cases {
+        let before = net.cards[1].window_stats().unwrap();
+        let k_before = net.cards[1].counters().unwrap();
+        let id = tx.put_keyed(1, dctx, &net.src, 0, at, key, len, 0).unwrap();
+        assert!(tx.wait_all(TIMEOUT_NS).unwrap()[0].result.is_ok());
+        net.no_lmr(1);
+        for c in &mut rx {
+            assert_eq!(c.poll_lmr().unwrap(), vec![], "dctx {dctx} {reason:?}");
+        }
+        assert_eq!(
+            span(&net.written(1)),
+            (0, None, None),
+            "dctx {dctx} {reason:?}: bytes landed"
+        );
+        let after = net.cards[1].window_stats().unwrap();
+        let k_after = net.cards[1].counters().unwrap();
+        assert_eq!(
+            [
+                after.reject_key - before.reject_key,
+                after.reject_perm - before.reject_perm,
+                after.reject_range - before.reject_range
+            ],
+            [len.div_ceil(MTU_MAX as usize) as u32, 0, 0],
+            "dctx {dctx} {reason:?}: counters"
+        );
+        assert_eq!(k_after.rx_pkts, k_before.rx_pkts);
+        let r = net.cards[1]
+            .take_window_reject()
+            .unwrap()
+            .expect("refusal logged");
+        assert_eq!(
+            (r.src, r.reason, r.msg_id, r.key, r.addr),
+            (0, Ok(reason), id, key, at),
+            "dctx {dctx}: log"
+        );
+    }
+    // The card kept running: the owner still gets its writes.
+    let id = tx
+        .put_keyed(1, 2, &net.src, 0, w.addr(), w.key(), 64, 0)
+        .unwrap();
+    let e = rx[0].wait_lmr(TIMEOUT_NS).unwrap();
+    assert_eq!((e.msg_id, e.len), (id, 64));
+    assert!(matches!(
+        net.cards[1].register_window_for_context(8, 0, 8, WindowPerms::WRITE),
+        Err(DriverError::NoSuchContext { n: 8, count: 8 })
+    ));
+    net.assert_no_faults();
+}
