@@ -60,6 +60,8 @@ module ddc_csr
   output logic [63:0] rxwin_base_o,
   output logic [63:0] rxwin_size_o,
   output logic        ack_off_o,          // REL_CTRL.ACK_OFF
+  output logic        sender_wait_o,      // REL_CTRL.SENDER_WAIT
+  output logic [15:0] rel_timeout_o,      // REL_TIMEOUT
   // one-cycle event pulses
   input  logic        tx_desc_done_i,
   input  logic        tx_desc_err_i,
@@ -151,6 +153,8 @@ module ddc_csr
   logic [63:0] rxwin_base_q, rxwin_base_d;
   logic [63:0] rxwin_size_q, rxwin_size_d;
   logic        ack_off_q, ack_off_d;
+  logic        sender_wait_q, sender_wait_d;
+  logic [15:0] rel_timeout_q, rel_timeout_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
   logic [23:0] int_mask_q, int_mask_d;
   logic [7:0]  int_ctx_lme_q, int_ctx_lme_d;   // CTX_LME_DONE, bit n = context n
@@ -239,7 +243,8 @@ module ddc_csr
       CNT_DMA_RD_ERR_OFFSET:        rsp_rdata_d = cnt_q[CntDmaRdErr];
       CNT_RX_MSG_EXPIRED_OFFSET:    rsp_rdata_d = cnt_q[CntRxMsgExpired];
       CNT_RX_TRACK_FULL_OFFSET:     rsp_rdata_d = cnt_q[CntRxTrackFull];
-      REL_CTRL_OFFSET:              rsp_rdata_d = 32'(ack_off_q);
+      REL_CTRL_OFFSET:              rsp_rdata_d = 32'({sender_wait_q, ack_off_q});
+      REL_TIMEOUT_OFFSET:           rsp_rdata_d = 32'(rel_timeout_q);
       CNT_ACK_TX_OFFSET:            rsp_rdata_d = cnt_q[CntAckTx];
       CNT_NACK_TX_OFFSET:           rsp_rdata_d = cnt_q[CntNackTx];
       CNT_ACK_RX_OFFSET:            rsp_rdata_d = cnt_q[CntAckRx];
@@ -276,6 +281,8 @@ module ddc_csr
     rxwin_base_d = rxwin_base_q;
     rxwin_size_d = rxwin_size_q;
     ack_off_d    = ack_off_q;
+    sender_wait_d = sender_wait_q;
+    rel_timeout_d = rel_timeout_q;
     int_mask_d   = int_mask_q;
     coal_lme_d   = coal_lme_q;
     coal_lmr_d   = coal_lmr_q;
@@ -348,7 +355,11 @@ module ddc_csr
         INT_COAL_LME_DONE_OFFSET: coal_lme_d = wdata;
         INT_COAL_LMR_NEW_OFFSET:  coal_lmr_d = wdata;
         ERR_STATUS_OFFSET:    err_clr = wdata[ErrW-1:0];
-        REL_CTRL_OFFSET:      ack_off_d = wdata[REL_CTRL_ACK_OFF_BIT];
+        REL_CTRL_OFFSET: begin
+          ack_off_d     = wdata[REL_CTRL_ACK_OFF_BIT];
+          sender_wait_d = wdata[REL_CTRL_SENDER_WAIT_BIT];
+        end
+        REL_TIMEOUT_OFFSET:   rel_timeout_d = wdata[15:0];
         // ddc_rx_window's registers (written there), read-only registers, undefined offsets
         default:              if (!win_wr_ok_i) csr_err[ErrCsrBadAddr] = 1'b1;
       endcase
@@ -440,6 +451,8 @@ module ddc_csr
       rxwin_base_q <= '0;
       rxwin_size_q <= '0;
       ack_off_q    <= 1'b0;
+      sender_wait_q <= 1'b0;
+      rel_timeout_q <= 16'd256;
       int_status_q <= '0;
       int_mask_q   <= '0;
       int_ctx_lme_q <= '0;
@@ -467,6 +480,8 @@ module ddc_csr
       rxwin_base_q <= rxwin_base_d;
       rxwin_size_q <= rxwin_size_d;
       ack_off_q    <= ack_off_d;
+      sender_wait_q <= sender_wait_d;
+      rel_timeout_q <= rel_timeout_d;
       int_status_q <= int_status_d;
       int_mask_q   <= int_mask_d;
       int_ctx_lme_q <= int_ctx_lme_d;
@@ -500,6 +515,8 @@ module ddc_csr
   assign rxwin_base_o = rxwin_base_q;
   assign rxwin_size_o = rxwin_size_q;
   assign ack_off_o    = ack_off_q;
+  assign sender_wait_o = sender_wait_q;
+  assign rel_timeout_o = rel_timeout_q;
 
   assign irq_o = |(int_status_rd & int_mask_q);
 

@@ -116,6 +116,8 @@ module ddc_nic (
   logic        rx_msg_expired, rx_track_full;
   // reliability (docs/RELIABILITY.md)
   logic        ack_off, ack_sent, nack_sent;
+  logic        sender_wait;
+  logic [15:0] rel_timeout;
   logic [1:0]  ans_drop;
   logic        ans_valid, ans_ready, ans_last;
   logic [63:0] ans_data;
@@ -172,6 +174,8 @@ module ddc_nic (
     .rxwin_base_o       (rxwin_base),
     .rxwin_size_o       (rxwin_size),
     .ack_off_o          (ack_off),
+    .sender_wait_o      (sender_wait),
+    .rel_timeout_o      (rel_timeout),
     .tx_desc_done_i     (tx_desc_done),
     .tx_desc_err_i      (tx_desc_err),
     .tx_desc_irq_i      (tx_desc_irq),
@@ -352,6 +356,13 @@ module ddc_nic (
     .dma_wr_addr_o     (tx_wr_addr),
     .dma_wr_data_o     (tx_wr_data),
     .dma_wr_strb_o     (tx_wr_strb),
+    .sender_wait_i     (sender_wait),
+    .rel_timeout_i     (rel_timeout),
+    .rel_ans_valid_i   (rx_ans_valid),
+    .rel_ans_src_i     (rx_ans_src),
+    .rel_ans_msg_id_i  (rx_ans_msg_id),
+    .rel_ans_nack_i    (rx_ans_ptype != fasthsl_pkg::PTYPE_ACK),
+    .rel_ans_reject_i  (rx_ans_ptype == fasthsl_pkg::PTYPE_NACK_REJECT),
     .ans_valid_i       (ans_valid),
     .ans_ready_o       (ans_ready),
     .ans_data_i        (ans_data),
@@ -438,7 +449,7 @@ module ddc_nic (
 
   // The sender side does not use the answers yet (only counts them, above).
   logic unused_rx_ans;
-  assign unused_rx_ans = ^{rx_ans_src, rx_ans_msg_id, rx_ans_cause};
+  assign unused_rx_ans = ^rx_ans_cause;
 
   // ---- DMA write port ----
   logic unused_tx_wr_done;

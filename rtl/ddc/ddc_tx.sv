@@ -82,6 +82,14 @@ module ddc_tx
   output logic [63:0] dma_wr_addr_o,
   output logic [63:0] dma_wr_data_o,
   output logic [7:0]  dma_wr_strb_o,
+  // end-to-end answers to our messages (ddc_rx), and whether descriptors wait for them
+  input  logic        sender_wait_i,      // REL_CTRL.SENDER_WAIT
+  input  logic [15:0] rel_timeout_i,      // REL_TIMEOUT
+  input  logic        rel_ans_valid_i,
+  input  logic [15:0] rel_ans_src_i,
+  input  logic [31:0] rel_ans_msg_id_i,
+  input  logic        rel_ans_nack_i,     // NACK or NACK_REJECT
+  input  logic        rel_ans_reject_i,   // NACK_REJECT
   // answer packets of the receive side, sent between data packets
   input  logic        ans_valid_i,
   output logic        ans_ready_o,
@@ -435,6 +443,15 @@ module ddc_tx
     .cpl_err_i   (cpl_err),
     .cpl_msg_id_i(cpl_msg_id),
     .cpl_irq_i   (cpl_irq),
+    // Broadcasts are never answered, so they never wait.
+    .cpl_dest_i  (desc_dest),
+    .cpl_wait_i  (sender_wait_i && !desc_flags[DESC_FLAG_BCAST_BIT]),
+    .rel_timeout_i(rel_timeout_i),
+    .ans_valid_i (rel_ans_valid_i),
+    .ans_src_i   (rel_ans_src_i),
+    .ans_msg_id_i(rel_ans_msg_id_i),
+    .ans_nack_i  (rel_ans_nack_i),
+    .ans_reject_i(rel_ans_reject_i),
     .msg_done_i  (msg_done),
     .msg_err_i   (msg_err),
     .wr_valid_o  (dma_wr_valid_o),

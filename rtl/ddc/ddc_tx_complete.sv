@@ -12,11 +12,22 @@
 // slot and its LME_CONS advances. One in-order stream serves every context, so each
 // context's completions stay in its ring order. flush_i restarts every context's indices;
 // ctx_reset_i[k] only context k's, which has no record queued then (ddc_ctx_csr's rule).
+//
+// REL_CTRL.SENDER_WAIT (cpl_wait_i, sampled per record): a good unicast record also takes
+// an entry of a ddc_tx_rel_table when it is queued (named by (dest, msg_id); a full table
+// holds the record back), the msg_done report of its message becomes the entry's sent
+// report, and the record completes only when the entry has ended: OK on the receiver's
+// ACK, REJECTED on its NACK_REJECT, RETRY_EXHAUSTED on a NACK or after rel_timeout_i
+// ticks without an answer. Nothing is retransmitted yet (no retries). The head record
+// waits for its own entry, so completions stay in ring order; a later message answered
+// first keeps its result in the table. A message cut by a read error still waits for its
+// entry (so the index is free before it is reused) and completes DMA_RD.
 module ddc_tx_complete
   import fasthsl_pkg::*;
 #(
   parameter int unsigned CplDepth = 16,
   parameter int unsigned NumCtx   = 1,
+  parameter int unsigned RelEntries = 16,   // messages waiting for their answer at once
   localparam int unsigned CtxW    = (NumCtx > 1) ? $clog2(NumCtx) : 1
 ) (
   input  logic        clk_i,
@@ -35,6 +46,17 @@ module ddc_tx_complete
   input  desc_err_e   cpl_err_i,
   input  logic [31:0] cpl_msg_id_i,
   input  logic        cpl_irq_i,
+  input  logic [15:0] cpl_dest_i,
+  input  logic        cpl_wait_i,   // complete on the answer (SENDER_WAIT, unicast)
+
+  input  logic [15:0] rel_timeout_i,   // REL_TIMEOUT, ticks of 2^REL_TICK_LOG2 cycles
+
+  // An answer that arrived for one of our messages (ACK / NACK / NACK_REJECT).
+  input  logic        ans_valid_i,
+  input  logic [15:0] ans_src_i,
+  input  logic [31:0] ans_msg_id_i,
+  input  logic        ans_nack_i,
+  input  logic        ans_reject_i,
 
   input  logic        msg_done_i,   // the last trailer of the oldest good message left
   input  logic        msg_err_i,    // ... and the message was cut by a DMA read error
@@ -54,19 +76,35 @@ module ddc_tx_complete
   output logic        idle_o        // no record queued
 );
   localparam int unsigned CntW = $clog2(CplDepth + 1);
+  localparam int unsigned RelW = $clog2(RelEntries);
 
   typedef struct packed {
     logic [CtxW-1:0] ctx;
     desc_err_e   err;
     logic [31:0] msg_id;
     logic        irq;
+    logic        wait_ans;   // holds rel entry rel_idx until its answer
+    logic [RelW-1:0] rel_idx;
   } cpl_t;
 
   cpl_t            q_in, q_out;
-  logic            q_valid, q_pop;
+  logic            q_valid, q_pop, q_in_ready, q_push;
   logic [CntW-1:0] q_count_unused;
 
-  assign q_in = '{ctx: cpl_ctx_i, err: cpl_err_i, msg_id: cpl_msg_id_i, irq: cpl_irq_i};
+  logic            rel_alloc, rel_alloc_ready, rel_done_valid, rel_done_ready;
+  logic [RelW-1:0] rel_alloc_idx, rel_done_idx_unused;
+  logic [1:0]      rel_done_res;
+  logic            in_wait;
+
+  // The ready does not look at the record: a full table (rare: RelEntries messages
+  // unanswered) holds back every record, good or not.
+  assign cpl_ready_o = q_in_ready && rel_alloc_ready;
+  assign q_push      = cpl_valid_i && !drain_i && rel_alloc_ready;
+  assign in_wait     = cpl_wait_i && (cpl_err_i == DESC_ERR_OK);
+  assign rel_alloc   = q_push && q_in_ready && in_wait;
+
+  assign q_in = '{ctx: cpl_ctx_i, err: cpl_err_i, msg_id: cpl_msg_id_i, irq: cpl_irq_i,
+                  wait_ans: in_wait, rel_idx: rel_alloc_idx};
 
   fifo_sync #(
     .WIDTH($bits(cpl_t)),
@@ -74,8 +112,8 @@ module ddc_tx_complete
   ) u_cpl_fifo (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
-    .in_valid_i (cpl_valid_i && !drain_i),
-    .in_ready_o (cpl_ready_o),
+    .in_valid_i (q_push),
+    .in_ready_o (q_in_ready),
     .in_data_i  (q_in),
     .out_valid_o(q_valid),
     .out_ready_i(q_pop),
@@ -92,6 +130,12 @@ module ddc_tx_complete
   localparam int unsigned PtrW = $clog2(CplDepth);
   logic [CplDepth-1:0] done_err_q, done_err_d;
   logic [PtrW-1:0]     err_wp_q, err_wp_d, err_rp_q, err_rp_d;
+  // Per good record in queue order: does it hold a rel entry, and which. Written when
+  // the record is queued, read at its message's msg_done (the sent report).
+  logic [CplDepth-1:0]           sent_wait_q, sent_wait_d;
+  logic [CplDepth-1:0][RelW-1:0] sent_idx_q, sent_idx_d;
+  logic [PtrW-1:0]               sent_wp_q, sent_wp_d, sent_rp_q, sent_rp_d;
+  logic                          rel_sent;
 
   logic        wr_valid_q, wr_valid_d;
   logic        wr_stale_q, wr_stale_d;   // issued before a ring reset: no completion event
@@ -110,13 +154,73 @@ module ddc_tx_complete
   logic [15:0]  status;
   desc_err_e    head_err;
 
-  assign head_err = (q_out.err == DESC_ERR_OK && done_err_q[err_rp_q]) ? DESC_ERR_DMA_RD :
-                                                                          q_out.err;
+  desc_err_e rel_err;
 
-  assign head_ok = (q_out.err != DESC_ERR_OK) || (done_cnt_q != '0);
+  always_comb begin
+    unique case (rel_done_res)
+      2'd1:    rel_err = DESC_ERR_RETRY_EXHAUSTED;
+      2'd2:    rel_err = DESC_ERR_REJECTED;
+      default: rel_err = DESC_ERR_OK;
+    endcase
+  end
+
+  assign head_err = (q_out.err != DESC_ERR_OK) ? q_out.err :
+                    done_err_q[err_rp_q]       ? DESC_ERR_DMA_RD :
+                    q_out.wait_ans             ? rel_err : DESC_ERR_OK;
+
+  assign head_ok = (q_out.err != DESC_ERR_OK) ||
+                   ((done_cnt_q != '0) && (!q_out.wait_ans || rel_done_valid));
   assign accept  = wr_valid_q && wr_ready_i;
   assign load    = q_valid && head_ok && !drain_i && (!wr_valid_q || wr_ready_i);
   assign q_pop   = load || (drain_i && q_valid);
+  assign rel_done_ready = load && q_out.err == DESC_ERR_OK && q_out.wait_ans;
+  assign rel_sent       = msg_done_i && sent_wait_q[sent_rp_q];
+
+  logic            rel_retx_valid_unused, rel_retx_o_unused, rel_stray_unused;
+  logic [RelW-1:0] rel_retx_idx_unused;
+  logic            rel_retx_tag_unused, rel_done_tag_unused;
+  logic [RelW:0]   rel_timeouts_unused;
+
+  // Retransmission is not wired: no retries, a NACK or a timeout ends the entry.
+  ddc_tx_rel_table #(
+    .ENTRIES  (RelEntries),
+    .TICK_LOG2(REL_TICK_LOG2),
+    .TAG_W    (1),
+    .SEQ_W    (32)
+  ) u_rel (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .flush_i      (flush_i),
+    .timeout_i    (rel_timeout_i),
+    .retries_max_i(4'd0),
+    .alloc_valid_i(rel_alloc),
+    .alloc_ready_o(rel_alloc_ready),
+    .alloc_dest_i (cpl_dest_i),
+    .alloc_seq_i  (cpl_msg_id_i),
+    .alloc_tag_i  (1'b0),
+    .alloc_idx_o  (rel_alloc_idx),
+    .sent_valid_i (rel_sent),
+    .sent_idx_i   (sent_idx_q[sent_rp_q]),
+    .ans_valid_i  (ans_valid_i),
+    .ans_src_i    (ans_src_i),
+    .ans_seq_i    (ans_msg_id_i),
+    .ans_nack_i   (ans_nack_i),
+    .ans_reject_i (ans_reject_i),
+    .retx_valid_o (rel_retx_valid_unused),
+    .retx_ready_i (1'b0),
+    .retx_idx_o   (rel_retx_idx_unused),
+    .retx_tag_o   (rel_retx_tag_unused),
+    .done_sel_en_i(1'b1),
+    .done_sel_i   (q_out.rel_idx),
+    .done_valid_o (rel_done_valid),
+    .done_ready_i (rel_done_ready),
+    .done_idx_o   (rel_done_idx_unused),
+    .done_tag_o   (rel_done_tag_unused),
+    .done_res_o   (rel_done_res),
+    .timeouts_o   (rel_timeouts_unused),
+    .retx_o       (rel_retx_o_unused),
+    .stray_o      (rel_stray_unused)
+  );
 
   always_comb begin
     status                  = {8'h00, head_err};
@@ -134,6 +238,10 @@ module ddc_tx_complete
     done_err_d = done_err_q;
     err_wp_d   = err_wp_q;
     err_rp_d   = err_rp_q;
+    sent_wait_d = sent_wait_q;
+    sent_idx_d  = sent_idx_q;
+    sent_wp_d   = sent_wp_q;
+    sent_rp_d   = sent_rp_q;
     wr_valid_d = wr_valid_q;
     wr_stale_d = wr_stale_q;
     wr_addr_d  = wr_addr_q;
@@ -157,6 +265,12 @@ module ddc_tx_complete
       err_wp_d             = err_wp_q + 1'b1;
     end
     if (load && q_out.err == DESC_ERR_OK) err_rp_d = err_rp_q + 1'b1;
+    if (q_push && q_in_ready && cpl_err_i == DESC_ERR_OK) begin
+      sent_wait_d[sent_wp_q] = in_wait;
+      sent_idx_d[sent_wp_q]  = rel_alloc_idx;
+      sent_wp_d              = sent_wp_q + 1'b1;
+    end
+    if (msg_done_i) sent_rp_d = sent_rp_q + 1'b1;
 
     if (accept) begin
       wr_valid_d = 1'b0;
@@ -192,6 +306,8 @@ module ddc_tx_complete
       done_cnt_d = '0;
       err_wp_d   = '0;
       err_rp_d   = '0;
+      sent_wp_d  = '0;
+      sent_rp_d  = '0;
       wr_stale_d = wr_valid_d;
       wr_idx_d   = '0;
       cons_d     = '0;
@@ -207,6 +323,10 @@ module ddc_tx_complete
       done_err_q <= '0;
       err_wp_q   <= '0;
       err_rp_q   <= '0;
+      sent_wait_q <= '0;
+      sent_idx_q  <= '0;
+      sent_wp_q   <= '0;
+      sent_rp_q   <= '0;
       wr_valid_q <= 1'b0;
       wr_stale_q <= 1'b0;
       wr_addr_q  <= '0;
@@ -225,6 +345,10 @@ module ddc_tx_complete
       done_err_q <= done_err_d;
       err_wp_q   <= err_wp_d;
       err_rp_q   <= err_rp_d;
+      sent_wait_q <= sent_wait_d;
+      sent_idx_q  <= sent_idx_d;
+      sent_wp_q   <= sent_wp_d;
+      sent_rp_q   <= sent_rp_d;
       wr_valid_q <= wr_valid_d;
       wr_stale_q <= wr_stale_d;
       wr_addr_q  <= wr_addr_d;

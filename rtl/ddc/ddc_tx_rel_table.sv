@@ -59,7 +59,11 @@ module ddc_tx_rel_table #(
   output logic [IdxW-1:0]  retx_idx_o,
   output logic [TAG_W-1:0] retx_tag_o,
 
-  // A message ends; the entry is free once this is taken.
+  // A message ends; the entry is free once this is taken. With done_sel_en_i the result
+  // offered is entry done_sel_i's only (an in-order completion stage waits for its head),
+  // else the lowest ended entry's.
+  input  logic             done_sel_en_i,
+  input  logic [IdxW-1:0]  done_sel_i,
   output logic             done_valid_o,
   input  logic             done_ready_i,
   output logic [IdxW-1:0]  done_idx_o,
@@ -145,10 +149,12 @@ module ddc_tx_rel_table #(
   assign retx_valid_o  = retx_any;
   assign retx_idx_o    = retx_idx;
   assign retx_tag_o    = ent_q[retx_idx].tag;
-  assign done_valid_o  = done_any;
-  assign done_idx_o    = done_idx;
-  assign done_tag_o    = ent_q[done_idx].tag;
-  assign done_res_o    = ent_q[done_idx].res;
+  logic [IdxW-1:0] done_pick;
+  assign done_pick     = done_sel_en_i ? done_sel_i : done_idx;
+  assign done_valid_o  = done_sel_en_i ? (ent_q[done_sel_i].st == StDone) : done_any;
+  assign done_idx_o    = done_pick;
+  assign done_tag_o    = ent_q[done_pick].tag;
+  assign done_res_o    = ent_q[done_pick].res;
 
   // The answer's entry. (dest, seq) is unique among live entries as long as the sender
   // numbers each destination's messages with a sequence longer than the table.
@@ -255,7 +261,7 @@ module ddc_tx_rel_table #(
           end
         end
         StDone: begin
-          if (done_ready_i && done_idx == IdxW'(i)) ent_d[i].st = StFree;
+          if (done_ready_i && done_pick == IdxW'(i)) ent_d[i].st = StFree;
         end
         default: begin
           if (alloc_valid_i && free_idx == IdxW'(i)) begin

@@ -2,11 +2,13 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010005;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010006;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
   localparam int unsigned NODE_W = 16;
+  // The sender's answer timer ticks every 2^REL_TICK_LOG2 core cycles (REL_TIMEOUT).
+  localparam int unsigned REL_TICK_LOG2 = 8;
   // Largest payload of one packet, bytes. A multiple of 8.
   localparam int unsigned MTU_MAX = 1024;
   // Largest message a descriptor may carry, bytes (16 MiB).
@@ -55,6 +57,7 @@ package fasthsl_pkg;
     DESC_ERR_LEN_TOO_BIG = 8'd2,
     DESC_ERR_BAD_DEST = 8'd3,
     DESC_ERR_INLINE_LEN = 8'd4,
+    DESC_ERR_RETRY_EXHAUSTED = 8'd5,
     DESC_ERR_ADDR_RANGE = 8'd11,
     DESC_ERR_DMA_RD = 8'd10,
     DESC_ERR_BCAST_RANGE = 8'd15,
@@ -96,6 +99,7 @@ package fasthsl_pkg;
 
   // NIC REL_CTRL register bits (end-to-end reliability, docs/RELIABILITY.md).
   localparam int unsigned REL_CTRL_ACK_OFF_BIT = 0;
+  localparam int unsigned REL_CTRL_SENDER_WAIT_BIT = 1;
 
   // INT_STATUS / INT_MASK bits.
   localparam int unsigned INT_LME_DONE_BIT = 0;
@@ -266,6 +270,7 @@ package fasthsl_pkg;
   localparam logic [15:0] INT_COAL_LME_DONE_OFFSET = 16'h0090;
   localparam logic [15:0] INT_COAL_LMR_NEW_OFFSET = 16'h0094;
   localparam logic [15:0] REL_CTRL_OFFSET = 16'h0098;
+  localparam logic [15:0] REL_TIMEOUT_OFFSET = 16'h009C;
   localparam logic [15:0] WIN_CFG_OFFSET = 16'h00E0;
   localparam logic [15:0] WIN_REJ_INFO_OFFSET = 16'h00E4;
   localparam logic [15:0] WIN_REJ_MSG_ID_OFFSET = 16'h00E8;

@@ -5,7 +5,7 @@
 //! entry (the receiver counts every message's bytes).
 
 use fasthsl_driver::contract::{status_done, DescErr, LmrEntry};
-use fasthsl_driver::{Card, CardConfig, Counters, Device, DmaBuffer, PutTicket};
+use fasthsl_driver::{Card, CardConfig, CompletionError, Counters, Device, DmaBuffer, PutTicket};
 use fasthsl_sim::{
     Cluster, Endpoint, FaultConfig, FaultCounters, FaultSpec, LinkFaults, LinkSelector, SimConfig,
     SimDevice,
@@ -843,4 +843,53 @@ fn receivers_ack_every_completed_message_once() {
             assert!(sent > 0 && got > 0 && got <= sent, "{k:?}");
         }
     }
+}
+
+/// Contract 1.6, REL_CTRL.SENDER_WAIT: a descriptor completes OK only on its receiver's
+/// ACK, which the receiver sends once every byte has landed. So on faulty links no
+/// message completes OK whose bytes did not all land; a lost one (or one whose ACK was
+/// lost) completes RETRY_EXHAUSTED after the answer timeout: nothing is retransmitted
+/// yet (docs/RELIABILITY.md). The completion is the sender's only view, so this is the
+/// guarantee a sender can build on.
+#[test]
+fn sender_wait_completes_ok_only_for_delivered_messages() {
+    let mut net = up("full:2", faulty(5, LinkSelector::All, FaultSpec::ber(2e-6)));
+    for c in &net.cards {
+        c.set_sender_wait(true).unwrap();
+        c.set_answer_timeout(64).unwrap(); // 16 384 cycles, ~66 us
+    }
+    let mut rng = Rng(5);
+    let mut results = Vec::new();
+    for i in 0..48 {
+        let (s, d) = if i % 2 == 0 { (0, 1) } else { (1, 0) };
+        let len = [8, 700, 4096, 20_000][i % 4];
+        let t = net.post(&mut rng, s, d, len);
+        let c = net.cards[s].wait_completion(&t, timeout(len)).unwrap();
+        results.push((s, d, len, t.msg_id, c.result));
+        net.collect();
+    }
+    net.drain(20_000);
+    let (mut ok, mut exhausted) = (0, 0);
+    for &(s, d, len, id, r) in &results {
+        match r {
+            Ok(()) => {
+                ok += 1;
+                assert!(
+                    net.delivered(s, id),
+                    "{s} -> {d}, {len} B, msg {id}: completed OK but not delivered"
+                );
+            }
+            Err(CompletionError::Rejected(DescErr::RetryExhausted)) => exhausted += 1,
+            Err(e) => panic!("{s} -> {d}, {len} B, msg {id}: {e}"),
+        }
+    }
+    let o = net.outcome();
+    eprintln!("sender wait: {ok} OK, {exhausted} RETRY_EXHAUSTED; {o:?}");
+    net.assert_no_bad_delivery();
+    net.assert_host_safe();
+    assert!(o.missing > 0, "the faults must cost messages: {o:?}");
+    assert!(ok > 0, "{o:?}");
+    // Every message not delivered completed RETRY_EXHAUSTED (and maybe a few delivered
+    // ones whose ACK was lost).
+    assert!(exhausted >= o.lost(), "{exhausted} exhausted, {o:?}");
 }

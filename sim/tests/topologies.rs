@@ -457,6 +457,24 @@ fn bcast_torus_4x4() {
     bcast_on("torus:4x4", Routes::Driver, 500, 13);
 }
 
+/// Contract 1.6, REL_CTRL.SENDER_WAIT on every card: broadcasts are never answered, so
+/// they must not wait (one that did would end RETRY_EXHAUSTED after the answer timeout);
+/// every unicast put, all pairs at once on the ring, completes OK on its receiver's ACK.
+#[test]
+fn bcast_and_unicast_with_sender_wait() {
+    let mut net = up_slot("ring:8", Routes::Driver, SLOT, true);
+    for c in &net.cards {
+        c.set_sender_wait(true).unwrap();
+    }
+    let n = net.topo.nodes();
+    let all: Vec<_> = (0..n).map(|s| (s, 0, n - 1)).collect();
+    net.bcasts(&all, 300, 20);
+    net.writes(&all_pairs(n), 256, false, 21);
+    let acks: u32 = net.cards.iter().map(|c| c.counters().unwrap().ack_rx).sum();
+    assert!(acks >= (n * (n - 1)) as u32, "{acks} ACKs received");
+    net.assert_clean();
+}
+
 /// The FIFO-free path of a broadcast that reaches no tree: with the broadcast masks left
 /// at 0 a router drops it and counts it, the sender still completes, nobody receives.
 #[test]

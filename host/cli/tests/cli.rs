@@ -308,6 +308,48 @@ fn pingpong_layer_adds_the_message_layer_beside_the_put() {
     assert!(!first.contains("layer"), "{first}");
 }
 
+/// REL_CTRL.SENDER_WAIT (contract 1.6): the descriptor's completion waits for the ACK, which
+/// is off the ping-pong's critical path and, with 16 messages unanswered at once, off the
+/// streaming's: same modeled latency and bandwidth.
+#[test]
+fn pingpong_with_sender_wait_costs_nothing() {
+    let run = |wait: bool| {
+        let mut args = vec![
+            "bench",
+            "pingpong",
+            "--sizes",
+            "8,4K",
+            "--iterations",
+            "2",
+            "--stream-bytes",
+            "64K",
+            "--bidir-size",
+            "0",
+            "--json",
+        ];
+        if wait {
+            args.push("--sender-wait");
+        }
+        let o = fasthsl(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (off, on) = (run(false), run(true));
+    assert_eq!(on[2]["sender_wait"].as_bool(), Some(true));
+    assert_eq!(off[2]["sender_wait"].as_bool(), Some(false));
+    for k in 0..2 {
+        assert_eq!(
+            on[k]["one_way_cycles"], off[k]["one_way_cycles"],
+            "{}",
+            on[k]
+        );
+        assert_eq!(on[k]["mbytes_per_s"], off[k]["mbytes_per_s"], "{}", on[k]);
+    }
+}
+
 #[test]
 fn pingpong_with_windows_measures_keyed_puts() {
     let run = |windows: bool| {

@@ -4,11 +4,13 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010005;
+pub const CONTRACT_VERSION: u32 = 0x00010006;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
 pub const NODE_W: u32 = 0x10;
+/// The sender's answer timer ticks every 2^REL_TICK_LOG2 core cycles (REL_TIMEOUT).
+pub const REL_TICK_LOG2: u64 = 0x8;
 /// Largest payload of one packet, bytes. A multiple of 8.
 pub const MTU_MAX: u64 = 0x400;
 /// Largest message a descriptor may carry, bytes (16 MiB).
@@ -64,6 +66,8 @@ pub enum DescErr {
     BadDest = 3,
     /// DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.
     InlineLen = 4,
+    /// REL_CTRL.SENDER_WAIT: the message left but was not acknowledged: its receiver gave it up (NACK) or no answer came within REL_TIMEOUT (a receiver with REL_CTRL.ACK_OFF never answers). The receiver may or may not have all of it (docs/RELIABILITY.md).
+    RetryExhausted = 5,
     /// Descriptor word 1 bits 63:51 are not zero: a remote address at or above 2^48 (e.g. from a driver of contract 1.4 or older, where remote_addr had 64 bits); nothing sent.
     AddrRange = 11,
     /// A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.
@@ -76,7 +80,7 @@ pub enum DescErr {
 
 impl DescErr {
     /// Every value, in code order.
-    pub const ALL: [DescErr; 9] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::AddrRange, DescErr::DmaRd, DescErr::BcastRange, DescErr::Rejected];
+    pub const ALL: [DescErr; 10] = [DescErr::Ok, DescErr::ZeroLen, DescErr::LenTooBig, DescErr::BadDest, DescErr::InlineLen, DescErr::RetryExhausted, DescErr::AddrRange, DescErr::DmaRd, DescErr::BcastRange, DescErr::Rejected];
 
     /// Decodes a wire value; `None` for codes the contract does not define.
     pub fn from_code(code: u8) -> Option<Self> {
@@ -86,6 +90,7 @@ impl DescErr {
             2 => Some(DescErr::LenTooBig),
             3 => Some(DescErr::BadDest),
             4 => Some(DescErr::InlineLen),
+            5 => Some(DescErr::RetryExhausted),
             11 => Some(DescErr::AddrRange),
             10 => Some(DescErr::DmaRd),
             15 => Some(DescErr::BcastRange),
@@ -102,6 +107,7 @@ impl DescErr {
             DescErr::LenTooBig => "Descriptor length above MSG_LEN_MAX; no DMA issued.",
             DescErr::BadDest => "Destination outside DEST_RANGE (the routing tables); no DMA issued.",
             DescErr::InlineLen => "DESC_FLAG_INLINE with a length above INLINE_MAX (pushed) or INLINE_RING_MAX (from the ring); nothing sent.",
+            DescErr::RetryExhausted => "REL_CTRL.SENDER_WAIT: the message left but was not acknowledged: its receiver gave it up (NACK) or no answer came within REL_TIMEOUT (a receiver with REL_CTRL.ACK_OFF never answers). The receiver may or may not have all of it (docs/RELIABILITY.md).",
             DescErr::AddrRange => "Descriptor word 1 bits 63:51 are not zero: a remote address at or above 2^48 (e.g. from a driver of contract 1.4 or older, where remote_addr had 64 bits); nothing sent.",
             DescErr::DmaRd => "A payload DMA read was answered with an error (IOMMU refusal, PCIe completion with UR/CA status). The packet it fell in was ended with EEP (the receiver drops it as malformed) and nothing later of the message was sent; earlier packets may have landed, but the message never gets an LMR entry.",
             DescErr::BcastRange => "DESC_FLAG_BCAST with a range lo > hi, hi >= BCAST_NODES, or outside DEST_RANGE; nothing sent.",
@@ -260,12 +266,14 @@ pub mod ctrl {
 pub mod rel_ctrl {
     /// The receiver sends no ACK/NACK answers (the behaviour before contract 1.5), for comparison. Answers arriving are still taken.
     pub const ACK_OFF: u32 = 1 << 0;
+    /// A unicast message's descriptor completes only when its receiver answers: OK on ACK, REJECTED on NACK_REJECT, RETRY_EXHAUSTED on NACK or after REL_TIMEOUT without an answer. Clear (reset): it completes when its last packet has left the NIC. Broadcasts never wait. Contract 1.6.
+    pub const SENDER_WAIT: u32 = 1 << 1;
     /// Every defined bit.
-    pub const ALL: u32 = ACK_OFF;
+    pub const ALL: u32 = ACK_OFF | SENDER_WAIT;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u32) -> Vec<&'static str> {
-        const NAMES: [(u32, &str); 1] = [(ACK_OFF, "ACK_OFF")];
+        const NAMES: [(u32, &str); 2] = [(ACK_OFF, "ACK_OFF"), (SENDER_WAIT, "SENDER_WAIT")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -974,8 +982,10 @@ pub mod nic_regs {
     pub const INT_COAL_LME_DONE: u32 = 0x090;
     /// Coalescing of INT_STATUS.LMR_NEW (int_coal format), same rules as INT_COAL_LME_DONE (LMR_SIZE restarts it). (rw)
     pub const INT_COAL_LMR_NEW: u32 = 0x094;
-    /// End-to-end reliability control (REL_CTRL bits). bit 0 ACK_OFF: send no ACK/NACK. Reset 0: answers are sent. (rw)
+    /// End-to-end reliability control (REL_CTRL bits). bit 0 ACK_OFF: send no ACK/NACK. bit 1 SENDER_WAIT: descriptors complete on the answer. Reset 0: answers are sent, descriptors complete when their last packet left. (rw)
     pub const REL_CTRL: u32 = 0x098;
+    /// REL_CTRL.SENDER_WAIT: ticks of 2^REL_TICK_LOG2 core cycles a sent message waits for its answer before it completes RETRY_EXHAUSTED (it expires on the n-th tick after its last packet left); 0 acts as 1. Reset: 256 (65 536..65 792 cycles, ~262 us at 250 MHz). Contract 1.6. (rw)
+    pub const REL_TIMEOUT: u32 = 0x09c;
     /// Receive window table: bit 0 ENFORCE (WIN_CFG bits). Reset 0: keys ignored, only RXWIN checked (docs/WINDOWS.md). (rw)
     pub const WIN_CFG: u32 = 0x0e0;
     /// Refusal log (win_rej_info format): the first packet the window checks refused since the log was cleared (reason RXWIN included). Further refusals only count (CNT_RX_DROP_WINDOW, CNT_RX_REJECT_*) until software writes 1 to bit 31, which clears the log. WIN_REJ_MSG_ID and WIN_REJ_ADDR_* belong to the same packet. (rw1c)

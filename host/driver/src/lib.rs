@@ -316,6 +316,16 @@ pub enum DriverError {
         /// VERSION register value.
         version: u32,
     },
+    /// Sender-side waiting for answers (REL_CTRL.SENDER_WAIT, REL_TIMEOUT) needs contract
+    /// 1.6 or later.
+    #[error(
+        "sender wait: the card implements contract {}.{}, completion on the answer needs 1.6 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    SenderWaitUnsupported {
+        /// VERSION register value.
+        version: u32,
+    },
     /// Receive windows need contract 1.5 or later.
     #[error(
         "receive windows: the card implements contract {}.{}, windows need 1.5 or later",
@@ -764,6 +774,9 @@ const COALESCING_VERSION: u32 = 0x0001_0002;
 const MSG_TRACK_VERSION: u32 = 0x0001_0003;
 /// First contract whose receiver answers messages (ACK/NACK, REL_CTRL, CNT_ACK_*).
 const ACK_VERSION: u32 = 0x0001_0005;
+/// First contract whose descriptors can complete on the receiver's answer
+/// (REL_CTRL.SENDER_WAIT, REL_TIMEOUT, desc_err RETRY_EXHAUSTED).
+const SENDER_WAIT_VERSION: u32 = 0x0001_0006;
 /// First contract with contexts (context pages, CNT_RX_DROP_CTX).
 const CONTEXTS_VERSION: u32 = 0x0001_0005;
 
@@ -1584,8 +1597,52 @@ impl<D: Device> Card<D> {
                 Ok(())
             };
         }
-        let v = if on { 0 } else { contract::rel_ctrl::ACK_OFF };
+        // Keep the other REL_CTRL bits (SENDER_WAIT).
+        let v = self.dev.bar_read32(nic::REL_CTRL)? & !contract::rel_ctrl::ACK_OFF;
+        let v = if on {
+            v
+        } else {
+            v | contract::rel_ctrl::ACK_OFF
+        };
         self.dev.bar_write32(nic::REL_CTRL, v)?;
+        Ok(())
+    }
+
+    /// Whether this card's unicast descriptors complete only when their receiver answers
+    /// (REL_CTRL.SENDER_WAIT, contract 1.6): OK on its ACK, [`DescErr::Rejected`] on its
+    /// NACK_REJECT, [`DescErr::RetryExhausted`] on a NACK or after the answer timeout
+    /// without an answer (a receiver with acknowledgement off never answers). Off (the
+    /// reset state): a descriptor completes when its packets have left. Broadcasts never
+    /// wait. Nothing is retransmitted yet (docs/RELIABILITY.md).
+    pub fn set_sender_wait(&self, on: bool) -> Result<(), DriverError> {
+        if self.version < SENDER_WAIT_VERSION {
+            return if on {
+                Err(DriverError::SenderWaitUnsupported {
+                    version: self.version,
+                })
+            } else {
+                Ok(())
+            };
+        }
+        let v = self.dev.bar_read32(nic::REL_CTRL)? & !contract::rel_ctrl::SENDER_WAIT;
+        let v = if on {
+            v | contract::rel_ctrl::SENDER_WAIT
+        } else {
+            v
+        };
+        self.dev.bar_write32(nic::REL_CTRL, v)?;
+        Ok(())
+    }
+
+    /// The answer timeout of [`Card::set_sender_wait`], in ticks of 2^REL_TICK_LOG2 core
+    /// cycles (REL_TIMEOUT; 0 acts as 1; reset 256, ~262 µs at 250 MHz).
+    pub fn set_answer_timeout(&self, ticks: u16) -> Result<(), DriverError> {
+        if self.version < SENDER_WAIT_VERSION {
+            return Err(DriverError::SenderWaitUnsupported {
+                version: self.version,
+            });
+        }
+        self.dev.bar_write32(nic::REL_TIMEOUT, u32::from(ticks))?;
         Ok(())
     }
 

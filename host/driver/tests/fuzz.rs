@@ -30,6 +30,9 @@
 //! unmapped, at least one per descriptor whose source was entirely unmapped, and writes
 //! only into the unmapped LME ring the test pointed the card at.
 //! `the_oracle_fails_when_the_model_is_wrong` shows five deliberate model errors caught.
+//! `random_descriptors_with_sender_wait` runs the same operations with REL_CTRL.SENDER_WAIT
+//! on node 0 (`FUZZ_WAIT_OPS`, default 20 000, seed 2): every good descriptor's code then
+//! is its receiver's answer (OK / REJECTED / RETRY_EXHAUSTED), as the model predicts it.
 //!
 //! A source the card cannot read: the sim host answers the refused reads with an error,
 //! the packet the first refused word falls in is ended with EEP (node 1 counts it as
@@ -66,6 +69,8 @@ const LME_ENTRIES: u32 = 64;
 const BOUND_CYCLES: u64 = 400_000;
 /// NIC offsets another change is adding registers to (interrupt coalescing): left alone.
 const FOREIGN: std::ops::Range<u32> = 0x08c..0x100;
+/// INT_MASK's width (24 bits): what the card stores of a write.
+const INT_MASK_BITS: u32 = 0x00FF_FFFF;
 /// Remote addresses as packets carry them (48 bits; header bits 63:48 are the window key).
 const ADDR_MASK: u64 = (1 << 48) - 1;
 
@@ -222,8 +227,23 @@ enum Sabotage {
     Faults,
 }
 
+/// What a message's receiver answers (contract 1.5), which REL_CTRL.SENDER_WAIT turns into
+/// the descriptor's completion code (contract 1.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    /// Every packet landed: ACK, the descriptor completes OK.
+    Ack,
+    /// A packet failed the receive window check: NACK_REJECT, REJECTED.
+    Reject,
+    /// Nothing comes back (dropped on the way, wrong node, cut): RETRY_EXHAUSTED after
+    /// REL_TIMEOUT.
+    Silent,
+}
+
 struct Fuzz {
     sabotage: Sabotage,
+    /// REL_CTRL.SENDER_WAIT on node 0: good descriptors complete on their answer.
+    sender_wait: bool,
     seed: u64,
     op: u64,
     rng: Rng,
@@ -287,6 +307,7 @@ impl Fuzz {
         }
         let mut f = Fuzz {
             sabotage: Sabotage::None,
+            sender_wait: false,
             seed,
             op: 0,
             rng: Rng(seed),
@@ -406,7 +427,7 @@ impl Fuzz {
     /// `data`: the bytes the receiver must hold if everything lands (None: unknown).
     /// `cut`: the packet a DMA read error falls in: the ones before it are sent, it is
     /// ended with EEP, the rest of the message is not sent.
-    fn expect_delivery(&mut self, d: &LmeDesc, data: Option<Vec<u8>>, cut: Option<u64>) {
+    fn expect_delivery(&mut self, d: &LmeDesc, data: Option<Vec<u8>>, cut: Option<u64>) -> Answer {
         let mtu = u64::from(self.nics[0].reg(nic::MTU));
         let len = u64::from(d.len);
         let pkts = cut.unwrap_or(len.div_ceil(mtu)) as u32;
@@ -416,7 +437,7 @@ impl Fuzz {
             Err((r, input)) => {
                 self.rt_drop[r][input] += pkts + u32::from(cut.is_some());
                 self.bump("unroutable");
-                return;
+                return Answer::Silent;
             }
         };
         let m = &self.nics[node];
@@ -448,7 +469,7 @@ impl Fuzz {
             m.cnt.rx_drop_malformed += 1;
             m.async_error(err::RX_DROP);
             self.bump("cut by a DMA read error");
-            return;
+            return Answer::Silent;
         }
         // The receiver counts a message's bytes: no LMR entry unless every packet landed.
         if landed != pkts {
@@ -457,7 +478,12 @@ impl Fuzz {
             } else {
                 "dropped: dest"
             });
-            return;
+            // Window refusals are answered (NACK_REJECT); packets for another node are not.
+            return if accept {
+                Answer::Reject
+            } else {
+                Answer::Silent
+            };
         }
         self.nics[node].cnt.rx_msgs += 1;
         let data = match data {
@@ -485,6 +511,27 @@ impl Fuzz {
             },
             data,
         });
+        Answer::Ack
+    }
+
+    /// With SENDER_WAIT, the error a good descriptor completes with instead of OK.
+    fn waited(&mut self, a: Answer) -> Option<DescErr> {
+        if !self.sender_wait {
+            return None;
+        }
+        self.bump(match a {
+            Answer::Ack => "answer: ack",
+            Answer::Reject => "answer: reject",
+            Answer::Silent => "answer: none",
+        });
+        let e = match a {
+            Answer::Ack => return None,
+            Answer::Reject => DescErr::Rejected,
+            Answer::Silent => DescErr::RetryExhausted,
+        };
+        self.nics[0].cnt.desc_err += 1;
+        self.nics[0].async_error(err::DESC_ERROR);
+        Some(e)
     }
 
     /// The card's verdict on a descriptor (contract precedence).
@@ -652,15 +699,15 @@ impl Fuzz {
                 m.err_may |= err::PUSH_REJECT;
             }
         }
-        self.posted.push_back(Posted {
-            seq: t.seq,
-            op: self.op,
-            at: self.cluster.cycles(),
-            want,
-        });
         self.nics[0].cnt.tx_desc += 1;
+        let mut want = want;
         match want {
-            Ok(()) => self.expect_delivery(&ring, data, None),
+            Ok(()) => {
+                let a = self.expect_delivery(&ring, data, None);
+                if let Some(e) = self.waited(a) {
+                    want = Err(e);
+                }
+            }
             Err(DescErr::DmaRd) => {
                 self.nics[0].cnt.desc_err += 1;
                 self.nics[0].async_error(err::DESC_ERROR);
@@ -672,6 +719,12 @@ impl Fuzz {
                 self.bump("rejected descriptors");
             }
         }
+        self.posted.push_back(Posted {
+            seq: t.seq,
+            op: self.op,
+            at: self.cluster.cycles(),
+            want,
+        });
     }
 
     /// `len` fresh random bytes in the source buffer; None when the epoch's share is used.
@@ -699,9 +752,12 @@ impl Fuzz {
         Some(self.cards[1].rx_iova().unwrap() + off as u64)
     }
 
+    /// Ids of the descriptors posted unchecked: the upper half of the id space, so they
+    /// never equal an id the driver numbered (from 0) for a message still waiting for its
+    /// answer (with SENDER_WAIT, answers are matched by (dest, msg_id)).
     fn next_msg_id(&mut self) -> u32 {
         self.msg_id = self.msg_id.wrapping_add(1);
-        self.msg_id
+        0x8000_0000 | self.msg_id
     }
 
     /// A well-formed put through the driver's own `put_via` (every path).
@@ -753,22 +809,27 @@ impl Fuzz {
             status: 0,
             key: 0,
         };
-        let want = self.classify(&d, false);
-        self.posted.push_back(Posted {
-            seq: t.seq,
-            op: self.op,
-            at: self.cluster.cycles(),
-            want,
-        });
+        let mut want = self.classify(&d, false);
         self.nics[0].cnt.tx_desc += 1;
         match want {
-            Ok(()) => self.expect_delivery(&d, Some(data), None),
+            Ok(()) => {
+                let a = self.expect_delivery(&d, Some(data), None);
+                if let Some(e) = self.waited(a) {
+                    want = Err(e);
+                }
+            }
             Err(_) => {
                 // DEST_RANGE may exclude node 1 this epoch.
                 self.nics[0].cnt.desc_err += 1;
                 self.nics[0].async_error(err::DESC_ERROR);
             }
         }
+        self.posted.push_back(Posted {
+            seq: t.seq,
+            op: self.op,
+            at: self.cluster.cycles(),
+            want,
+        });
         self.bump("good puts");
         true
     }
@@ -1085,10 +1146,9 @@ impl Fuzz {
                 self.bump("refused register values");
             }
             6 => {
+                // INT_MASK keeps all 24 bits of its width (ddc_csr, tb_ddc_csr), bits 3..7
+                // too, though no INT_STATUS bit sits there.
                 let v = self.rng.next() as u32;
-                // INT_MASK is a plain 24-bit register (contract width): it keeps bits
-                // no INT source uses, like the formal read-back proof expects.
-                const INT_MASK_BITS: u32 = 0x00FF_FFFF;
                 self.write_reg(n, nic::INT_MASK, v & INT_MASK_BITS);
                 if v & !INT_MASK_BITS != 0 {
                     // Bits above the register are ignored, not refused.
@@ -1504,10 +1564,23 @@ fn env_u64(name: &str, default: u64) -> u64 {
 
 /// Runs `ops` operations from `seed`; returns the fuzzer for inspection.
 fn run(seed: u64, ops: u64, sabotage: Sabotage) -> Fuzz {
+    run_with(seed, ops, sabotage, false)
+}
+
+/// Answer timeout of the SENDER_WAIT run: 16 ticks of 256 cycles, far below BOUND_CYCLES
+/// and far above the answer round trip (node 1's LMR ring is polled every operation).
+const FUZZ_ANSWER_TIMEOUT: u16 = 16;
+
+fn run_with(seed: u64, ops: u64, sabotage: Sabotage, sender_wait: bool) -> Fuzz {
     let wall = Instant::now();
     let mut f = Fuzz::new(seed);
     f.sabotage = sabotage;
-    eprintln!("fuzz: seed {seed}, {ops} operations");
+    if sender_wait {
+        f.cards[0].set_sender_wait(true).unwrap();
+        f.cards[0].set_answer_timeout(FUZZ_ANSWER_TIMEOUT).unwrap();
+        f.sender_wait = true;
+    }
+    eprintln!("fuzz: seed {seed}, {ops} operations, sender wait {sender_wait}");
     let mut epoch_left = f.rng.range(20, 400);
     while f.op < ops {
         let done = match f.rng.below(100) {
@@ -1572,6 +1645,26 @@ fn random_descriptors_and_csr_writes_never_break_the_card() {
     ] {
         let n = f.stats.get(what).copied().unwrap_or(0);
         assert!(n >= min, "only {n} {what} in {ops} operations");
+    }
+}
+
+/// The same fuzzing with REL_CTRL.SENDER_WAIT on node 0 (contract 1.6): every good
+/// descriptor completes with its receiver's answer, OK for a message that landed whole
+/// (ACK), REJECTED for one a window check refused (NACK_REJECT), RETRY_EXHAUSTED for one
+/// nobody answers (unroutable, another node, cut by a read error: DMA_RD wins there),
+/// still in ring order and within the bound.
+#[test]
+fn random_descriptors_with_sender_wait() {
+    let seed = env_u64("FUZZ_SEED", 2);
+    let ops = env_u64("FUZZ_WAIT_OPS", 20_000);
+    let f = run_with(seed, ops, Sabotage::None, true);
+    for (what, min) in [
+        ("answer: ack", ops / 10),
+        ("answer: reject", ops / 1000),
+        ("answer: none", ops / 1000),
+    ] {
+        let n = f.stats.get(what).copied().unwrap_or(0);
+        assert!(n >= min, "only {n} '{what}' in {ops} operations");
     }
 }
 

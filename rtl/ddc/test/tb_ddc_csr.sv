@@ -31,7 +31,8 @@ module tb_ddc_csr;
   // rx_msg_expired, rx_track_full, ack_tx, nack_tx, ack_rx, nack_rx, drop_ctx
   logic [20:0] ev = '0;
   logic [1:0]  ans_drop = '0;
-  logic        ack_off;
+  logic        ack_off, sender_wait;
+  logic [15:0] rel_timeout;
   logic [3:0]  ctx_err = '0;   // rejections on the context pages (ddc_ctx_csr)
   logic [2:0]  lme_ctx = '0, lmr_ctx = '0;   // contexts of the desc_irq / rx_msg_irq events
   logic        push_free = 1'b1;
@@ -66,6 +67,8 @@ module tb_ddc_csr;
     .rxwin_base_o       (rxwin_base),
     .rxwin_size_o       (rxwin_size),
     .ack_off_o          (ack_off),
+    .sender_wait_o      (sender_wait),
+    .rel_timeout_o      (rel_timeout),
     .tx_desc_done_i     (ev[0]),
     .tx_desc_err_i      (ev[1]),
     .tx_desc_irq_i      (ev[2]),
@@ -284,10 +287,13 @@ module tb_ddc_csr;
     wr(RXWIN_SIZE_HI_OFFSET, 32'h6666_6666);
     wr(REL_CTRL_OFFSET, 32'hFFFF_FFFE);
     @(negedge clk);
-    `CHECK(!ack_off, "REL_CTRL.ACK_OFF output clear")
+    `CHECK(!ack_off && sender_wait, "REL_CTRL.ACK_OFF output clear, SENDER_WAIT set")
     wr(REL_CTRL_OFFSET, 32'h0000_0001);
     @(negedge clk);
-    `CHECK(ack_off, "REL_CTRL.ACK_OFF output set")
+    `CHECK(ack_off && !sender_wait, "REL_CTRL.ACK_OFF output set, SENDER_WAIT clear")
+    wr(REL_TIMEOUT_OFFSET, 32'hFFFF_0007);
+    @(negedge clk);
+    `CHECK(rel_timeout == 16'd7, "REL_TIMEOUT output")
     `CHECK(node_id == 16'h1234 && enable && dest_lo == 16'h0010 && dest_hi == 16'h0030,
            "config outputs")
     `CHECK(lme_base == 64'h0000_0012_8765_4320 && lmr_base == 64'h2222_2222_1111_1120,
@@ -744,7 +750,8 @@ module tb_ddc_csr;
     add("CNT_DMA_RD_ERR", CNT_DMA_RD_ERR_OFFSET, RO, 0,                 '1);
     add("CNT_RX_MSG_EXPIRED", CNT_RX_MSG_EXPIRED_OFFSET, RO, 0,         '1);
     add("CNT_RX_TRACK_FULL", CNT_RX_TRACK_FULL_OFFSET, RO, 0,           '1);
-    add("REL_CTRL",      REL_CTRL_OFFSET,      RW,   0,                 32'h1);
+    add("REL_CTRL",      REL_CTRL_OFFSET,      RW,   0,                 32'h3);
+    add("REL_TIMEOUT",   REL_TIMEOUT_OFFSET,   RW,   256,               32'hFFFF);
     add("CNT_ACK_TX",    CNT_ACK_TX_OFFSET,    RO,   0,                 '1);
     add("CNT_NACK_TX",   CNT_NACK_TX_OFFSET,   RO,   0,                 '1);
     add("CNT_ACK_RX",    CNT_ACK_RX_OFFSET,    RO,   0,                 '1);

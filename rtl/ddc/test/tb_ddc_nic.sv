@@ -16,7 +16,11 @@
 //
 // Reliability: every message completed is ACKed (to ourselves, over the same loopback
 // link, interleaved with the data) and the ACK is received and counted (CNT_ACK_TX,
-// CNT_ACK_RX); with REL_CTRL.ACK_OFF nothing is answered.
+// CNT_ACK_RX); with REL_CTRL.ACK_OFF nothing is answered. With REL_CTRL.SENDER_WAIT a
+// descriptor completes on its answer: OK only once its ACK has come back, REJECTED for a
+// packet the receiver's window check refused (NACK_REJECT), RETRY_EXHAUSTED for one sent
+// to a node that does not exist and, with ACK_OFF as well, for one that landed but was
+// not answered, each no earlier than REL_TIMEOUT.
 // Contexts: contexts 1..7 set up and use their rings through their own pages only; all of
 // them send at once to each other's contexts (dctx), every LMR ring must get exactly the
 // messages addressed to its context, and every context's completions come in its ring
@@ -453,6 +457,7 @@ module tb_ddc_nic;
     csr_wr(RXWIN_SIZE_HI_OFFSET, WinSize[63:32]);
     csr_wr(INT_MASK_OFFSET, 32'h3);
     csr_wr(CTRL_OFFSET, 32'h1);
+    csr_expect(REL_TIMEOUT_OFFSET, 32'd256, "REL_TIMEOUT reset value");
 
     // ---- directed and random messages to ourselves ----
     send_self(1, 0, 0, 16'h0);
@@ -523,11 +528,64 @@ module tb_ddc_nic;
       check_landed(SrcBase, dst, 0);
       for (int i = 0; i < 16; i++) `CHECK(mem_rd(dst + 64'(i)) == 8'hA5, "dropped packet wrote")
       `CHECK(mem_word(LmrBase + 64'(32 * lmr_cons)) == 0, "LMR entry for a dropped packet")
-      n_acks = n_msgs - 3;
+      n_acks = n_msgs - 3;   // the 3 sent under ACK_OFF
       n_nacks = 1;   // the packet outside RXWIN, answered to its sender (this node)
       check_counters("after drops", 1, 1);
       csr_expect(ERR_STATUS_OFFSET, 32'h20, "RX_DROP");
       csr_wr(ERR_STATUS_OFFSET, 32'h20);
+    end
+
+    // ---- REL_CTRL.SENDER_WAIT: descriptors complete on the answer ----
+    begin
+      int slot, t0;
+      logic [31:0] acks;
+      logic [63:0] dst;
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd4);   // 4 ticks of 256 cycles
+      csr_wr(REL_CTRL_OFFSET, 32'h2);
+      // ACK -> OK, and not before the ACK is in.
+      for (int i = 0; i < 6; i++) begin
+        csr_rd(CNT_ACK_RX_OFFSET, acks);
+        send_self((i < 3) ? 8 : $urandom_range(1, 3000), $urandom_range(0, 7),
+                  $urandom_range(0, 7), 16'h0);
+        n_acks++;
+        csr_expect(CNT_ACK_RX_OFFSET, acks + 1, "SENDER_WAIT: completed after its ACK arrived");
+      end
+      // NACK_REJECT (outside RXWIN) -> REJECTED.
+      slot = lme_prod;
+      post(SrcBase, DstBase + WinSize - 64'd10, 64, Node, 16'h0, 32'hA001);
+      wait_lme(slot, st);
+      `CHECK(st == (16'h8000 | 16'(DESC_ERR_REJECTED)), $sformatf("reject: status %h", st))
+      n_descs++; n_desc_err++; n_nacks++;
+      // No answer (no such node) -> RETRY_EXHAUSTED after the timeout.
+      slot = lme_prod;
+      t0 = int'(cycle);
+      post(SrcBase, dst_ptr, 64, Node + 16'd1, 16'h0, 32'hA002);
+      wait_lme(slot, st);
+      `CHECK(st == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)), $sformatf("no answer: status %h", st))
+      `CHECK(int'(cycle) - t0 > 3 * 256, $sformatf("no answer: completed after %0d cycles", int'(cycle) - t0))
+      n_descs++; n_desc_err++;
+      // ACK_OFF at the receiver: the message lands but completes RETRY_EXHAUSTED.
+      csr_wr(REL_CTRL_OFFSET, 32'h3);
+      dst = dst_ptr;
+      dst_ptr += 64'd128;
+      prep(SrcBase, dst, 40);
+      slot = lme_prod;
+      t0 = int'(cycle);
+      in_flight[32'hA003] = '{src: SrcBase, dst: dst, len: 40};
+      post(SrcBase, dst, 40, Node, 16'h0, 32'hA003);
+      wait_lmr(32'hA003, dst, 40, 16'h0);
+      in_flight.delete(32'hA003);
+      wait_lme(slot, st);
+      `CHECK(st == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)), $sformatf("ACK_OFF: status %h", st))
+      `CHECK(int'(cycle) - t0 > 3 * 256, $sformatf("ACK_OFF: completed after %0d cycles", int'(cycle) - t0))
+      check_landed(SrcBase, dst, 40);
+      n_descs++; n_desc_err++; n_msgs++; n_pkts++;
+      csr_wr(REL_CTRL_OFFSET, 32'h0);
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd256);
+      check_counters("SENDER_WAIT", 2, 2);
+      csr_expect(ERR_STATUS_OFFSET, 32'h30, "DESC_ERROR and RX_DROP");
+      csr_wr(ERR_STATUS_OFFSET, 32'h30);
+      csr_wr(INT_STATUS_OFFSET, 32'h1);
     end
 
     // ---- push window ----
@@ -639,8 +697,8 @@ module tb_ddc_nic;
       csr_wr(INT_STATUS_OFFSET, 32'h7);
       // ... and the card keeps going.
       send_self(40, 3, 5, 16'h0);
-      n_acks = n_msgs - 3;
-      check_counters("after pushes", 1, 1);
+      n_acks = n_msgs - 4;   // 3 under ACK_OFF, 1 under ACK_OFF with SENDER_WAIT
+      check_counters("after pushes", 2, 2);
     end
 
     // ---- a 64 KiB message: doorbell to LMR entry ----
@@ -665,8 +723,8 @@ module tb_ddc_nic;
       n_msgs++;
       n_descs++;
       repeat (100) @(posedge clk);
-      n_acks = n_msgs - 3;
-      check_counters("after 64 KiB", 1, 1);
+      n_acks = n_msgs - 4;   // 3 under ACK_OFF, 1 under ACK_OFF with SENDER_WAIT
+      check_counters("after 64 KiB", 2, 2);
     end
 
     // ---- contexts 1..7, each through its own page only ----
@@ -753,8 +811,8 @@ module tb_ddc_nic;
       end
       // A context with descriptors outstanding cannot reset its ring; an idle one can.
       csr_expect(ctx_reg(3, CTX_LME_SIZE_OFFSET), Ring, "context LME_SIZE");
-      n_acks = n_msgs - 3;   // every context message is a unicast the loopback ACKs
-      check_counters("after contexts", 1, 1);
+      n_acks = n_msgs - 4;   // every context message is a unicast the loopback ACKs
+      check_counters("after contexts", 2, 2);
 
       // Per-context interrupt bits: context 4 sends to context 6 with both IRQ flags.
       begin

@@ -5,6 +5,11 @@
 // write-ready timing; a ring reset with a write pending completes that write without an
 // event and restarts at slot 0. A msg_done with msg_err (message cut by a DMA read error)
 // completes its good record with DMA_RD (and the err pulse), random messages cut.
+// SENDER_WAIT records (cpl_wait): a model network answers each sent message after a
+// random delay with ACK, NACK, NACK_REJECT or nothing, plus stray answers; the record
+// completes OK / RETRY_EXHAUSTED / REJECTED / RETRY_EXHAUSTED, never before its answer
+// (or, unanswered, before the timeout), still in record order; a 2-entry table makes
+// records wait for a free entry.
 module tb_ddc_tx_complete;
   import fasthsl_pkg::*;
 
@@ -26,11 +31,28 @@ module tb_ddc_tx_complete;
   logic [15:0] cons;
   logic        done, err, irq, idle;
   logic        irq_ctx;   // one context: always 0
+  logic        cpl_wait = 1'b0;
+  logic [15:0] cpl_dest = '0;
+  logic        ans_valid = 1'b0, ans_nack = 1'b0, ans_reject = 1'b0;
+  logic [15:0] ans_src = '0;
+  logic [31:0] ans_msg_id = '0;
+  localparam logic [15:0] Timeout = 16'd3;   // ticks of 2^REL_TICK_LOG2 cycles: >= 513 cycles
+  int          p_wait = 0, p_stray = 0;
+  typedef struct {
+    longint at;
+    logic [15:0] src;
+    logic [31:0] msg_id;
+    logic [1:0]  kind;   // 0 ACK, 1 NACK, 2 NACK_REJECT
+  } ans_t;
+  ans_t        answers[$];
+  longint      sent_at[int], ans_at[int];   // good_idx -> cycle
+  int          waited = 0, w_ok = 0, w_exh = 0, w_rej = 0, w_silent = 0;
 
   always #5 clk = ~clk;
 
   ddc_tx_complete #(
-    .CplDepth(4)
+    .CplDepth(4),
+    .RelEntries(2)
   ) dut (
     .clk_i       (clk),
     .rst_ni      (rst_n),
@@ -45,6 +67,14 @@ module tb_ddc_tx_complete;
     .cpl_err_i   (cpl_err),
     .cpl_msg_id_i(cpl_msg_id),
     .cpl_irq_i   (cpl_irq),
+    .cpl_dest_i  (cpl_dest),
+    .cpl_wait_i  (cpl_wait),
+    .rel_timeout_i(Timeout),
+    .ans_valid_i (ans_valid),
+    .ans_src_i   (ans_src),
+    .ans_msg_id_i(ans_msg_id),
+    .ans_nack_i  (ans_nack),
+    .ans_reject_i(ans_reject),
     .msg_done_i  (msg_done),
     .msg_err_i   (msg_err),
     .wr_valid_o  (wr_valid),
@@ -65,7 +95,11 @@ module tb_ddc_tx_complete;
     logic [31:0] msg_id;
     logic        irq;
     logic [31:0] good_idx;   // index among good records (0-based), for msg_done matching
+    logic        wait_ans;
+    logic [15:0] dest;
+    logic [2:0]  kind;       // 0 ACK, 1 NACK, 2 NACK_REJECT, 3 no answer
   } rec_t;
+  rec_t   by_good[int];
 
   rec_t   to_send[$];
   rec_t   pushed[$];
@@ -94,6 +128,9 @@ module tb_ddc_tx_complete;
     r.msg_id = $urandom();
     r.irq = ($urandom_range(0, 1) != 0);
     r.good_idx = 32'(good_made);
+    r.wait_ans = ($urandom_range(0, 99) < p_wait);
+    r.dest = 16'($urandom_range(0, 3));
+    r.kind = 3'($urandom_range(0, 3));
     if (r.err == 0) good_made++;
     to_send.push_back(r);
   endtask
@@ -103,6 +140,27 @@ module tb_ddc_tx_complete;
     cpl_valid = !drain && (to_send.size() != 0) && ($urandom_range(0, 99) < p_rec);
     if (to_send.size() != 0) begin
       cpl_err = desc_err_e'(to_send[0].err); cpl_msg_id = to_send[0].msg_id; cpl_irq = to_send[0].irq;
+      cpl_wait = to_send[0].wait_ans; cpl_dest = to_send[0].dest;
+    end
+    // At most one answer per cycle: the first one due, else now and then a stray one.
+    ans_valid = 1'b0;
+    foreach (answers[i]) begin
+      if (answers[i].at <= cycle) begin
+        ans_valid  = 1'b1;
+        ans_src    = answers[i].src;
+        ans_msg_id = answers[i].msg_id;
+        ans_nack   = (answers[i].kind != 2'd0);
+        ans_reject = (answers[i].kind == 2'd2);
+        answers.delete(i);
+        break;
+      end
+    end
+    if (!ans_valid && $urandom_range(0, 99) < p_stray) begin
+      ans_valid  = 1'b1;
+      ans_src    = 16'($urandom_range(0, 3));
+      ans_msg_id = $urandom();
+      ans_nack   = ($urandom_range(0, 1) != 0);
+      ans_reject = ($urandom_range(0, 1) != 0);
     end
     // The packetizer finishes good messages in order, only after their record exists.
     msg_done = !drain && (dones_sent < good_pushed) && ($urandom_range(0, 99) < p_done);
@@ -118,10 +176,22 @@ module tb_ddc_tx_complete;
       if (cpl_valid && cpl_ready) begin
         m_r = to_send.pop_front();
         pushed.push_back(m_r);
-        if (m_r.err == 0) good_pushed++;
+        if (m_r.err == 0) begin
+          good_pushed++;
+          by_good[int'(m_r.good_idx)] = m_r;
+        end
       end
       if (msg_done) begin
         cut[dones_sent] = msg_err;
+        sent_at[dones_sent] = cycle;
+        m_r = by_good[dones_sent];
+        if (m_r.wait_ans && m_r.kind != 3) begin
+          ans_t a;
+          a.at = cycle + longint'($urandom_range(1, 400));   // within the timeout
+          a.src = m_r.dest; a.msg_id = m_r.msg_id; a.kind = m_r.kind[1:0];
+          ans_at[dones_sent] = a.at;
+          answers.push_back(a);
+        end
         dones_sent++;
       end
       if (wr_valid && wr_ready) begin
@@ -135,9 +205,25 @@ module tb_ddc_tx_complete;
           fail("write with no record");
         end else begin
           m_r = pushed.pop_front();
+          if (m_r.err == 0 && m_r.wait_ans) begin
+            waited++;
+            if (m_r.kind == 3) begin
+              w_silent++;
+              if (cycle < sent_at[int'(m_r.good_idx)] + longint'((Timeout - 1) * 256 + 1))
+                fail("unanswered message completed before its timeout");
+            end else if (cycle <= ans_at[int'(m_r.good_idx)]) begin
+              fail("waiting message completed before its answer");
+            end
+          end
           if (m_r.err == 0 && cut.exists(int'(m_r.good_idx)) && cut[int'(m_r.good_idx)]) begin
             m_r.err = 8'(DESC_ERR_DMA_RD);
             cuts++;
+          end else if (m_r.err == 0 && m_r.wait_ans) begin
+            unique case (m_r.kind)
+              3'd0: w_ok++;
+              3'd2: begin m_r.err = 8'(DESC_ERR_REJECTED); w_rej++; end
+              default: begin m_r.err = 8'(DESC_ERR_RETRY_EXHAUSTED); w_exh++; end
+            endcase
           end
           if (wr_addr !== lme_base + 64'(32 * (written % int'(lme_size))) + 64'd24) fail($sformatf("addr %h", wr_addr));
           if (wr_data !== {16'h0, 16'h8000 | {8'h0, m_r.err}, m_r.msg_id}) fail($sformatf("data %h", wr_data));
@@ -193,6 +279,18 @@ module tb_ddc_tx_complete;
     if (cuts < 20) fail($sformatf("only %0d cut messages completed", cuts));
     $display("%0d status writes", written);
 
+    // SENDER_WAIT: answered, unanswered, stray answers, cut and bad records mixed.
+    p_wait = 70; p_stray = 5; p_cut = 10; p_done = 60; p_rec = 70; p_wr = 70;
+    for (int i = 0; i < 600; i++) add(15);
+    wait_done(2000000);
+    p_wait = 100; p_cut = 0; p_done = 100; p_rec = 100; p_wr = 100;
+    for (int i = 0; i < 100; i++) add(0);
+    wait_done(2000000);
+    $display("%0d waited: %0d OK, %0d EXHAUSTED (%0d unanswered), %0d REJECTED", waited, w_ok,
+             w_exh, w_silent, w_rej);
+    if (w_ok < 50 || w_exh < 100 || w_silent < 40 || w_rej < 40) fail("too few waited results");
+    p_stray = 0;
+
     // Ring reset with a write held by the host.
     for (int k = 0; k < 10; k++) begin
       p_done = 50; p_rec = 80; p_wr = (k % 2 == 0) ? 0 : 30;
@@ -203,7 +301,7 @@ module tb_ddc_tx_complete;
       lme_size = 16'(3 + k);
       @(negedge clk);
       flush = 1'b0;
-      to_send.delete(); pushed.delete();
+      to_send.delete(); pushed.delete(); answers.delete();
       written = 0; good_made = 0; good_pushed = 0; dones_sent = 0;
       while (!idle) @(negedge clk);
       drain = 1'b0;

@@ -67,6 +67,8 @@ module tb_ddc_tx_rel_table;
     .retx_ready_i (retx_ready),
     .retx_idx_o   (retx_idx),
     .retx_tag_o   (retx_tag),
+    .done_sel_en_i(1'b0),
+    .done_sel_i   ('0),
     .done_valid_o (done_valid),
     .done_ready_i (done_ready),
     .done_idx_o   (done_idx),

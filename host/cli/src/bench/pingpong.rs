@@ -89,6 +89,10 @@ pub struct PingpongArgs {
     /// before contract 1.5, to measure what acknowledgement costs
     #[arg(long)]
     no_ack: bool,
+    /// Descriptors complete only on the receiver's answer (REL_CTRL.SENDER_WAIT on every
+    /// card, contract 1.6): the cost of waiting for the end-to-end ACK
+    #[arg(long)]
+    sender_wait: bool,
     /// Receive windows with keys on (docs/WINDOWS.md): each node registers its receive
     /// region as one window and every put carries the peer's key, so the cards check keys
     /// and ranges on every packet
@@ -515,6 +519,7 @@ fn measure<D: BenchDevice>(
     let mut rng = Rng::new(a.seed);
     for c in &pair.tb.cards {
         c.set_acknowledge(!a.no_ack)?;
+        c.set_sender_wait(a.sender_wait)?;
     }
 
     let bar = if !a.json && std::io::stderr().is_terminal() {
@@ -665,6 +670,7 @@ fn measure<D: BenchDevice>(
         "sim_cycles": devs[0].cycles(),
         "iommu_faults": faults,
         "acknowledge": !a.no_ack,
+        "sender_wait": a.sender_wait,
     });
     let summary = bringup::with_description(summary, describe);
     if a.json {
