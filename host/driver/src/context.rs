@@ -12,13 +12,11 @@
 
 use std::collections::VecDeque;
 
-use fasthsl_contract::{
-    ctx_regs as ctx, desc_flag, status_decode, DescErr, LmeDesc, LmrEntry, CTX_COUNT, RING_SIZE_MAX,
-};
+use fasthsl_contract::{ctx_regs as ctx, desc_flag, LmeDesc, LmrEntry, CTX_COUNT, RING_SIZE_MAX};
 use fasthsl_device::{Device, DmaBuffer, Pace};
 
 use crate::ring::{LmeRing, LmrCursor};
-use crate::{check_put, hi32, lo32, Completion, CompletionError, DriverError, DESC_W3};
+use crate::{check_put, hi32, lo32, reap_lme, reap_lmr_ring, Completion, DriverError};
 
 /// One user-level context of a card: its rings, its page. Dropping it stops its
 /// reception (LMR_SIZE 0: the card then drops and counts packets for it).
@@ -217,27 +215,7 @@ impl<D: Device> Context<D> {
     }
 
     fn reap(&mut self) -> Result<(), DriverError> {
-        while let Some((slot, seq)) = self.ring.oldest() {
-            let w3 = self
-                .dev
-                .mem_read_u64(&self.lme, slot as usize * LmeDesc::BYTES + DESC_W3)?;
-            let Some(code) = status_decode((w3 >> 32) as u16) else {
-                break;
-            };
-            let result = match code {
-                Ok(DescErr::Ok) => Ok(()),
-                Ok(e) => Err(CompletionError::Rejected(e)),
-                Err(c) => Err(CompletionError::Unknown(c)),
-            };
-            self.ring.pop();
-            self.done.push_back(Completion {
-                seq,
-                msg_id: w3 as u32,
-                slot,
-                result,
-            });
-        }
-        Ok(())
+        reap_lme(&self.dev, &self.lme, &mut self.ring, &mut self.done)
     }
 
     /// Completions since the last call, in posting order. Host memory only.
@@ -247,25 +225,12 @@ impl<D: Device> Context<D> {
     }
 
     fn reap_lmr(&mut self) -> Result<(), DriverError> {
-        let mut cons = None;
-        loop {
-            let off = self.lmr_cursor.slot() as usize * LmrEntry::BYTES;
-            let w0 = self.dev.mem_read_u64(&self.lmr, off)?;
-            if status_decode((w0 >> 16) as u16).is_none() {
-                break;
-            }
-            let mut rest = [0u8; 24];
-            self.dev.mem_read(&self.lmr, off + 8, &mut rest)?;
-            let mut w = [w0, 0, 0, 0];
-            for (i, chunk) in rest.chunks_exact(8).enumerate() {
-                w[i + 1] = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
-            }
-            self.received.push_back(LmrEntry::from_words(&w));
-            self.dev
-                .mem_write(&self.lmr, off, &[0u8; LmrEntry::BYTES])?;
-            cons = Some(self.lmr_cursor.advance());
-        }
-        if let Some(c) = cons {
+        if let Some(c) = reap_lmr_ring(
+            &self.dev,
+            &self.lmr,
+            &mut self.lmr_cursor,
+            &mut self.received,
+        )? {
             self.dev.bar_write32(self.page + ctx::LMR_CONS, c)?;
         }
         Ok(())

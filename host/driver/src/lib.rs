@@ -813,6 +813,64 @@ impl IntSource {
 /// pkt_hdr remote_addr: 48 bits; a packet's bits 63:48 are the key).
 const REMOTE_ADDR_END: u64 = 1 << 48;
 
+/// Moves the finished descriptors of one LME ring to `done`, in ring order. Reads
+/// descriptor status words in host memory only (the card's rings and every context's
+/// use the same rule).
+pub(crate) fn reap_lme<D: Device>(
+    dev: &D,
+    lme: &DmaBuffer,
+    ring: &mut LmeRing,
+    done: &mut VecDeque<Completion>,
+) -> Result<(), DriverError> {
+    while let Some((slot, seq)) = ring.oldest() {
+        let w3 = dev.mem_read_u64(lme, slot as usize * LmeDesc::BYTES + DESC_W3)?;
+        let Some(code) = status_decode((w3 >> 32) as u16) else {
+            break;
+        };
+        let result = match code {
+            Ok(DescErr::Ok) => Ok(()),
+            Ok(e) => Err(CompletionError::Rejected(e)),
+            Err(c) => Err(CompletionError::Unknown(c)),
+        };
+        ring.pop();
+        done.push_back(Completion {
+            seq,
+            msg_id: w3 as u32,
+            slot,
+            result,
+        });
+    }
+    Ok(())
+}
+
+/// Moves the written entries of one LMR ring to `received`, clearing each slot for its
+/// next use; returns the new consumer index to write to the ring's LMR_CONS, if any.
+pub(crate) fn reap_lmr_ring<D: Device>(
+    dev: &D,
+    lmr: &DmaBuffer,
+    cursor: &mut LmrCursor,
+    received: &mut VecDeque<LmrEntry>,
+) -> Result<Option<u32>, DriverError> {
+    let mut cons = None;
+    loop {
+        let off = cursor.slot() as usize * LmrEntry::BYTES;
+        let w0 = dev.mem_read_u64(lmr, off)?;
+        if status_decode((w0 >> 16) as u16).is_none() {
+            break;
+        }
+        let mut rest = [0u8; 24];
+        dev.mem_read(lmr, off + 8, &mut rest)?;
+        let mut w = [w0, 0, 0, 0];
+        for (i, chunk) in rest.chunks_exact(8).enumerate() {
+            w[i + 1] = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
+        }
+        received.push_back(LmrEntry::from_words(&w));
+        dev.mem_write(lmr, off, &[0u8; LmrEntry::BYTES])?;
+        cons = Some(cursor.advance());
+    }
+    Ok(cons)
+}
+
 /// Byte offset of a descriptor's word 3 (msg_id, status) within its slot.
 const DESC_W3: usize = 24;
 
@@ -1435,27 +1493,7 @@ impl<D: Device> Card<D> {
     /// Reads descriptor status words in host memory only.
     fn reap(&mut self) -> Result<(), DriverError> {
         let a = self.active.as_mut().ok_or(DriverError::NotConfigured)?;
-        while let Some((slot, seq)) = a.ring.oldest() {
-            let w3 = self
-                .dev
-                .mem_read_u64(&a.lme, slot as usize * LmeDesc::BYTES + DESC_W3)?;
-            let Some(code) = status_decode((w3 >> 32) as u16) else {
-                break;
-            };
-            let result = match code {
-                Ok(DescErr::Ok) => Ok(()),
-                Ok(e) => Err(CompletionError::Rejected(e)),
-                Err(c) => Err(CompletionError::Unknown(c)),
-            };
-            a.ring.pop();
-            a.done.push_back(Completion {
-                seq,
-                msg_id: w3 as u32,
-                slot,
-                result,
-            });
-        }
-        Ok(())
+        reap_lme(&self.dev, &a.lme, &mut a.ring, &mut a.done)
     }
 
     /// Completions since the last call, in posting order; frees their ring slots.
@@ -1498,24 +1536,7 @@ impl<D: Device> Card<D> {
     /// were found.
     fn reap_lmr(&mut self) -> Result<(), DriverError> {
         let a = self.active.as_mut().ok_or(DriverError::NotConfigured)?;
-        let mut cons = None;
-        loop {
-            let off = a.lmr_cursor.slot() as usize * LmrEntry::BYTES;
-            let w0 = self.dev.mem_read_u64(&a.lmr, off)?;
-            if status_decode((w0 >> 16) as u16).is_none() {
-                break;
-            }
-            let mut rest = [0u8; 24];
-            self.dev.mem_read(&a.lmr, off + 8, &mut rest)?;
-            let mut w = [w0, 0, 0, 0];
-            for (i, chunk) in rest.chunks_exact(8).enumerate() {
-                w[i + 1] = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
-            }
-            a.received.push_back(LmrEntry::from_words(&w));
-            self.dev.mem_write(&a.lmr, off, &[0u8; LmrEntry::BYTES])?;
-            cons = Some(a.lmr_cursor.advance());
-        }
-        if let Some(c) = cons {
+        if let Some(c) = reap_lmr_ring(&self.dev, &a.lmr, &mut a.lmr_cursor, &mut a.received)? {
             self.dev.bar_write32(nic::LMR_CONS, c)?;
         }
         Ok(())
