@@ -63,6 +63,7 @@ module tb_ddc_rx #(
   win_rej_e    ev_reject_reason;
   logic [3:0]  pkt_ptype;
   logic [15:0] pkt_src, pkt_key, pkt_len;
+  logic [2:0]  hdr_dctx;   // ingress view of the header (for the window check)
   logic [47:0] pkt_addr;
   logic [31:0] pkt_msg_id;
 
@@ -121,6 +122,7 @@ module tb_ddc_rx #(
     .ans_drop_o        (ans_drop),
     .pkt_ptype_o       (pkt_ptype),
     .pkt_src_o         (pkt_src),
+    .pkt_dctx_o        (hdr_dctx),
     .pkt_key_o         (pkt_key),
     .pkt_addr_o        (pkt_addr),
     .pkt_len_o         (pkt_len),
@@ -137,7 +139,7 @@ module tb_ddc_rx #(
   `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
 
   logic unused_pkt;
-  assign unused_pkt = ^{pkt_src, pkt_key, pkt_msg_id};
+  assign unused_pkt = ^{pkt_src, pkt_key, pkt_msg_id, hdr_dctx};
   always @(posedge clk) begin
     if (run) begin
       `CHECK(ev_reject == ev_win, "reject pulse differs from the RXWIN drop pulse")
