@@ -53,6 +53,7 @@ module tb_ddc_tx;
 
   logic unused_push_take, unused_push_release;
 
+  logic ans_ready_unused;
   ddc_tx dut (
     .clk_i             (clk),
     .rst_ni            (rst_n),
@@ -101,11 +102,19 @@ module tb_ddc_tx;
     .dma_wr_strb_o     (wr_strb),
     // answers interleaving with data are checked in tb_ddc_tx_packetizer and tb_ddc_nic
     .ans_valid_i       (1'b0),
-    .ans_ready_o       (),
+    .ans_ready_o       (ans_ready_unused),
     .ans_data_i        (64'h0),
     .ans_last_i        (1'b0),
     .tx_flit_o         (tx_flit),
-    .tx_credit_i       (tx_credit)
+    .tx_credit_i       (tx_credit),
+    // completion on answers is checked in tb_ddc_tx_complete and tb_ddc_nic: off here
+    .sender_wait_i     (1'b0),
+    .rel_timeout_i     (16'd256),
+    .rel_ans_valid_i   (1'b0),
+    .rel_ans_src_i     (16'h0),
+    .rel_ans_msg_id_i  (32'h0),
+    .rel_ans_nack_i    (1'b0),
+    .rel_ans_reject_i  (1'b0)
   );
 
   // ---------------------------------------------------------------------------------
