@@ -37,9 +37,9 @@ fn layer_behind_windows(spec: &str) {
             reqs.push((d, w.eps[d].irecv(s as u16, 7, &b).unwrap()));
             bufs.push(b);
         }
-        for s in 0..n {
+        for (s, msg) in data.iter().enumerate() {
             let d = ((s + 1) % n) as u16;
-            reqs.push((s, w.eps[s].isend(d, 7, &data[s]).unwrap()));
+            reqs.push((s, w.eps[s].isend(d, 7, msg).unwrap()));
         }
         w.wait_ok(reqs);
         for (d, b) in bufs.into_iter().enumerate() {
