@@ -309,7 +309,10 @@ impl Bootstrap {
 
     /// Every node's window at the same bus address: the deterministic-IOVA convention
     /// (the VFIO backend allocates IOVAs in order from a fixed base, so identically
-    /// configured cards get identical windows).
+    /// configured cards get identical windows). The keys are drawn here as in
+    /// [`Bootstrap::new`]: nodes that each build their own table must still agree on the
+    /// keys ([`Bootstrap::with_keys`] with keys handed out by the launcher), or run with
+    /// [`MsgConfig::windows`] off.
     pub fn uniform(nodes: usize, rx_base: u64) -> Self {
         Self::new(vec![rx_base; nodes])
     }
