@@ -32,12 +32,15 @@ mod coll;
 mod heap;
 pub mod layout;
 
+use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hasher};
 
 use fasthsl_driver::contract::{desc_flag, status_done, DescErr, BCAST_NODES, MSG_LEN_MAX};
 pub use fasthsl_driver::{
-    Card, CompletionError, Device, DeviceError, DmaBuffer, DriverError, Pace,
+    Card, CompletionError, Device, DeviceError, DmaBuffer, DriverError, Pace, WinStats,
 };
+use fasthsl_driver::{PutPath, WindowPerms};
 
 pub use coll::BcastBackend;
 use coll::{Coll, Step};
@@ -203,6 +206,12 @@ pub struct MsgConfig {
     /// Hardware backend: broadcast slots each root has on every node (its broadcast
     /// credits: a root waits when its oldest unconsumed broadcast is this many behind).
     pub bcast_slots: u32,
+    /// Protect the receive region with keyed receive windows (docs/WINDOWS.md): at
+    /// start-up each node registers its region as one window with the key the
+    /// [`Bootstrap`] table gives it (and, for hardware broadcasts, the broadcast slots as
+    /// a second window with the table's shared broadcast key), the card enforces keys from
+    /// then on, and every put the layer issues carries its destination's key.
+    pub windows: bool,
 }
 
 impl Default for MsgConfig {
@@ -214,6 +223,7 @@ impl Default for MsgConfig {
             timeout_ns: 20_000_000,
             bcast: BcastBackend::SoftwareTree,
             bcast_slots: 8,
+            windows: true,
         }
     }
 }
@@ -252,21 +262,79 @@ impl MsgConfig {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bootstrap {
     rx_bases: Vec<u64>,
+    /// Node `n`'s receive-window key (with [`MsgConfig::windows`]).
+    keys: Vec<u16>,
+    /// The key every node's broadcast-slot window shares: one broadcast put carries one
+    /// key to every receiver.
+    bcast_key: u16,
+}
+
+/// Table index of the window covering a node's whole receive region.
+pub const RX_WINDOW_INDEX: u16 = 0;
+/// Table index of the broadcast-slot window (hardware broadcast backend).
+pub const BCAST_WINDOW_INDEX: u16 = 1;
+
+/// A key for table index `index` with a random nonzero 12-bit tag (key-less puts carry
+/// key 0, and a tag a stale sender could know must not be reused).
+fn draw_key(h: &RandomState, n: u64, index: u16) -> u16 {
+    let mut i = 0u64;
+    loop {
+        let mut x = h.build_hasher();
+        x.write_u64(n);
+        x.write_u64(i);
+        let tag = (x.finish() & 0xFFF) as u16;
+        if tag != 0 {
+            return (tag << 4) | index;
+        }
+        i += 1;
+    }
 }
 
 impl Bootstrap {
-    /// Node `n`'s receive window starts at `rx_bases[n]`.
+    /// Node `n`'s receive window starts at `rx_bases[n]`. The table also draws every
+    /// node's window key at random (the table is made once and handed to every node,
+    /// like the addresses, so the keys travel with it).
     pub fn new(rx_bases: Vec<u64>) -> Self {
-        Bootstrap { rx_bases }
+        let h = RandomState::new();
+        let keys = (0..rx_bases.len() as u64)
+            .map(|n| draw_key(&h, n, RX_WINDOW_INDEX))
+            .collect();
+        let bcast_key = draw_key(&h, u64::MAX, BCAST_WINDOW_INDEX);
+        Bootstrap {
+            rx_bases,
+            keys,
+            bcast_key,
+        }
     }
 
     /// Every node's window at the same bus address: the deterministic-IOVA convention
     /// (the VFIO backend allocates IOVAs in order from a fixed base, so identically
-    /// configured cards get identical windows).
+    /// configured cards get identical windows). The keys are drawn here as in
+    /// [`Bootstrap::new`]: nodes that each build their own table must still agree on the
+    /// keys ([`Bootstrap::with_keys`] with keys handed out by the launcher), or run with
+    /// [`MsgConfig::windows`] off.
     pub fn uniform(nodes: usize, rx_base: u64) -> Self {
-        Bootstrap {
-            rx_bases: vec![rx_base; nodes],
-        }
+        Self::new(vec![rx_base; nodes])
+    }
+
+    /// Replaces the drawn keys (a table assembled elsewhere): node `n` registers its
+    /// receive window with `keys[n]` (index [`RX_WINDOW_INDEX`] in bits 3:0), and every
+    /// node its broadcast-slot window with `bcast_key` (index [`BCAST_WINDOW_INDEX`]).
+    /// Checked by [`Endpoint::new`].
+    pub fn with_keys(mut self, keys: Vec<u16>, bcast_key: u16) -> Self {
+        self.keys = keys;
+        self.bcast_key = bcast_key;
+        self
+    }
+
+    /// Node `n`'s receive-window key.
+    pub fn key(&self, n: u16) -> Option<u16> {
+        self.keys.get(usize::from(n)).copied()
+    }
+
+    /// The shared broadcast-slot window key.
+    pub fn bcast_key(&self) -> u16 {
+        self.bcast_key
     }
 
     /// Nodes in the table.
@@ -522,6 +590,9 @@ pub struct Endpoint<D: Device> {
     layout: Layout,
     hash: u64,
     rx_bases: Vec<u64>,
+    /// Key each destination's receive window wants (all 0 without windows).
+    keys: Vec<u16>,
+    bcast_key: u16,
     rx_iova: u64,
     /// The receive window's handle, to use heap buffers as put sources.
     rx_alias: DmaBuffer,
@@ -561,7 +632,7 @@ impl<D: Device> Endpoint<D> {
     /// Starts the layer on a configured `card` (routes programmed): checks the bootstrap
     /// table against the card, and posts this node's HELLO to every peer. Messages to a
     /// peer wait until its HELLO has arrived.
-    pub fn new(card: Card<D>, boot: &Bootstrap, cfg: MsgConfig) -> Result<Self, MsgError> {
+    pub fn new(mut card: Card<D>, boot: &Bootstrap, cfg: MsgConfig) -> Result<Self, MsgError> {
         cfg.validate()?;
         let Some(cc) = card.config() else {
             return Err(DriverError::NotConfigured.into());
@@ -605,6 +676,47 @@ impl<D: Device> Endpoint<D> {
                 nodes,
             });
         }
+        let (keys, bcast_key) = if cfg.windows {
+            if boot.keys.len() != nodes
+                || boot
+                    .keys
+                    .iter()
+                    .any(|k| k & 0xF != RX_WINDOW_INDEX || k >> 4 == 0)
+                || boot.bcast_key & 0xF != BCAST_WINDOW_INDEX
+                || boot.bcast_key >> 4 == 0
+            {
+                return Err(MsgError::Bootstrap(format!(
+                    "the table's window keys are malformed: {:#06x?}, broadcast {:#06x} \
+                     (index {RX_WINDOW_INDEX} / {BCAST_WINDOW_INDEX} in bits 3:0, a nonzero tag above)",
+                    boot.keys, boot.bcast_key
+                )));
+            }
+            // The whole region is one window: eager slots, credits, HELLOs and rendezvous
+            // heap buffers all take writes, and only writes with this node's key. The first
+            // registration turns the card's enforcement on.
+            card.register_window_with_key(
+                0,
+                window,
+                WindowPerms::WRITE,
+                boot.keys[usize::from(me)],
+            )?;
+            if hw_bcast {
+                // Broadcasts land only in the broadcast slots, at the same offsets on
+                // every node, so one shared key can open exactly them everywhere.
+                card.register_window_with_key(
+                    layout.bslots_off,
+                    layout.heap_off - layout.bslots_off,
+                    WindowPerms {
+                        write: false,
+                        bcast: true,
+                    },
+                    boot.bcast_key,
+                )?;
+            }
+            (boot.keys.clone(), boot.bcast_key)
+        } else {
+            (vec![0; nodes], 0)
+        };
         let rx = card.rx_buffer()?;
         let rx_alias = DmaBuffer::new(rx.id(), rx.iova(), rx.len());
         let hello_src = cfg.stage_slots * layout.slot_bytes;
@@ -633,6 +745,8 @@ impl<D: Device> Endpoint<D> {
             layout,
             hash,
             rx_bases: boot.rx_bases.clone(),
+            keys,
+            bcast_key,
             rx_iova,
             rx_alias,
             stage,
@@ -1805,10 +1919,21 @@ impl<D: Device> Endpoint<D> {
                 TxSrc::Credit(p) => (&self.stage, self.credit_src + usize::from(p) * 8),
                 TxSrc::BcastCredit(p) => (&self.stage, self.bcredit_src + usize::from(p) * 8),
             };
-            match self
-                .card
-                .put(op.dest, buf, off, op.remote, op.len, op.flags)
-            {
+            let key = if op.flags & desc_flag::BCAST != 0 {
+                self.bcast_key
+            } else {
+                self.keys[usize::from(op.dest)]
+            };
+            match self.card.put_keyed(
+                PutPath::Auto,
+                op.dest,
+                buf,
+                off,
+                op.remote,
+                key,
+                op.len,
+                op.flags,
+            ) {
                 Ok(t) => {
                     self.txq.pop_front();
                     self.inflight.insert(t.seq, op);

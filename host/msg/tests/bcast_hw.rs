@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use fasthsl_driver::contract::{desc_flag, router_regs as rt, ROUTER_CSR_BASE, ROUTER_PORTS};
-use fasthsl_driver::Device;
+use fasthsl_driver::{Device, PutPath};
 use fasthsl_msg::layout::{Header, Kind};
 use fasthsl_msg::{BcastBackend, Endpoint, MsgConfig, MsgError};
 use fasthsl_sim::SimConfig;
@@ -297,8 +297,23 @@ fn stray_broadcast_slot_writes_are_counted_and_skipped() {
         let mut b = h.to_bytes();
         b.extend_from_slice(&[9u8; 4]);
         raw.device().mem_write(&src, 0, &b).unwrap();
+        // The raw card plays node 2, a member of the bootstrap table: it holds the keys.
+        let key = if flags & desc_flag::BCAST != 0 {
+            boot.bcast_key()
+        } else {
+            boot.key(dest).unwrap()
+        };
         let t = raw
-            .put(dest, &src, 0, base + to as u64, b.len(), flags)
+            .put_keyed(
+                PutPath::Auto,
+                dest,
+                &src,
+                0,
+                base + to as u64,
+                key,
+                b.len(),
+                flags,
+            )
             .unwrap();
         raw.wait_completion(&t, 1_000_000).unwrap();
     };
@@ -378,7 +393,16 @@ fn broadcasts_seen_out_of_order_are_consumed_in_sequence() {
         raw.device().mem_write(&src, 0, &b).unwrap();
         let to = base + l.bslot_off(2, seq) as u64;
         let t = raw
-            .put(bcast_dest(0, 2), &src, 0, to, b.len(), desc_flag::BCAST)
+            .put_keyed(
+                PutPath::Auto,
+                bcast_dest(0, 2),
+                &src,
+                0,
+                to,
+                boot.bcast_key(),
+                b.len(),
+                desc_flag::BCAST,
+            )
             .unwrap();
         raw.wait_completion(&t, 1_000_000).unwrap();
         run(&mut eps);

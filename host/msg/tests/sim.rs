@@ -4,6 +4,7 @@
 mod common;
 
 use common::{boot, cards, world, world_with, Rng, World};
+use fasthsl_driver::PutPath;
 use fasthsl_msg::{
     Device, Endpoint, MsgConfig, MsgError, Source, Status, ANY_TAG, DEFAULT_SHORT_MAX,
 };
@@ -573,7 +574,12 @@ fn malformed_writes_are_counted_and_skipped() {
         (0, l.slot_off(1, 0), 32),
     ];
     for (from, to, len) in writes {
-        let t = raw.put(0, &src, from, base + to as u64, len, 0).unwrap();
+        // Node 2 is in the bootstrap table, so it holds node 0's window key: the
+        // writes pass the card and reach the layer's own checks.
+        let key = boot.key(0).unwrap();
+        let t = raw
+            .put_keyed(PutPath::Auto, 0, &src, from, base + to as u64, key, len, 0)
+            .unwrap();
         raw.wait_completion(&t, 1_000_000).unwrap();
     }
     // Node 0 keeps working with node 1 meanwhile, and counts each bad write once.

@@ -87,6 +87,10 @@ fn eager_and_rendezvous_messages_over_vfio_user() {
             (0, 0),
             "node {n}: {st:?}"
         );
+        // The layer ran behind its keyed receive window (MsgConfig::windows, the default):
+        // the card checked every key and refused none of the layer's puts.
+        let win = ep.card().window_stats().unwrap();
+        assert!(win.enforced && win.rejected() == 0, "node {n}: {win:?}");
         let faults = ep.card().device().sim_read(sim_regs::IOMMU_FAULTS).unwrap();
         assert_eq!(faults, Some(0), "node {n}");
     }
