@@ -3,6 +3,7 @@
 //! theirs; the mean modeled time of one such exchange is reported. With `--latency`, also
 //! the 8-byte one-way latency of the layer beside the raw put's, measured the same way.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{ensure, Context, Result};
@@ -14,6 +15,7 @@ use fasthsl_topology::Topology;
 use serde_json::json;
 
 use crate::bringup::{self, BenchDevice, Testbed};
+use crate::plot::{self, Panel, Series};
 use crate::rng::Rng;
 
 /// Processes of the CADNA pattern.
@@ -44,6 +46,10 @@ pub struct ExchangeArgs {
     /// Print JSON (one object per line)
     #[arg(long)]
     json: bool,
+    /// Draw the time of each timed exchange (modeled ns) against its index into this PNG:
+    /// the steady state and any outliers the mean hides
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<PathBuf>,
     /// Run on cards instead of the simulator, node i = the i-th --device (a PCI address
     /// or vfio-user:/path/to.sock; see `fasthsl bench pingpong --help`)
     #[arg(long = "device", value_name = "ADDR")]
@@ -227,11 +233,16 @@ fn measure<D: BenchDevice>(a: &ExchangeArgs, tb: Testbed<D>) -> Result<ExitCode>
         v
     };
     let mut t0 = 0;
+    let mut each_ns = Vec::with_capacity(a.iterations as usize);
     for i in 0..a.iterations + WARMUP {
+        let start = eps[0].card().device().now_ns();
         if i == WARMUP {
-            t0 = eps[0].card().device().now_ns();
+            t0 = start;
         }
         exchange(&mut eps, &next_values(), i % 1000).with_context(|| format!("exchange {i}"))?;
+        if i >= WARMUP {
+            each_ns.push(eps[0].card().device().now_ns() - start);
+        }
     }
     let exchange_ns = (eps[0].card().device().now_ns() - t0) as f64 / f64::from(a.iterations);
     for (n, ep) in eps.iter().enumerate() {
@@ -255,6 +266,27 @@ fn measure<D: BenchDevice>(a: &ExchangeArgs, tb: Testbed<D>) -> Result<ExitCode>
             topology,
             a.iterations
         );
+    }
+    if let Some(path) = &a.plot {
+        plot::draw_png(
+            path,
+            &[Panel {
+                title: format!("CADNA exchange ({PROCS} processes, {VALUE} B values), {topology}"),
+                x_label: "exchange".into(),
+                y_label: "time of one exchange, ns (modeled)".into(),
+                log_x: false,
+                log_y: false,
+                series: vec![Series {
+                    label: format!("mean {exchange_ns:.0} ns"),
+                    points: each_ns
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &t)| (i as f64, t as f64))
+                        .collect(),
+                }],
+            }],
+        )
+        .with_context(|| format!("drawing {}", path.display()))?;
     }
     if let Some(raw) = raw {
         let layer = layer_one_way_ns(&mut eps, a.iterations)?;
@@ -287,8 +319,23 @@ mod tests {
             iterations,
             latency: false,
             json: true,
+            plot: None,
             devices: Vec::new(),
         }
+    }
+
+    #[test]
+    fn plot_draws_every_timed_exchange() {
+        let dir =
+            std::env::temp_dir().join(format!("fasthsl-exchange-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = dir.join("exchange.png");
+        let mut a = args("full:3", 5);
+        a.plot = Some(png.clone());
+        run(&a).unwrap();
+        let bytes = std::fs::read(&png).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
