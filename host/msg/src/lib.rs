@@ -1446,21 +1446,15 @@ impl<D: Device> Endpoint<D> {
             return Ok(());
         }
         p.breturned = p.bconsumed;
-        let v = u64::from(p.bconsumed);
-        self.card.device().mem_write_u64(
-            &self.stage,
-            self.bcredit_src + usize::from(root) * 8,
-            v,
+        let count = p.bconsumed;
+        let stage_off = self.bcredit_src + usize::from(root) * 8;
+        self.post_credit(
+            root,
+            count,
+            TxSrc::BcastCredit(root),
+            stage_off,
+            self.layout.bcredit_off,
         )?;
-        self.txq.push_back(TxOp {
-            dest: root,
-            flags: 0,
-            src: TxSrc::BcastCredit(root),
-            remote: self.rx_bases[usize::from(root)]
-                + (self.layout.bcredit_off + usize::from(self.me) * 8) as u64,
-            len: 8,
-            done: TxDone::Nothing,
-        });
         self.stats.bcast_credit_msgs += 1;
         Ok(())
     }
@@ -1890,22 +1884,44 @@ impl<D: Device> Endpoint<D> {
             return Ok(());
         }
         p.returned = p.consumed;
-        let v = u64::from(p.consumed);
+        let count = p.consumed;
+        let stage_off = self.credit_src + usize::from(src) * 8;
+        self.post_credit(
+            src,
+            count,
+            TxSrc::Credit(src),
+            stage_off,
+            self.layout.credit_off,
+        )?;
+        self.stats.credit_msgs += 1;
+        Ok(())
+    }
+
+    /// Writes a credit count into its staging word (`stage_off`, what `src` names) and
+    /// queues the 8-byte put of it into `peer`'s credit word for us, in the array at
+    /// `remote_off` of its window. Unicast and broadcast credits both go this way.
+    fn post_credit(
+        &mut self,
+        peer: u16,
+        count: u32,
+        src: TxSrc,
+        stage_off: usize,
+        remote_off: usize,
+    ) -> Result<(), MsgError> {
         // The word may be rewritten before the card reads it: the count only grows, so
         // the peer gets the same or a newer value.
         self.card
             .device()
-            .mem_write_u64(&self.stage, self.credit_src + usize::from(src) * 8, v)?;
+            .mem_write_u64(&self.stage, stage_off, u64::from(count))?;
         self.txq.push_back(TxOp {
-            dest: src,
+            dest: peer,
             flags: 0,
-            src: TxSrc::Credit(src),
-            remote: self.rx_bases[usize::from(src)]
-                + (self.layout.credit_off + usize::from(self.me) * 8) as u64,
+            src,
+            remote: self.rx_bases[usize::from(peer)]
+                + (remote_off + usize::from(self.me) * 8) as u64,
             len: 8,
             done: TxDone::Nothing,
         });
-        self.stats.credit_msgs += 1;
         Ok(())
     }
 
