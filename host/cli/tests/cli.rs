@@ -308,87 +308,69 @@ fn pingpong_layer_adds_the_message_layer_beside_the_put() {
     assert!(!first.contains("layer"), "{first}");
 }
 
+/// `bench pingpong --json` lines (sizes 8 B and 4 KiB, then the summary) without and
+/// with `flag`; asserts the flag changes neither modeled latency nor bandwidth.
+fn pingpong_same_without_and_with(
+    flag: &str,
+    stream_bytes: &str,
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let run = |on: bool| {
+        let mut args = vec![
+            "bench",
+            "pingpong",
+            "--sizes",
+            "8,4K",
+            "--iterations",
+            "2",
+            "--stream-bytes",
+            stream_bytes,
+            "--bidir-size",
+            "0",
+            "--json",
+        ];
+        if on {
+            args.push(flag);
+        }
+        let o = fasthsl(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (off, on) = (run(false), run(true));
+    for k in 0..2 {
+        assert_eq!(
+            on[k]["one_way_cycles"], off[k]["one_way_cycles"],
+            "{flag}: {}",
+            on[k]
+        );
+        assert_eq!(
+            on[k]["mbytes_per_s"], off[k]["mbytes_per_s"],
+            "{flag}: {}",
+            on[k]
+        );
+    }
+    (off, on)
+}
+
 /// REL_CTRL.SENDER_WAIT (contract 1.6): the descriptor's completion waits for the ACK, which
 /// is off the ping-pong's critical path and, with 16 messages unanswered at once, off the
 /// streaming's: same modeled latency and bandwidth.
 #[test]
 fn pingpong_with_sender_wait_costs_nothing() {
-    let run = |wait: bool| {
-        let mut args = vec![
-            "bench",
-            "pingpong",
-            "--sizes",
-            "8,4K",
-            "--iterations",
-            "2",
-            "--stream-bytes",
-            "64K",
-            "--bidir-size",
-            "0",
-            "--json",
-        ];
-        if wait {
-            args.push("--sender-wait");
-        }
-        let o = fasthsl(&args);
-        assert!(o.status.success(), "{}", text(&o.stderr));
-        text(&o.stdout)
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-            .collect::<Vec<_>>()
-    };
-    let (off, on) = (run(false), run(true));
+    let (off, on) = pingpong_same_without_and_with("--sender-wait", "64K");
     assert_eq!(on[2]["sender_wait"].as_bool(), Some(true));
     assert_eq!(off[2]["sender_wait"].as_bool(), Some(false));
-    for k in 0..2 {
-        assert_eq!(
-            on[k]["one_way_cycles"], off[k]["one_way_cycles"],
-            "{}",
-            on[k]
-        );
-        assert_eq!(on[k]["mbytes_per_s"], off[k]["mbytes_per_s"], "{}", on[k]);
-    }
 }
 
+/// The window check costs no cycle: same modeled latency and bandwidth with keyed puts.
 #[test]
 fn pingpong_with_windows_measures_keyed_puts() {
-    let run = |windows: bool| {
-        let mut args = vec![
-            "bench",
-            "pingpong",
-            "--sizes",
-            "8,4K",
-            "--iterations",
-            "2",
-            "--stream-bytes",
-            "32K",
-            "--bidir-size",
-            "0",
-            "--json",
-        ];
-        if windows {
-            args.push("--windows");
-        }
-        let o = fasthsl(&args);
-        assert!(o.status.success(), "{}", text(&o.stderr));
-        text(&o.stdout)
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-            .collect::<Vec<_>>()
-    };
-    let (off, on) = (run(false), run(true));
+    let (_, on) = pingpong_same_without_and_with("--windows", "32K");
     assert_eq!(on[2]["windows"].as_bool(), Some(true));
     assert_eq!(on[2]["iommu_faults"].as_u64(), Some(0));
-    // The window check costs no cycle: same modeled latency and bandwidth.
-    for k in 0..2 {
-        assert_eq!(
-            on[k]["one_way_cycles"], off[k]["one_way_cycles"],
-            "{}",
-            on[k]
-        );
-        assert_eq!(on[k]["mbytes_per_s"], off[k]["mbytes_per_s"], "{}", on[k]);
-    }
-    // With --layer the message layer's own puts would carry no key.
+    // --windows is the raw puts' option; the message layer (--layer) registers its own.
     let o = fasthsl(&["bench", "pingpong", "--windows", "--layer", "--json"]);
     assert!(!o.status.success());
 }
