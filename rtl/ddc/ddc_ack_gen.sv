@@ -119,10 +119,10 @@ module ddc_ack_gen
   pkt_hdr_w2_t w2;
   pkt_trl_t    trl;
 
-  assign w0  = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, flags: ev.cause, rsvd38: 2'b00,
+  assign w0  = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, lag: 4'd0, flags: ev.cause[3:0], attempt: 2'b00,
                  last: 1'b1, first: 1'b1, ptype: ptype, src: node_id_i, dest: ev.dest};
   assign w1  = '{key: 16'h0, remote_addr: 48'h0};
-  assign w2  = '{offset: 32'h0, msg_id: ev.msg_id};
+  assign w2  = '{seq: 8'h0, offset: 24'h0, msg_id: ev.msg_id};
   assign trl = '{rsvd32: 32'h0, crc: ~crc_q};
 
   always_comb begin

@@ -174,7 +174,7 @@ module ddc_rx_egress
     .pkt_first_i (hdr0_q.first),
     .pkt_last_i  (hdr0_q.last),
     .pkt_len_i   (16'(hdr0_q.len)),
-    .pkt_offset_i(hdr2_q.offset),
+    .pkt_offset_i(32'(hdr2_q.offset)),
     .complete_o  (trk_complete),
     .total_o     (trk_total),
     .full_o      (trk_full_o),
@@ -193,7 +193,7 @@ module ddc_rx_egress
   assign ans_ptype_o   = hdr0_q.ptype;
   assign ans_src_o     = hdr0_q.src;
   assign ans_msg_id_o  = hdr2_q.msg_id;
-  assign ans_cause_o   = hdr0_q.flags;
+  assign ans_cause_o   = 8'(hdr0_q.flags);
   assign ack_valid_o   = trk_valid && trk_complete && is_write;
   assign ack_src_o     = hdr0_q.src;
   assign ack_msg_id_o  = hdr2_q.msg_id;
@@ -413,7 +413,7 @@ module ddc_rx_egress
   end
 
   logic unused_bits;
-  assign unused_bits = ^{hdr0_q.dest, hdr0_q.rsvd38,
+  assign unused_bits = ^{hdr0_q.dest, hdr0_q.attempt, hdr0_q.lag, hdr2_q.seq,
                          pay_flits[16:PayW], lmr_base_i, lmr_addr_q[4:0], hdr0_q.dctx};
 
 endmodule

@@ -228,7 +228,7 @@ module ddc_rx_ingress
   assign pkt_msg_id_o = msg_id_q;
 
   logic unused_hdr0;
-  assign unused_hdr0 = ^{hdr0_q.flags, hdr0_q.rsvd38, hdr0_q.rsvd62, hdr0_q.last, hdr0_q.first};
+  assign unused_hdr0 = ^{hdr0_q.flags, hdr0_q.attempt, hdr0_q.lag, hdr0_q.rsvd62, hdr0_q.last, hdr0_q.first};
   assign drop_ctx_o       = drop_ctx_q;
 
 endmodule

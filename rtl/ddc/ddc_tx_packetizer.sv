@@ -174,8 +174,9 @@ module ddc_tx_packetizer
     rsvd62: '0,
     dctx:   job.remote[50:48],
     len:    11'(job.len),
-    flags:  job.flags,
-    rsvd38: '0,
+    lag:    '0,
+    flags:  job.flags[3:0],
+    attempt: '0,
     last:   job.last,
     first:  job.first,
     ptype:  job.flags[DESC_FLAG_BCAST_BIT] ? PTYPE_BCAST : PTYPE_WRITE,
@@ -184,7 +185,7 @@ module ddc_tx_packetizer
   };
   // job.remote is {key, descriptor word 1}: key in 79:64, dctx in 50:48, address in 47:0.
   assign hdr_w1 = '{key: job.remote[79:64], remote_addr: job.remote[47:0]};
-  assign hdr_w2 = '{offset: job.offset, msg_id: job.msg_id};
+  assign hdr_w2 = '{seq: '0, offset: job.offset[23:0], msg_id: job.msg_id};
   assign trl    = '{rsvd32: '0, crc: ~crc_q};
 
   // Credits: the router returns one per freed buffer slot; we may send while any remain.

@@ -2,7 +2,7 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010006;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010007;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
@@ -172,8 +172,9 @@ package fasthsl_pkg;
     logic [1:0] rsvd62;
     logic [2:0] dctx;
     logic [10:0] len;
-    logic [7:0] flags;
-    logic [1:0] rsvd38;
+    logic [3:0] lag;
+    logic [3:0] flags;
+    logic [1:0] attempt;
     logic [0:0] last;
     logic [0:0] first;
     logic [3:0] ptype;
@@ -185,7 +186,8 @@ package fasthsl_pkg;
     logic [47:0] remote_addr;
   } pkt_hdr_w1_t;  // 64 bits
   typedef struct packed {
-    logic [31:0] offset;
+    logic [7:0] seq;
+    logic [23:0] offset;
     logic [31:0] msg_id;
   } pkt_hdr_w2_t;  // 64 bits
 
@@ -271,6 +273,7 @@ package fasthsl_pkg;
   localparam logic [15:0] INT_COAL_LMR_NEW_OFFSET = 16'h0094;
   localparam logic [15:0] REL_CTRL_OFFSET = 16'h0098;
   localparam logic [15:0] REL_TIMEOUT_OFFSET = 16'h009C;
+  localparam logic [15:0] REL_RETRIES_OFFSET = 16'h00A0;
   localparam logic [15:0] WIN_CFG_OFFSET = 16'h00E0;
   localparam logic [15:0] WIN_REJ_INFO_OFFSET = 16'h00E4;
   localparam logic [15:0] WIN_REJ_MSG_ID_OFFSET = 16'h00E8;
@@ -318,6 +321,10 @@ package fasthsl_pkg;
   localparam logic [15:0] CNT_ACK_RX_OFFSET = 16'h0140;
   localparam logic [15:0] CNT_NACK_RX_OFFSET = 16'h0144;
   localparam logic [15:0] CNT_ANS_DROP_OFFSET = 16'h0148;
+  localparam logic [15:0] CNT_RETX_OFFSET = 16'h014C;
+  localparam logic [15:0] CNT_REL_TIMEOUT_OFFSET = 16'h0150;
+  localparam logic [15:0] CNT_RX_DUP_OFFSET = 16'h0154;
+  localparam logic [15:0] CNT_RX_SEQ_EVICT_OFFSET = 16'h0158;
 
   // router registers (byte offsets)
   localparam logic [15:0] RT_ID_OFFSET = 16'h0000;

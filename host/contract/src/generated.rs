@@ -4,7 +4,7 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010006;
+pub const CONTRACT_VERSION: u32 = 0x00010007;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
@@ -222,7 +222,7 @@ pub mod desc_flag {
     pub const BCAST: u16 = 1 << 2;
     /// Adaptive routing: routers may send this message's packets to any output of their table entry's amask when the entry's port is busy. Packets of one message may then arrive out of order (the receiver completes by byte count).
     pub const ADAPTIVE: u16 = 1 << 3;
-    /// The payload is in the descriptor, not at local_addr: bytes 0..7 in the local_addr field (little-endian), bytes 8..63 of a pushed descriptor in PUSH_DATA. No payload DMA read. Bits 8..15 are local to the sender: they do not travel (packets carry the low 8 flag bits).
+    /// The payload is in the descriptor, not at local_addr: bytes 0..7 in the local_addr field (little-endian), bytes 8..63 of a pushed descriptor in PUSH_DATA. No payload DMA read. Bits 4..15 are local to the sender: they do not travel (packets carry the low 4 flag bits since contract 1.7).
     pub const INLINE: u16 = 1 << 8;
     /// Every defined bit.
     pub const ALL: u16 = IRQ_LOCAL | IRQ_REMOTE | BCAST | ADAPTIVE | INLINE;
@@ -517,8 +517,12 @@ pub struct PktHdr {
     pub first: bool,
     /// Last packet of its message.
     pub last: bool,
-    /// The descriptor's flags (low 8 bits).
+    /// Transmission attempt of the message, modulo 4: 0 the first, n the n-th retransmission (REL_RETRIES). The receiver restarts a message's byte count when a packet of another attempt arrives, so a retransmitted message is counted once. Contract 1.7.
+    pub attempt: u8,
+    /// The descriptor's flags (low 4 bits: IRQ_LOCAL, IRQ_REMOTE, BCAST, ADAPTIVE). Contract 1.7 (8 bits before).
     pub flags: u8,
+    /// seq minus the sender's lowest sequence number to this destination not yet final (neither acknowledged nor given up), 0..15: every message to this destination numbered below seq - lag is final at the sender, so the receiver may forget it (docs/RELIABILITY.md). 0 in broadcasts. Contract 1.7.
+    pub lag: u8,
     /// Payload bytes in this packet, 1..MTU_MAX.
     pub len: u16,
     /// Destination context (the descriptor's dctx): whose LMR ring gets the message's entry.
@@ -529,8 +533,10 @@ pub struct PktHdr {
     pub key: u16,
     /// Message id (descriptor msg_id).
     pub msg_id: u32,
-    /// Byte offset of this packet's first payload byte in its message.
+    /// Byte offset of this packet's first payload byte in its message (below MSG_LEN_MAX). Contract 1.7 (32 bits before).
     pub offset: u32,
+    /// Sequence number of the message among this sender's unicast messages to this destination, modulo 256, contiguous: the receiver's duplicate filter (ddc_rx_seq_window) keys on (src, seq). 0 in broadcasts. Contract 1.7.
+    pub seq: u8,
 }
 
 impl PktHdr {
@@ -547,13 +553,16 @@ impl PktHdr {
         w[0] |= ((self.ptype as u64) & 0xf) << 32;
         w[0] |= ((self.first as u64) & 0x1) << 36;
         w[0] |= ((self.last as u64) & 0x1) << 37;
-        w[0] |= ((self.flags as u64) & 0xff) << 40;
+        w[0] |= ((self.attempt as u64) & 0x3) << 38;
+        w[0] |= ((self.flags as u64) & 0xf) << 40;
+        w[0] |= ((self.lag as u64) & 0xf) << 44;
         w[0] |= ((self.len as u64) & 0x7ff) << 48;
         w[0] |= ((self.dctx as u64) & 0x7) << 59;
         w[1] |= ((self.remote_addr as u64) & 0xffffffffffff) << 0;
         w[1] |= ((self.key as u64) & 0xffff) << 48;
         w[2] |= ((self.msg_id as u64) & 0xffffffff) << 0;
-        w[2] |= ((self.offset as u64) & 0xffffffff) << 32;
+        w[2] |= ((self.offset as u64) & 0xffffff) << 32;
+        w[2] |= ((self.seq as u64) & 0xff) << 56;
         w
     }
 
@@ -565,13 +574,16 @@ impl PktHdr {
             ptype: ((w[0] >> 32) & 0xf) as u8,
             first: (w[0] >> 36) & 1 == 1,
             last: (w[0] >> 37) & 1 == 1,
-            flags: ((w[0] >> 40) & 0xff) as u8,
+            attempt: ((w[0] >> 38) & 0x3) as u8,
+            flags: ((w[0] >> 40) & 0xf) as u8,
+            lag: ((w[0] >> 44) & 0xf) as u8,
             len: ((w[0] >> 48) & 0x7ff) as u16,
             dctx: ((w[0] >> 59) & 0x7) as u8,
             remote_addr: ((w[1] >> 0) & 0xffffffffffff) as u64,
             key: ((w[1] >> 48) & 0xffff) as u16,
             msg_id: ((w[2] >> 0) & 0xffffffff) as u32,
-            offset: ((w[2] >> 32) & 0xffffffff) as u32,
+            offset: ((w[2] >> 32) & 0xffffff) as u32,
+            seq: ((w[2] >> 56) & 0xff) as u8,
         }
     }
 
@@ -986,6 +998,8 @@ pub mod nic_regs {
     pub const REL_CTRL: u32 = 0x098;
     /// REL_CTRL.SENDER_WAIT: ticks of 2^REL_TICK_LOG2 core cycles a sent message waits for its answer before it completes RETRY_EXHAUSTED (it expires on the n-th tick after its last packet left); 0 acts as 1. Reset: 256 (65 536..65 792 cycles, ~262 us at 250 MHz). Contract 1.6. (rw)
     pub const REL_TIMEOUT: u32 = 0x09c;
+    /// REL_CTRL.SENDER_WAIT: retransmissions allowed per message (0..15) after a NACK or a timeout, before it completes RETRY_EXHAUSTED. A retransmission re-reads the descriptor from its LME ring slot and the payload from host memory. Reset 0: no retransmission. Contract 1.7. (rw)
+    pub const REL_RETRIES: u32 = 0x0a0;
     /// Receive window table: bit 0 ENFORCE (WIN_CFG bits). Reset 0: keys ignored, only RXWIN checked (docs/WINDOWS.md). (rw)
     pub const WIN_CFG: u32 = 0x0e0;
     /// Refusal log (win_rej_info format): the first packet the window checks refused since the log was cleared (reason RXWIN included). Further refusals only count (CNT_RX_DROP_WINDOW, CNT_RX_REJECT_*) until software writes 1 to bit 31, which clears the log. WIN_REJ_MSG_ID and WIN_REJ_ADDR_* belong to the same packet. (rw1c)
@@ -1080,6 +1094,14 @@ pub mod nic_regs {
     pub const CNT_NACK_RX: u32 = 0x144;
     /// Answers (ACK/NACK) not sent because their queue was full: the sender times out and retransmits, which is answered again. (ro)
     pub const CNT_ANS_DROP: u32 = 0x148;
+    /// Retransmissions started (REL_RETRIES): a message re-read from host memory after a NACK or an answer timeout. Contract 1.7. (ro)
+    pub const CNT_RETX: u32 = 0x14c;
+    /// Answer timeouts: messages whose answer did not come within REL_TIMEOUT (each then retransmitted or completed RETRY_EXHAUSTED). Contract 1.7. (ro)
+    pub const CNT_REL_TIMEOUT: u32 = 0x150;
+    /// Packets dropped as duplicates: their message (src, seq) already completed here or was given up by its sender (ddc_rx_seq_window). Nothing of them is written; the last packet of a duplicate message is acknowledged again. Contract 1.7. (ro)
+    pub const CNT_RX_DUP: u32 = 0x154;
+    /// Duplicate-filter slots taken over by another source id (more than 64 sources whose ids share low 6 bits): the earlier source's late copies are no longer recognised. Contract 1.7. (ro)
+    pub const CNT_RX_SEQ_EVICT: u32 = 0x158;
 }
 
 /// ROUTER register byte offsets.

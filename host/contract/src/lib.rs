@@ -91,18 +91,25 @@ mod tests {
             ptype: 0xf,
             first: true,
             last: true,
-            flags: 0xff,
+            attempt: 3,
+            flags: 0xf,
+            lag: 0xf,
             len: 0x7ff,
             dctx: 7,
             remote_addr: (1 << 48) - 1,
             key: 0xffff,
             msg_id: u32::MAX,
-            offset: u32::MAX,
+            offset: (1 << 24) - 1,
+            seq: 0xff,
         };
         let w = h.to_words();
         assert_eq!(PktHdr::from_words(&w), h);
-        // Only the reserved bits 38..39 and 62..63 of word 0 stay clear.
-        assert_eq!(w[0], !(0b11u64 << 38 | 0b11u64 << 62));
+        // Only the reserved bits 62..63 of word 0 stay clear.
+        assert_eq!(w[0], !(0b11u64 << 62));
+        // Word 2: msg_id, the 24-bit offset and the sequence number fill it exactly.
+        assert_eq!(w[2], u64::MAX);
+        // An offset up to MSG_LEN_MAX - 1 fits its field.
+        assert!(MSG_LEN_MAX - 1 < 1 << 24);
         // Word 1: the 48-bit address and the key fill it exactly.
         assert_eq!(w[1], u64::MAX);
         let k = PktHdr {

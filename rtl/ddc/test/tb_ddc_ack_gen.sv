@@ -109,7 +109,7 @@ module tb_ddc_ack_gen;
       rej_v  = ($urandom_range(0, load * 2) == 0) && cycles < 38000;
       cpl_src = 16'($urandom); cpl_mid = $urandom;
       nack_src = 16'($urandom); nack_mid = $urandom;
-      rej_src = 16'($urandom); rej_mid = $urandom; rej_cause = 8'($urandom);
+      rej_src = 16'($urandom); rej_mid = $urandom; rej_cause = 8'($urandom_range(0, 15));  // causes are win_rej codes: 4 bits
       out_ready = ($urandom_range(0, 3) != 0);
       #1;
       // Output: collect a packet, check it at its trailer.
@@ -143,7 +143,7 @@ module tb_ddc_ack_gen;
             e = exp_pop(int'(cur_src));
             `CHECK(int'(w0.dest) == e.dest && w0.src == Node && int'(w2.msg_id) == e.mid &&
                    int'(w0.flags) == e.cause, $sformatf("header of a type-%0d answer", cur_src))
-            `CHECK(w0.len == '0 && w0.first && w0.last && w0.rsvd38 == '0 && w[1] == '0 &&
+            `CHECK(w0.len == '0 && w0.first && w0.last && w0.attempt == '0 && w0.lag == '0 && w[1] == '0 &&
                    w2.offset == '0, "answer not header-only")
           end
           n_pkts[cur_src]++;

@@ -432,9 +432,9 @@ module tb_ddc_rx #(
     pkt_hdr_w2_t h2;
     int lane0, nfl;
     logic [31:0] c;
-    h0 = '{rsvd62: '0, dctx: pkt_dctx, len: 11'(len_field), flags: flags, rsvd38: 2'b0, last: last, first: first,
+    h0 = '{rsvd62: '0, dctx: pkt_dctx, len: 11'(len_field), lag: 4'd0, flags: flags[3:0], attempt: 2'b0, last: last, first: first,
            ptype: ptype, src: src, dest: dest};
-    h2 = '{offset: offset, msg_id: msg_id};
+    h2 = '{seq: 8'd0, offset: offset[23:0], msg_id: msg_id};
     pkt.delete();
     pkt.push_back(mk_flit(h0));
     pkt.push_back(mk_flit(ra));
@@ -511,7 +511,8 @@ module tb_ddc_rx #(
     e.slot = '0;
     e.w[0] = lmr_entry_w0_t'{msg_id: msg_id, status: 16'h8000, src: src};
     e.w[1] = ra0;
-    e.w[2] = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(flags), len: 32'(total)};
+    // Packets carry the low 4 flag bits (contract 1.7).
+    e.w[2] = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(flags[3:0]), len: 32'(total)};
     e.w[3] = '0;
     lmr_q.push_back(e);
     exp_irq += int'(e.irq);
@@ -911,7 +912,7 @@ module tb_ddc_rx #(
       logic [3:0] t = 4'($urandom_range(1, 3));
       logic [15:0] src = 16'($urandom());
       logic [31:0] mid = $urandom();
-      logic [7:0] cause = 8'($urandom());
+      logic [7:0] cause = 8'($urandom_range(0, 15));  // the header's 4 flag bits
       pay.delete();
       build_pkt(node_id, src, t, 1'b1, 1'b1, cause, 16'h0, 64'h0, mid, 32'h0);
       send_pkt();
@@ -950,7 +951,7 @@ module tb_ddc_rx #(
       rej_valid = 1'b1;
       rej_src   = 16'($urandom());
       rej_msg   = $urandom();
-      rej_cause = 8'($urandom());
+      rej_cause = 8'($urandom_range(0, 15));  // win_rej codes: 4 bits travel
       expect_ans(PTYPE_NACK_REJECT, rej_src, rej_msg, rej_cause);
       @(negedge clk);
       rej_valid = 1'b0;

@@ -238,13 +238,13 @@ module tb_ddc_tx;
     w0 = cur_pkt[0];
     w2 = cur_pkt[2];
     if (w0.dest !== d.dest || w0.src !== node_id || w0.ptype !== PTYPE_WRITE ||
-        w0.first !== e.first || w0.last !== e.last || w0.flags !== d.flags[7:0] ||
-        w0.len !== 11'(e.plen) || w0.rsvd38 !== 2'b00 || w0.dctx !== d.r[50:48] ||
+        w0.first !== e.first || w0.last !== e.last || w0.flags !== d.flags[3:0] || w0.lag !== '0 || w0.attempt !== '0 ||
+        w0.len !== 11'(e.plen) || w0.dctx !== d.r[50:48] ||
         w0.rsvd62 !== 2'b00) begin
       fail($sformatf("seq %0d off %0d: bad w0 %h", e.seq, e.offset, cur_pkt[0]));
     end
     if (cur_pkt[1] !== remote) fail($sformatf("seq %0d: bad remote %h want %h", e.seq, cur_pkt[1], remote));
-    if (w2.msg_id !== d.msg_id || w2.offset !== e.offset) begin
+    if (w2.msg_id !== d.msg_id || 32'(w2.offset) !== e.offset) begin
       fail($sformatf("seq %0d: bad w2 %h", e.seq, cur_pkt[2]));
     end
     for (int i = 0; i < m; i++) begin

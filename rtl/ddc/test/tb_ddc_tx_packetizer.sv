@@ -112,8 +112,8 @@ module tb_ddc_tx_packetizer;
   int          ans_beat = 0, ans_out_beat = 0, p_ans = 0, ans_n = 0;
 
   function automatic void add_answer();
-    pkt_hdr_w0_t w0 = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, flags: 8'($urandom()),
-                        rsvd38: 2'b00, last: 1'b1,
+    pkt_hdr_w0_t w0 = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, lag: 4'($urandom()), flags: 4'($urandom()),
+                        attempt: 2'($urandom()), last: 1'b1,
                         first: 1'b1, ptype: 4'($urandom_range(1, 3)), src: 16'h0ABC,
                         dest: 16'($urandom())};
     logic [63:0] f[4] = '{w0, 64'h0, {$urandom(), $urandom()}, {32'h0, $urandom()}};
@@ -147,7 +147,7 @@ module tb_ddc_tx_packetizer;
     // Word 1 of a descriptor: remote address in 47:0, destination context in 50:48.
     p.remote = {13'h0, 3'($urandom()), 16'($urandom()), $urandom()};
     p.remote[2:0] = 3'(r);
-    p.msg_id = $urandom(); p.offset = $urandom(); p.src_off = 3'(s);
+    p.msg_id = $urandom(); p.offset = 32'($urandom_range(0, MSG_LEN_MAX - 1)); p.src_off = 3'(s);
     p.base = 32'(all_bytes.size());
     p.bad = (bad_word >= 0);
     for (int k = 0; k < len; k++) all_bytes.push_back(raw[s + k]);
@@ -181,12 +181,12 @@ module tb_ddc_tx_packetizer;
     // DESC_FLAG_BCAST in the job's flags makes a broadcast packet.
     if (w0.dest !== p.dest || w0.src !== node_id ||
         w0.ptype !== (p.flags[DESC_FLAG_BCAST_BIT] ? PTYPE_BCAST : PTYPE_WRITE) || w0.first !== p.first ||
-        w0.last !== p.last || w0.flags !== p.flags || w0.len !== 11'(p.len) || w0.rsvd38 !== '0 ||
+        w0.last !== p.last || w0.flags !== p.flags[3:0] || w0.len !== 11'(p.len) || w0.attempt !== '0 || w0.lag !== '0 ||
         w0.dctx !== p.remote[50:48] || w0.rsvd62 !== '0) begin
       fail($sformatf("bad w0 %h", cur[0]));
     end
     if (cur[1] !== {p.msg_id[15:0], p.remote[47:0]}) fail("bad w1");
-    if (cur[2] !== {p.offset, p.msg_id}) fail("bad w2");
+    if (cur[2] !== {8'h00, p.offset[23:0], p.msg_id}) fail("bad w2");
     if (p.bad) begin
       // Cut by a read error: full length, EEP instead of the trailer; no CRC to check.
       cut_pkts++;
