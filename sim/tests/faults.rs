@@ -6,6 +6,7 @@
 
 use fasthsl_driver::contract::{status_done, DescErr, LmrEntry};
 use fasthsl_driver::{Card, CardConfig, CompletionError, Counters, Device, DmaBuffer, PutTicket};
+use fasthsl_rng::Rng;
 use fasthsl_sim::{
     Cluster, Endpoint, FaultConfig, FaultCounters, FaultSpec, LinkFaults, LinkSelector, SimConfig,
     SimDevice,
@@ -15,24 +16,6 @@ use fasthsl_topology::Topology;
 /// Device-time budget for one message: far above what the link needs.
 fn timeout(len: usize) -> u64 {
     2_000_000 + 20 * len as u64
-}
-
-/// SplitMix64: deterministic test data without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
 }
 
 const RX: usize = 4 << 20;
@@ -299,7 +282,7 @@ fn faults_of(net: &Net) -> Vec<LinkFaults> {
 /// cycles it took, the LMR entries and the card counters.
 fn scenario(sim: SimConfig) -> (u64, Vec<Vec<LmrEntry>>, Vec<Counters>, Net) {
     let mut net = up("full:2", sim);
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let start = net.cluster.cycles();
     for i in 0..24 {
         let len = [1, 8, 64, 1000, 1024, 1025, 4096, 9000][i % 8] + rng.below(3);
@@ -384,7 +367,7 @@ fn faults_repeat_bit_for_bit_from_the_seed() {
 fn bit_errors_are_dropped_by_the_crc_and_counted() {
     // Single-packet messages (<= MTU): a damaged packet loses exactly its message.
     let mut net = up("full:2", faulty(3, LinkSelector::All, FaultSpec::ber(2e-5)));
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     for i in 0..160 {
         let (s, d) = if i % 2 == 0 { (0, 1) } else { (1, 0) };
         let len = 1 + rng.below(1024);
@@ -435,7 +418,7 @@ fn control_bit_flips_and_drops_do_not_wedge_nic_or_router() {
     for topo in ["full:2", "ring:4"] {
         let mut net = up(topo, faulty(11, LinkSelector::All, spec));
         let nodes = net.cards.len();
-        let mut rng = Rng(11);
+        let mut rng = Rng::new(11);
         for i in 0..120 {
             let s = i % nodes;
             let d = (s + 1 + rng.below(nodes - 1)) % nodes;
@@ -500,7 +483,7 @@ fn lost_last_flit_merges_the_packet_with_the_next_one() {
                 .unwrap();
         }
         net.cluster.set_tap(0, true);
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         net.send(&mut rng, 0, 1, 100);
         let at = last_flit_crossing(&net, 0);
         net.drain(3_000);
@@ -551,7 +534,7 @@ fn lost_last_flit_does_not_block_other_inputs() {
                 .unwrap();
         }
         net.cluster.set_tap(0, true);
-        let mut rng = Rng(6);
+        let mut rng = Rng::new(6);
         net.send(&mut rng, 0, 2, 100);
         let at = last_flit_crossing(&net, 0);
         net.drain(3_000);
@@ -591,7 +574,7 @@ fn lost_last_flit_does_not_block_other_inputs() {
 #[test]
 fn message_missing_a_packet_is_not_reported_complete() {
     let mut net = up("full:2", faulty(9, LinkSelector::All, FaultSpec::ber(1e-6)));
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     for _ in 0..20 {
         net.send(&mut rng, 0, 1, 64 << 10);
     }
@@ -615,7 +598,7 @@ fn interleaved_messages_from_many_senders_all_complete() {
     // router interleaves their packets on node 0's port, so its NIC counts seven
     // messages at once; every one must complete, none be given up or left untracked.
     let mut net = up("star:8", SimConfig::default());
-    let mut rng = Rng(21);
+    let mut rng = Rng::new(21);
     for _ in 0..4 {
         let ts: Vec<(usize, PutTicket)> = (1..8)
             .map(|s| (s, net.post(&mut rng, s, 0, 16 << 10)))
@@ -660,7 +643,7 @@ fn link_cut_stalls_traffic_which_resumes_after_it() {
             .unwrap(),
         2
     );
-    let mut rng = Rng(12);
+    let mut rng = Rng::new(12);
     let mut longest = 0;
     while net.cluster.cycles() < at + 6_000 {
         // Both ways at once, so both directions are busy when the cut comes.
@@ -733,7 +716,7 @@ fn leaked_credits_stop_the_link_for_good() {
     net.cluster
         .set_link_faults(LinkSelector::Directed(r01.0, r01.1), leak)
         .unwrap();
-    let mut rng = Rng(13);
+    let mut rng = Rng::new(13);
     // 0 -> 1 streams into the cut (not waited for: it will stall).
     let stalled = net.post(&mut rng, 0, 1, 64 << 10);
     net.cluster.step(at + 2_000 - net.cluster.cycles());
@@ -758,7 +741,7 @@ fn leaked_credits_stop_the_link_for_good() {
 /// Messages of `len` bytes 0 -> 1 on full:2 (three links) at bit error rate `ber`.
 fn loss_at(ber: f64, len: usize, count: usize) -> (Outcome, f64) {
     let mut net = up("full:2", faulty(21, LinkSelector::All, FaultSpec::ber(ber)));
-    let mut rng = Rng(21);
+    let mut rng = Rng::new(21);
     for _ in 0..count {
         net.send(&mut rng, 0, 1, len);
     }
@@ -811,7 +794,7 @@ fn receivers_ack_every_completed_message_once() {
         for c in &net.cards {
             c.set_acknowledge(ack).unwrap();
         }
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         for i in 0..48 {
             let (s, d) = if i % 2 == 0 { (0, 1) } else { (1, 0) };
             net.send(&mut rng, s, d, [8, 700, 4096, 20_000][i % 4]);
@@ -858,7 +841,7 @@ fn sender_wait_completes_ok_only_for_delivered_messages() {
         c.set_sender_wait(true).unwrap();
         c.set_answer_timeout(64).unwrap(); // 16 384 cycles, ~66 us
     }
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut results = Vec::new();
     for i in 0..48 {
         let (s, d) = if i % 2 == 0 { (0, 1) } else { (1, 0) };

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::bringup::configured_cards;
-use crate::rng::Rng;
+use fasthsl_rng::Rng;
 
 /// Untouched bytes checked on each side of every received message.
 const GUARD: usize = 64;

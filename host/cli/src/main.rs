@@ -12,7 +12,6 @@ mod bringup;
 mod demo;
 mod plot;
 mod real;
-mod rng;
 mod serve;
 
 use std::io::IsTerminal;

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use fasthsl_driver::contract::{ctx_regs as ctx, desc_flag, err, int, nic_regs as nic, CTX_COUNT};
 use fasthsl_driver::{Card, CardConfig, Context, Device, DmaBuffer, DriverError};
 
+use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 
@@ -16,21 +17,6 @@ const SRC: usize = 1 << 20;
 const TIMEOUT_NS: u64 = 50_000_000;
 /// Contexts of a card.
 const NCTX: usize = CTX_COUNT as usize;
-
-/// SplitMix64: deterministic test data without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn up() -> (Cluster, Vec<Card<SimDevice>>, Vec<DmaBuffer>) {
     let topo: Topology = "full:2".parse().unwrap();
@@ -61,7 +47,7 @@ struct Expect {
 #[test]
 fn eight_contexts_per_node_send_at_once_and_each_ring_gets_only_its_own() {
     let (cluster, mut pair, src) = up();
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     // Contexts 1..7 on both nodes, each on its own device handle (as a process would
     // have); context 0 is the card's own ring.
     let mut ctxs: Vec<Vec<Context<SimDevice>>> = (0..2)
@@ -82,7 +68,7 @@ fn eight_contexts_per_node_send_at_once_and_each_ring_gets_only_its_own() {
             for k in 0..NCTX {
                 let to_ctx = (k + round) % NCTX;
                 let len = 1 + rng.below(if round == 3 { 6000 } else { 700 });
-                let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+                let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
                 let s = src_off[node];
                 src_off[node] += len + 8;
                 pair[node].device().mem_write(&src[node], s, &data).unwrap();

@@ -51,6 +51,7 @@ use fasthsl_driver::contract::{
     ROUTER_CSR_BASE, ROUTE_ENTRIES,
 };
 use fasthsl_driver::{Card, CardConfig, CompletionError, Device, DmaBuffer, DriverError, PutPath};
+use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 
@@ -81,42 +82,6 @@ fn window_reg(off: u32) -> bool {
         && ((nic::CNT_RX_REJECT_KEY..=nic::CNT_RX_REJECT_RANGE).contains(&off)
             || (nic::WIN_BASE_LO..nic::WIN_BASE_LO + nic::WIN_CTRL_COUNT * nic::WIN_CTRL_STRIDE)
                 .contains(&off))
-}
-
-/// splitmix64: small, fast, and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (n > 0).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: u64, hi_incl: u64) -> u64 {
-        lo + self.below(hi_incl - lo + 1)
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-    /// A message length: mostly small, sometimes several packets.
-    fn len(&mut self) -> usize {
-        match self.below(20) {
-            0..=12 => self.range(1, 64) as usize,
-            13..=17 => self.range(65, 512) as usize,
-            18 => self.range(513, 2048) as usize,
-            _ if self.chance(50) => self.range(513, 2048) as usize,
-            _ => self.range(2049, LEN_MAX as u64) as usize,
-        }
-    }
 }
 
 /// Statistics counters and router drops, as the model expects them.
@@ -310,7 +275,7 @@ impl Fuzz {
             sender_wait: false,
             seed,
             op: 0,
-            rng: Rng(seed),
+            rng: Rng::new(seed),
             cluster,
 
             cards,
@@ -730,7 +695,7 @@ impl Fuzz {
 
     /// `len` fresh random bytes in the source buffer; None when the epoch's share is used.
     fn src_alloc(&mut self, len: usize) -> Option<(usize, Vec<u8>)> {
-        let off = self.src_next + self.rng.below(8) as usize;
+        let off = self.src_next + self.rng.below_u64(8) as usize;
         if off + len > SRC_BYTES {
             return None;
         }
@@ -745,7 +710,7 @@ impl Fuzz {
 
     /// A fresh, never written range of node 1's receive region (inside the edges).
     fn rx_alloc(&mut self, len: usize) -> Option<u64> {
-        let off = self.rx_next + self.rng.below(8) as usize;
+        let off = self.rx_next + self.rng.below_u64(8) as usize;
         if off + len > RX_BYTES - EDGE {
             return None;
         }
@@ -763,21 +728,21 @@ impl Fuzz {
 
     /// A well-formed put through the driver's own `put_via` (every path).
     fn good_put(&mut self) -> bool {
-        let len = self.rng.len();
+        let len = msg_len(&mut self.rng);
         let Some((off, data)) = self.src_alloc(len) else {
             return false;
         };
         let Some(remote) = self.rx_alloc(len) else {
             return false;
         };
-        let path = match self.rng.below(4) {
+        let path = match self.rng.below_u64(4) {
             0 => PutPath::Auto,
             1 => PutPath::Ring,
             2 => PutPath::Push,
             _ if len <= INLINE_MAX as usize => PutPath::InlinePush,
             _ => PutPath::Auto,
         };
-        let flags = (self.rng.below(4) as u16) & (desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE);
+        let flags = (self.rng.below_u64(4) as u16) & (desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE);
         self.poll();
         let idle = self.posted.is_empty();
         let t = loop {
@@ -838,41 +803,41 @@ impl Fuzz {
     /// A descriptor with random defects, posted unchecked through the ring or the window.
     fn bad_desc(&mut self) -> bool {
         let r = &mut self.rng;
-        let mut len = r.len();
-        let mut flags = (r.below(4) as u16) & (desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE);
+        let mut len = msg_len(r);
+        let mut flags = (r.below_u64(4) as u16) & (desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE);
         let mut dest = 1u16;
         let mut inline = false;
         let mut forced_reject = false;
-        let defects = r.range(1, 3);
+        let defects = r.range_u64(1, 3);
         let mut src_kind = 0; // 0 mapped, 1 fully unmapped, 2 runs into the guard page
         let mut remote_kind = 0; // 0 fresh range in the window, 1.. outside in some way
         for _ in 0..defects {
-            match r.below(9) {
+            match r.below_u64(9) {
                 0 => {
                     len = 0;
                     forced_reject = true;
                 }
                 1 => {
-                    len = r.range(MSG_LEN_MAX + 1, u64::from(u32::MAX)) as usize;
+                    len = r.range_u64(MSG_LEN_MAX + 1, u64::from(u32::MAX)) as usize;
                     forced_reject = true;
                 }
                 2 => {
-                    dest = r.next() as u16;
+                    dest = r.next_u64() as u16;
                 }
                 3 => {
                     // Stray flag bits (not INLINE): ignored by the card.
-                    flags |= (r.next() as u16) & !desc_flag::INLINE;
+                    flags |= (r.next_u64() as u16) & !desc_flag::INLINE;
                 }
                 4 => {
                     inline = true;
                     len = if r.chance(50) {
-                        r.range(1, INLINE_MAX) as usize
+                        r.range_u64(1, INLINE_MAX) as usize
                     } else {
-                        r.range(INLINE_MAX + 1, 4096) as usize
+                        r.range_u64(INLINE_MAX + 1, 4096) as usize
                     };
                 }
-                5 | 6 => src_kind = r.range(1, 2),
-                _ => remote_kind = r.range(1, 6),
+                5 | 6 => src_kind = r.range_u64(1, 2),
+                _ => remote_kind = r.range_u64(1, 6),
             }
         }
         if len > LEN_MAX && !forced_reject {
@@ -914,13 +879,13 @@ impl Fuzz {
             0 => (0, None),
             1 => {
                 // Below node 0's IOVA window: never mapped.
-                let a = self.rng.below(0xFFFF_0000 - LEN_MAX as u64);
+                let a = self.rng.below_u64(0xFFFF_0000 - LEN_MAX as u64);
                 (a, Some(vec![0u8; plen]))
             }
             _ => {
                 // The guard page after the source buffer, from up to 4 KiB before it.
                 let end = self.src.iova() + SRC_BYTES as u64;
-                let back = self.rng.range(1, 4096).min(plen as u64);
+                let back = self.rng.range_u64(1, 4096).min(plen as u64);
                 (end - back, None)
             }
         };
@@ -932,12 +897,12 @@ impl Fuzz {
                 Some(a) => a,
                 None => return false,
             },
-            1 => rx - span - self.rng.below(1 << 20),
-            2 => rx - self.rng.range(1, span.max(2) - 1).min(EDGE as u64),
-            3 => rx_end - self.rng.range(1, span.min(EDGE as u64)),
-            4 => rx_end + self.rng.below(1 << 30),
-            5 => u64::MAX - self.rng.below(span),
-            _ => self.rng.next(),
+            1 => rx - span - self.rng.below_u64(1 << 20),
+            2 => rx - self.rng.range_u64(1, span.max(2) - 1).min(EDGE as u64),
+            3 => rx_end - self.rng.range_u64(1, span.min(EDGE as u64)),
+            4 => rx_end + self.rng.below_u64(1 << 30),
+            5 => u64::MAX - self.rng.below_u64(span),
+            _ => self.rng.next_u64(),
         };
         let d = LmeDesc {
             local_addr: local,
@@ -1022,7 +987,7 @@ impl Fuzz {
     /// NIC offsets the card must answer with CSR_BAD_ADDR (undefined or unaligned).
     fn nic_hole(&mut self) -> u32 {
         loop {
-            let off = self.rng.below(0x1000) as u32;
+            let off = self.rng.below_u64(0x1000) as u32;
             if FOREIGN.contains(&off) || window_reg(off) {
                 continue;
             }
@@ -1065,7 +1030,7 @@ impl Fuzz {
     }
 
     fn csr_op(&mut self) {
-        let n = self.rng.below(2) as usize;
+        let n = self.rng.below_u64(2) as usize;
         let dev = self.cards[n].device().clone();
         let ro = [
             nic::ID,
@@ -1073,14 +1038,14 @@ impl Fuzz {
             nic::LME_CONS,
             nic::PUSH_STATUS,
             nic::LMR_PROD,
-            nic::CNT_TX_DESC + 4 * self.rng.below(12) as u32,
+            nic::CNT_TX_DESC + 4 * self.rng.below_u64(12) as u32,
         ];
-        match self.rng.below(12) {
+        match self.rng.below_u64(12) {
             0..=2 => {
                 // Read anything; check what the model knows.
-                let off = match self.rng.below(4) {
+                let off = match self.rng.below_u64(4) {
                     0 => self.nic_hole(),
-                    1 => ROUTER_CSR_BASE as u32 + self.rng.below(0xFFD) as u32,
+                    1 => ROUTER_CSR_BASE as u32 + self.rng.below_u64(0xFFD) as u32,
                     _ => {
                         let keys: Vec<u32> = self.nics[n].regs.keys().copied().collect();
                         *self.pick(&keys)
@@ -1091,24 +1056,24 @@ impl Fuzz {
             }
             3 => {
                 let off = self.nic_hole();
-                dev.bar_write32(off, self.rng.next() as u32).unwrap();
+                dev.bar_write32(off, self.rng.next_u64() as u32).unwrap();
                 self.nics[n].csr_error(err::CSR_BAD_ADDR);
             }
             4 => {
-                let off = ro[self.rng.below(ro.len() as u64) as usize];
-                dev.bar_write32(off, self.rng.next() as u32).unwrap();
+                let off = ro[self.rng.below_u64(ro.len() as u64) as usize];
+                dev.bar_write32(off, self.rng.next_u64() as u32).unwrap();
                 self.nics[n].csr_error(err::CSR_BAD_ADDR);
             }
             5 => {
                 // Values the card must refuse, on the registers that matter most.
                 let r = &mut self.rng;
-                let (reg, v, bit) = match r.below(5) {
+                let (reg, v, bit) = match r.below_u64(5) {
                     0 => {
                         let v = loop {
-                            let v = match r.below(3) {
-                                0 => r.below(8) as u32,
-                                1 => r.range(MTU_MAX + 1, 0xFFFF_FFFF) as u32,
-                                _ => r.range(8, MTU_MAX) as u32 | 1 << r.below(3),
+                            let v = match r.below_u64(3) {
+                                0 => r.below_u64(8) as u32,
+                                1 => r.range_u64(MTU_MAX + 1, 0xFFFF_FFFF) as u32,
+                                _ => r.range_u64(8, MTU_MAX) as u32 | 1 << r.below_u64(3),
                             };
                             if !(v % 8 == 0 && (8..=MTU_MAX as u32).contains(&v)) {
                                 break v;
@@ -1120,7 +1085,7 @@ impl Fuzz {
                         let v = if r.chance(30) {
                             0
                         } else {
-                            r.range(RING_SIZE_MAX + 1, 0xFFFF_FFFF) as u32
+                            r.range_u64(RING_SIZE_MAX + 1, 0xFFFF_FFFF) as u32
                         };
                         let reg = if r.chance(50) {
                             nic::LME_SIZE
@@ -1131,12 +1096,12 @@ impl Fuzz {
                     }
                     3 => {
                         let size = self.nics[n].reg(nic::LME_SIZE);
-                        let v = r.range(u64::from(size), 0xFFFF_FFFF) as u32;
+                        let v = r.range_u64(u64::from(size), 0xFFFF_FFFF) as u32;
                         (nic::LME_PROD, v, err::LME_PROD_RANGE)
                     }
                     _ => {
                         let size = self.nics[n].reg(nic::LMR_SIZE);
-                        let v = r.range(u64::from(size), 0xFFFF_FFFF) as u32;
+                        let v = r.range_u64(u64::from(size), 0xFFFF_FFFF) as u32;
                         (nic::LMR_CONS, v, err::LMR_CONS_RANGE)
                     }
                 };
@@ -1149,7 +1114,7 @@ impl Fuzz {
             6 => {
                 // INT_MASK keeps all 24 bits of its width (ddc_csr, tb_ddc_csr), bits 3..7
                 // too, though no INT_STATUS bit sits there.
-                let v = self.rng.next() as u32;
+                let v = self.rng.next_u64() as u32;
                 self.write_reg(n, nic::INT_MASK, v & INT_MASK_BITS);
                 if v & !INT_MASK_BITS != 0 {
                     // Bits above the register are ignored, not refused.
@@ -1158,7 +1123,7 @@ impl Fuzz {
             }
             7 => {
                 // Write-1-to-clear registers with random values.
-                let v = self.rng.next() as u32;
+                let v = self.rng.next_u64() as u32;
                 if self.rng.chance(50) {
                     dev.bar_write32(nic::INT_STATUS, v).unwrap();
                 } else {
@@ -1175,17 +1140,17 @@ impl Fuzz {
     }
 
     fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[self.rng.below(v.len() as u64) as usize]
+        &v[self.rng.below_u64(v.len() as u64) as usize]
     }
 
     /// Router page: random values to registers the tables in use do not depend on.
     fn router_write(&mut self, n: usize) {
         let base = ROUTER_CSR_BASE as u32;
         let used = rt::RT_BOUNDS..rt::RT_BOUNDS + 2 * ROUTE_ENTRIES as u32 * rt::RT_BOUNDS_STRIDE;
-        let v = self.rng.next() as u32;
+        let v = self.rng.next_u64() as u32;
         if self.rng.chance(50) {
             // A table entry of an input full:2 leaves unconnected (2..7).
-            let idx = self.rng.range(2 * ROUTE_ENTRIES, 8 * ROUTE_ENTRIES - 1) as u32;
+            let idx = self.rng.range_u64(2 * ROUTE_ENTRIES, 8 * ROUTE_ENTRIES - 1) as u32;
             let (off, keep) = if self.rng.chance(50) {
                 (rt::RT_BOUNDS + idx * rt::RT_BOUNDS_STRIDE, u32::MAX)
             } else {
@@ -1195,7 +1160,7 @@ impl Fuzz {
             self.rt_regs[n].insert(base + off, v & keep);
         } else {
             let off = loop {
-                let o = self.rng.below(0xFFD) as u32;
+                let o = self.rng.below_u64(0xFFD) as u32;
                 if !(used.start..used.end + 4).contains(&o) {
                     break o;
                 }
@@ -1212,15 +1177,16 @@ impl Fuzz {
     /// Window writes outside a push, triggers that add no descriptor, window reads.
     fn push_misuse(&mut self, n: usize) {
         let dev = self.cards[n].device().clone();
-        match self.rng.below(4) {
+        match self.rng.below_u64(4) {
             0 => {
-                for _ in 0..self.rng.range(1, 8) {
+                for _ in 0..self.rng.range_u64(1, 8) {
                     let off = if self.rng.chance(50) {
-                        nic::PUSH_DESC + 4 * self.rng.below(7) as u32
+                        nic::PUSH_DESC + 4 * self.rng.below_u64(7) as u32
                     } else {
-                        nic::PUSH_DATA + 4 * self.rng.below(u64::from(nic::PUSH_DATA_COUNT)) as u32
+                        nic::PUSH_DATA
+                            + 4 * self.rng.below_u64(u64::from(nic::PUSH_DATA_COUNT)) as u32
                     };
-                    dev.bar_write32(off, self.rng.next() as u32).unwrap();
+                    dev.bar_write32(off, self.rng.next_u64() as u32).unwrap();
                 }
             }
             1 => {
@@ -1235,8 +1201,8 @@ impl Fuzz {
             2 => {
                 // Bits 31:16 of the trigger are a key: only bits 15:0 are the index.
                 let size = self.nics[n].reg(nic::LME_SIZE);
-                let v =
-                    self.rng.range(u64::from(size), 0xFFFF) as u32 | (self.rng.next() as u32) << 16;
+                let v = self.rng.range_u64(u64::from(size), 0xFFFF) as u32
+                    | (self.rng.next_u64() as u32) << 16;
                 dev.bar_write32(nic::PUSH_DESC + 7 * 4, v).unwrap();
                 let m = &mut self.nics[n];
                 m.csr_error(err::LME_PROD_RANGE);
@@ -1245,7 +1211,7 @@ impl Fuzz {
                 m.err_may |= err::PUSH_REJECT;
             }
             _ => {
-                let off = nic::PUSH_DESC + 4 * self.rng.below(8 + 14) as u32;
+                let off = nic::PUSH_DESC + 4 * self.rng.below_u64(8 + 14) as u32;
                 let v = dev.bar_read32(off).unwrap();
                 self.check_read(n, off, v);
             }
@@ -1302,6 +1268,7 @@ impl Fuzz {
                 nic::CNT_RX_MSG_EXPIRED,
                 nic::CNT_RX_TRACK_FULL,
                 nic::CNT_DMA_RD_ERR,
+                nic::CNT_RX_DROP_CTX,
             ]
             .contains(&off)
             || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4))
@@ -1425,21 +1392,21 @@ impl Fuzz {
         self.write_reg(1, nic::RXWIN_SIZE_LO, RX_BYTES as u32);
         self.write_reg(1, nic::RXWIN_SIZE_HI, 0);
         self.write_reg(0, nic::DEST_RANGE, 1 << 16);
-        let mtu = 8 * self.rng.range(1, MTU_MAX / 8) as u32;
+        let mtu = 8 * self.rng.range_u64(1, MTU_MAX / 8) as u32;
         let mtu = if self.rng.chance(50) {
             MTU_MAX as u32
         } else {
             mtu
         };
         self.write_reg(0, nic::MTU, mtu);
-        match self.rng.below(10) {
+        match self.rng.below_u64(10) {
             0 => {
-                let v = self.rng.next() as u32;
+                let v = self.rng.next_u64() as u32;
                 self.write_reg(0, nic::DEST_RANGE, v);
                 self.bump("epochs: random DEST_RANGE");
             }
             1 => {
-                let v = 2 + self.rng.below(0xFFFE) as u32;
+                let v = 2 + self.rng.below_u64(0xFFFE) as u32;
                 self.write_reg(1, nic::NODE_ID, v);
                 self.bump("epochs: receiver NODE_ID changed");
             }
@@ -1448,8 +1415,8 @@ impl Fuzz {
                 self.bump("epochs: receiver disabled");
             }
             3 => {
-                let lo = self.rng.below(RX_BYTES as u64 / 2) & !7;
-                let size = self.rng.below(RX_BYTES as u64 - lo);
+                let lo = self.rng.below_u64(RX_BYTES as u64 / 2) & !7;
+                let size = self.rng.below_u64(RX_BYTES as u64 - lo);
                 self.write_reg(1, nic::RXWIN_BASE_LO, (rx + lo) as u32);
                 self.write_reg(1, nic::RXWIN_BASE_HI, ((rx + lo) >> 32) as u32);
                 self.write_reg(1, nic::RXWIN_SIZE_LO, size as u32);
@@ -1467,7 +1434,7 @@ impl Fuzz {
     fn sender_paused(&mut self) {
         self.write_reg(0, nic::CTRL, 0);
         let k0 = self.cards[0].counters().unwrap();
-        let count = self.rng.range(1, 4);
+        let count = self.rng.range_u64(1, 4);
         for _ in 0..count {
             self.good_put();
         }
@@ -1501,7 +1468,7 @@ impl Fuzz {
     /// driver then configures the card afresh.
     fn lme_ring_chaos(&mut self) {
         let dev = self.cards[0].device().clone();
-        let base = (self.rng.below(0xFFF0_0000) & !0xFFF) as u32;
+        let base = (self.rng.below_u64(0xFFF0_0000) & !0xFFF) as u32;
         let prod = dev.bar_read32(nic::LME_PROD).unwrap();
         let size = self.nics[0].reg(nic::LME_SIZE);
         let k0 = self.cards[0].counters().unwrap();
@@ -1582,9 +1549,9 @@ fn run_with(seed: u64, ops: u64, sabotage: Sabotage, sender_wait: bool) -> Fuzz 
         f.sender_wait = true;
     }
     eprintln!("fuzz: seed {seed}, {ops} operations, sender wait {sender_wait}");
-    let mut epoch_left = f.rng.range(20, 400);
+    let mut epoch_left = f.rng.range_u64(20, 400);
     while f.op < ops {
-        let done = match f.rng.below(100) {
+        let done = match f.rng.below_u64(100) {
             0..=34 => f.good_put(),
             35..=54 => f.bad_desc(),
             55..=89 => {
@@ -1592,13 +1559,13 @@ fn run_with(seed: u64, ops: u64, sabotage: Sabotage, sender_wait: bool) -> Fuzz 
                 true
             }
             _ => {
-                let c = f.rng.range(1, 400);
+                let c = f.rng.range_u64(1, 400);
                 f.cluster.step(c);
                 true
             }
         };
         if done {
-            let c = f.rng.below(24);
+            let c = f.rng.below_u64(24);
             f.cluster.step(c);
             f.poll();
             f.op += 1;
@@ -1608,7 +1575,7 @@ fn run_with(seed: u64, ops: u64, sabotage: Sabotage, sender_wait: bool) -> Fuzz 
             f.checkpoint();
             f.bump("epochs");
             f.reconfigure();
-            epoch_left = f.rng.range(20, 400);
+            epoch_left = f.rng.range_u64(20, 400);
         }
     }
     f.checkpoint();
@@ -1824,4 +1791,15 @@ fn source_running_into_unmapped_memory_cuts_the_message() {
         "only the packet before the fault"
     );
     check_cut_message(&mut f, k1, EDGE, len, &data[..mtu], 1);
+}
+
+/// A message length: mostly small, sometimes several packets.
+fn msg_len(r: &mut Rng) -> usize {
+    match r.below_u64(20) {
+        0..=12 => r.range(1, 64),
+        13..=17 => r.range(65, 512),
+        18 => r.range(513, 2048),
+        _ if r.chance(50) => r.range(513, 2048),
+        _ => r.range(2049, LEN_MAX),
+    }
 }

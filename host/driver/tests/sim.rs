@@ -9,30 +9,13 @@ use fasthsl_driver::contract::{
 use fasthsl_driver::{
     Card, CardConfig, CompletionError, Device, DmaBuffer, DriverError, PutTicket,
 };
+use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 
 /// Device-time budget for one message: far above what the link needs.
 fn timeout(len: usize) -> u64 {
     2_000_000 + 20 * len as u64
-}
-
-/// SplitMix64: deterministic test data without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
 }
 
 struct Net {
@@ -104,7 +87,7 @@ impl Net {
         let g1 = (dst_off + len + GUARD).min(RX);
         self.cards[d].write_rx(g0, &vec![0xA5; g1 - g0]).unwrap();
         let remote = self.cards[d].rx_iova().unwrap() + dst_off as u64;
-        let flags = rng.next() as u16 & (desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE);
+        let flags = rng.next_u64() as u16 & (desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE);
         let t = self.cards[s]
             .put(d as u16, &self.src[s], src_off, remote, len, flags)
             .unwrap();
@@ -190,7 +173,7 @@ impl Net {
 
 fn two_node_random_writes(spec: &str, seed: u64) {
     let mut net = up(spec);
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut bytes = 0;
     for i in 0..40 {
         // Both ends of the range always, log-uniform sizes in between.
@@ -239,7 +222,7 @@ fn full2_random_writes_every_byte_verified() {
 #[test]
 fn full8_all_pairs_concurrently() {
     let mut net = up("full:8");
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let mut sent = Vec::new();
     let mut tickets = Vec::new();
     for s in 0..8 {
@@ -371,7 +354,7 @@ fn doorbell_out_of_range_is_rejected_and_card_keeps_working() {
     );
     net.cards[0].clear_errors().unwrap();
 
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     let (w, t) = net.send(&mut rng, (0, 1), 333, 3, 77);
     let c = net.cards[0].wait_completion(&t, timeout(333)).unwrap();
     assert_eq!(c.result, Ok(()));
@@ -484,7 +467,7 @@ fn ring_full_is_reported_and_clears_once_the_card_catches_up() {
 #[test]
 fn loopback_put_delivers_data_and_wraps_the_lmr_ring() {
     let mut net = up_with("full:2", |c| c.lmr_entries = 4);
-    let mut rng = Rng(17);
+    let mut rng = Rng::new(17);
     // More rounds than LMR entries: the consumer index must wrap.
     for round in 0..6 {
         let (w, t) = net.send(&mut rng, (1, 1), 300, 5, GUARD + 1000 + round);
@@ -520,7 +503,7 @@ fn lmr_back_pressure_loses_nothing() {
     // The receiver's LMR ring holds one finished entry at a time; five messages posted
     // at once must all arrive, in order, as the driver drains it.
     let mut net = up_with("full:2", |c| c.lmr_entries = 2);
-    let mut rng = Rng(21);
+    let mut rng = Rng::new(21);
     let mut sent = Vec::new();
     for i in 0..5 {
         let (w, _) = net.send(&mut rng, (0, 1), 200 + i, i * 1024, i * 1024 + GUARD);
@@ -568,7 +551,7 @@ fn remote_interrupt_wakes_the_receiver() {
 fn modeled_time_is_deterministic() {
     let run = || {
         let mut net = up("star:2");
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         let start = net.cluster.cycles();
         for len in [1, 1000, 65536] {
             let (w, t) = net.send(&mut rng, (0, 1), len, 5, 100);

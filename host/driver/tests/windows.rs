@@ -9,6 +9,7 @@ use fasthsl_driver::contract::{desc_flag, err, status_done, DescErr, LmrEntry, W
 use fasthsl_driver::{
     Card, CardConfig, Device, DmaBuffer, DriverError, PutPath, RxWindow, WindowPerms, WINDOWS,
 };
+use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 
@@ -468,24 +469,6 @@ fn register_checks_its_arguments_and_keys_are_fresh() {
     net.assert_no_faults();
 }
 
-/// SplitMix64: deterministic test choices without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: u64, hi_incl: u64) -> u64 {
-        lo + self.below(hi_incl - lo + 1)
-    }
-}
-
 /// The model's copy of a registered window.
 #[derive(Clone, Copy)]
 struct ModelWin {
@@ -506,7 +489,7 @@ fn random_windows_and_keys_match_the_model() {
     let mut net = up_mtu("full:2", SimConfig::default(), MTU);
     let mtu = u64::from(MTU);
     let rx = net.cards[1].rx_iova().unwrap();
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut wins: Vec<Option<RxWindow>> = (0..WINDOWS).map(|_| None).collect();
     let mut model: [Option<ModelWin>; WINDOWS] = [None; WINDOWS];
     let mut stale: Vec<u16> = Vec::new();
@@ -517,7 +500,7 @@ fn random_windows_and_keys_match_the_model() {
         // Reshape the table now and then (nothing is in flight between operations).
         if op % 25 == 0 {
             for i in 0..WINDOWS {
-                if rng.below(3) == 0 {
+                if rng.below_u64(3) == 0 {
                     if let Some(w) = wins[i].take() {
                         stale.push(w.key());
                         net.cards[1].deregister_window(w).unwrap();
@@ -525,12 +508,14 @@ fn random_windows_and_keys_match_the_model() {
                     }
                 }
             }
-            for _ in 0..rng.range(1, 6) {
-                let off = rng.below(RX as u64 - 1024) as usize;
-                let len = rng.below((RX - off) as u64 + 1).min(rng.range(0, 32 << 10)) as usize;
+            for _ in 0..rng.range_u64(1, 6) {
+                let off = rng.below_u64(RX as u64 - 1024) as usize;
+                let len = rng
+                    .below_u64((RX - off) as u64 + 1)
+                    .min(rng.range_u64(0, 32 << 10)) as usize;
                 let perms = WindowPerms {
-                    write: rng.below(6) != 0,
-                    bcast: rng.below(2) == 0,
+                    write: rng.below_u64(6) != 0,
+                    bcast: rng.below_u64(2) == 0,
                 };
                 match net.cards[1].register_window(off, len, perms) {
                     Ok(w) => {
@@ -549,22 +534,22 @@ fn random_windows_and_keys_match_the_model() {
             }
         }
         let live: Vec<usize> = (0..WINDOWS).filter(|&i| model[i].is_some()).collect();
-        let len = match rng.below(4) {
-            0 => rng.range(1, 64),
-            1 => rng.range(1, 2 * mtu),
-            _ => rng.range(1, 8 * mtu),
+        let len = match rng.below_u64(4) {
+            0 => rng.range_u64(1, 64),
+            1 => rng.range_u64(1, 2 * mtu),
+            _ => rng.range_u64(1, 8 * mtu),
         } as usize;
         let pick = live
-            .get(rng.below(live.len().max(1) as u64) as usize)
+            .get(rng.below_u64(live.len().max(1) as u64) as usize)
             .copied();
-        let (key, remote) = match (rng.below(10), pick) {
+        let (key, remote) = match (rng.below_u64(10), pick) {
             // A live window's key, inside it or across its end.
             (0..=5, Some(i)) => {
                 let w = model[i].unwrap();
-                let at = if rng.below(2) == 0 {
-                    rng.below(w.len.max(1))
+                let at = if rng.below_u64(2) == 0 {
+                    rng.below_u64(w.len.max(1))
                 } else {
-                    w.len.saturating_sub(rng.range(1, 3 * mtu))
+                    w.len.saturating_sub(rng.range_u64(1, 3 * mtu))
                 };
                 (w.tag << 4 | i as u16, w.addr + at)
             }
@@ -573,12 +558,18 @@ fn random_windows_and_keys_match_the_model() {
                 model[i].unwrap().addr,
             ),
             (7, _) if !stale.is_empty() => {
-                let k = stale[rng.below(stale.len() as u64) as usize];
-                (k, rx + rng.below(RX as u64 - len as u64))
+                let k = stale[rng.below_u64(stale.len() as u64) as usize];
+                (k, rx + rng.below_u64(RX as u64 - len as u64))
             }
             // Outside the receive region altogether (RXWIN).
-            (8, _) => (rng.next() as u16, rx + RX as u64 + rng.below(1 << 20)),
-            _ => (rng.next() as u16, rx + rng.below(RX as u64 - len as u64)),
+            (8, _) => (
+                rng.next_u64() as u16,
+                rx + RX as u64 + rng.below_u64(1 << 20),
+            ),
+            _ => (
+                rng.next_u64() as u16,
+                rx + rng.below_u64(RX as u64 - len as u64),
+            ),
         };
         // The model, packet by packet (contract order: RXWIN, then the table).
         let mut accepted = Vec::new();
@@ -613,7 +604,7 @@ fn random_windows_and_keys_match_the_model() {
                 }
             }
         }
-        let path = match rng.below(4) {
+        let path = match rng.below_u64(4) {
             0 if len <= 64 => PutPath::InlinePush,
             1 => PutPath::Push,
             2 => PutPath::Ring,

@@ -73,7 +73,7 @@ fn hardware_bcast_and_barrier(spec: &str) {
         .eps
         .iter()
         .all(|e| e.bcast_backend() == BcastBackend::Hardware));
-    let mut rng = Rng(n as u64 + 100);
+    let mut rng = Rng::new(n as u64 + 100);
     // Around the piece size (short_max = 4080): one piece, one byte more, several.
     for (root, len) in [
         (0u16, 8usize),
@@ -157,7 +157,7 @@ fn windows_at_different_addresses_fall_back_to_the_tree() {
         .eps
         .iter()
         .all(|e| e.bcast_backend() == BcastBackend::SoftwareTree));
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for (root, len) in [(0u16, 8usize), (3, 20_000), (2, 0)] {
         bcast_once(&mut w, &mut rng, root, len);
     }
@@ -179,7 +179,7 @@ fn a_root_waits_for_every_receiver_before_reusing_a_slot() {
     let mut w = world_shared("full:3", cfg, 2 << 20);
     w.run_for(5_000);
     let count = 11;
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let data: Vec<Vec<u8>> = (0..count).map(|_| rng.bytes(16)).collect();
     let mut root_reqs = vec![];
     for d in &data {

@@ -68,7 +68,7 @@ fn pingpong(w: &mut World, a: usize, b: usize, rng: &mut Rng) {
 #[test]
 fn pingpong_many_sizes_two_nodes() {
     let mut w = world("full:2");
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     pingpong(&mut w, 0, 1, &mut rng);
     let (s0, s1) = (w.eps[0].stats(), w.eps[1].stats());
     let long = sizes().iter().filter(|&&s| s > DEFAULT_SHORT_MAX).count() as u64;
@@ -102,7 +102,7 @@ fn blocking_send_recv_and_self_send() {
 #[test]
 fn pingpong_three_nodes_every_pair() {
     let mut w = world("full:3");
-    let mut rng = Rng(2);
+    let mut rng = Rng::new(2);
     pingpong(&mut w, 2, 0, &mut rng);
     pingpong(&mut w, 1, 2, &mut rng);
     w.assert_clean();
@@ -111,7 +111,7 @@ fn pingpong_three_nodes_every_pair() {
 fn all_to_all(spec: &str, sizes: &[usize], seed: u64) {
     let mut w = world(spec);
     let n = w.eps.len();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut want = vec![];
     let mut reqs = vec![];
     let mut bufs = vec![];
@@ -265,7 +265,7 @@ fn credits_run_out_then_flow_again() {
 #[test]
 fn rendezvous_zero_copy_and_truncation() {
     let mut w = world_with("full:2", MsgConfig::default(), 4 << 20);
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for len in [DEFAULT_SHORT_MAX + 1, 65_536, 1 << 20] {
         let data = rng.bytes(len);
         let src = w.eps[0].alloc(len).unwrap();
@@ -348,7 +348,7 @@ fn rendezvous_zero_copy_and_truncation() {
 fn bcast_barrier(spec: &str) {
     let mut w = world(spec);
     let n = w.eps.len();
-    let mut rng = Rng(n as u64);
+    let mut rng = Rng::new(n as u64);
     for (root, len) in [(0u16, 32usize), ((n - 1) as u16, 20_000), (1, 0)] {
         let data = rng.bytes(len);
         let mut reqs = vec![];

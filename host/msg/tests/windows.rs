@@ -21,7 +21,7 @@ fn layer_behind_windows(spec: &str) {
     assert!(MsgConfig::default().windows, "windows are on by default");
     let mut w = world_shared(spec, hw(), 2 << 20);
     let n = w.eps.len();
-    let mut rng = Rng(n as u64);
+    let mut rng = Rng::new(n as u64);
     for e in &w.eps {
         let s = e.card().window_stats().unwrap();
         assert!(s.enforced, "node {} does not enforce keys", e.node());

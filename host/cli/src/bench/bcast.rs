@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::bringup::{self, configured_cards, BenchDevice, Testbed};
 use crate::plot::{self, Panel, Series};
-use crate::rng::Rng;
+use fasthsl_rng::Rng;
 
 /// Device time allowed for one broadcast (64 KiB through 6 tree levels takes ~0.3 ms).
 const BCAST_TIMEOUT_NS: u64 = 20_000_000;

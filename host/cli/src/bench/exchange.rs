@@ -16,7 +16,7 @@ use serde_json::json;
 
 use crate::bringup::{self, BenchDevice, Testbed};
 use crate::plot::{self, Panel, Series};
-use crate::rng::Rng;
+use fasthsl_rng::Rng;
 
 /// Processes of the CADNA pattern.
 const PROCS: usize = 3;

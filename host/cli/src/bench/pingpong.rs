@@ -18,7 +18,7 @@ use serde_json::json;
 use crate::bench::exchange;
 use crate::bringup::{self, BenchDevice, Clock, Testbed};
 use crate::plot::{self, Panel, Series};
-use crate::rng::Rng;
+use fasthsl_rng::Rng;
 
 /// Options of `fasthsl bench pingpong`.
 #[derive(Debug, Args)]

@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::bringup::{self, BenchDevice, Testbed};
 use crate::plot::{self, Bar};
-use crate::rng::Rng;
+use fasthsl_rng::Rng;
 
 /// Flows one scheme may hold.
 const MAX_FLOWS: usize = 64;

@@ -4,6 +4,7 @@
 
 use fasthsl_driver::{Card, CardConfig};
 use fasthsl_msg::{Bootstrap, Endpoint, MsgConfig, MsgError, Request, Status};
+pub use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 
@@ -149,20 +150,5 @@ impl World {
             let k = ep.card().counters().unwrap();
             assert_eq!(k.rx_dropped(), 0, "node {n}: {k:?}");
         }
-    }
-}
-
-/// SplitMix64: deterministic test data.
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
     }
 }
