@@ -46,6 +46,9 @@ module tb_ddc_rx #(
   logic        ev_msg_irq_ctx;   // one context: always 0                       // dctx of the packets build_pkt makes
   logic        ev_expired, ev_track_full;
   logic        ack_off = 1'b0;
+  logic        dedup = 1'b0;
+  logic [20:0] seq_hold = 21'd4;
+  logic        ev_dup, ev_seq_evict;
   logic        rej_valid = 1'b0;
   logic [15:0] rej_src = '0;
   logic [31:0] rej_msg = '0;
@@ -104,6 +107,10 @@ module tb_ddc_rx #(
     .msg_expired_o     (ev_expired),
     .track_full_o      (ev_track_full),
     .ack_off_i         (ack_off),
+    .dedup_i           (dedup),
+    .seq_hold_i        (seq_hold),
+    .dup_o             (ev_dup),
+    .seq_evict_o       (ev_seq_evict),
     .reject_valid_i    (rej_valid),
     .reject_src_i      (rej_src),
     .reject_msg_id_i   (rej_msg),
