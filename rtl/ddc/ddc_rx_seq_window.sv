@@ -80,18 +80,22 @@ module ddc_rx_seq_window #(
     logic [HOLD_W-1:0] stamp;   // now_q at the last touch
   } slot_t;
 
-  slot_t [SLOTS-1:0] slot_q, slot_d;
+  // Each slot is written only where it changes (insert, touch, sweep, flush), and the
+  // payload fields have no reset: they are read only behind vld_q. A whole next-state
+  // copy of the 64 slots per cycle would dominate the simulator's time.
+  logic [SLOTS-1:0]  vld_q;
+  logic [15:0]       src_q   [SLOTS];
+  logic [SEQ_W-1:0]  base_q  [SLOTS];
+  logic [WIN-1:0]    seen_q  [SLOTS];
+  logic [HOLD_W-1:0] stamp_q [SLOTS];
 
   logic [TICK_LOG2-1:0] div_q;
   logic [HOLD_W-1:0]    now_q;
   logic [SlotW-1:0]     sweep_q;
   logic                 any_vld, tick;
 
-  always_comb begin
-    any_vld = 1'b0;
-    for (int unsigned i = 0; i < SLOTS; i++) any_vld = any_vld | slot_q[i].vld;
-  end
-  assign tick = any_vld && (div_q == '1);
+  assign any_vld = |vld_q;
+  assign tick    = any_vld && (div_q == '1);
 
   function automatic logic live(logic vld, logic [HOLD_W-1:0] stamp, logic [HOLD_W-1:0] now,
                                 logic [HOLD_W-1:0] hold);
@@ -120,11 +124,20 @@ module ddc_rx_seq_window #(
     return r;
   endfunction
 
+  logic [SlotW-1:0] li, ii;
+  slot_t            lk_slot, ins_slot;
+  assign li       = SlotW'(lk_src_i);
+  assign ii       = SlotW'(ins_src_i);
+  assign lk_slot  = '{vld: vld_q[li], src: src_q[li], base: base_q[li], seen: seen_q[li],
+                      stamp: stamp_q[li]};
+  assign ins_slot = '{vld: vld_q[ii], src: src_q[ii], base: base_q[ii], seen: seen_q[ii],
+                      stamp: stamp_q[ii]};
+
   // ---- lookup ----
   slot_t            lk;
   logic [SEQ_W-1:0] lk_d;
   always_comb begin
-    lk       = view(slot_q[SlotW'(lk_src_i)], lk_src_i, lk_low_i, now_q, hold_i);
+    lk       = view(lk_slot, lk_src_i, lk_low_i, now_q, hold_i);
     lk_d     = lk_seq_i - lk.base;
     lk_dup_o = 1'b0;
     if (lk_d < SEQ_W'(WIN)) lk_dup_o = lk.seen[lk_d[WinW-1:0]];
@@ -139,7 +152,7 @@ module ddc_rx_seq_window #(
   logic [SEQ_W-1:0] ins_d, shift;
   logic [WinW:0]    ones;   // completed numbers at the bottom, after the insert
   always_comb begin
-    cur   = view(slot_q[SlotW'(ins_src_i)], ins_src_i, ins_low_i, now_q, hold_i);
+    cur   = view(ins_slot, ins_src_i, ins_low_i, now_q, hold_i);
     ins_d = ins_seq_i - cur.base;
     nxt   = cur;
     shift = '0;
@@ -160,42 +173,32 @@ module ddc_rx_seq_window #(
     nxt.seen = (ones >= (WinW + 1)'(WIN)) ? '0 : (nxt.seen >> ones);
   end
 
-  slot_t lk_slot, ins_slot, sw_slot;
-  assign lk_slot  = slot_q[SlotW'(lk_src_i)];
-  assign ins_slot = slot_q[SlotW'(ins_src_i)];
-  assign sw_slot  = slot_q[sweep_q];
+  logic unused_nxt;
+  assign unused_nxt = ^{nxt.vld, nxt.src, nxt.stamp};
 
-  logic unused_slots;
-  assign unused_slots = ^{lk_slot.base, lk_slot.seen, ins_slot.base, ins_slot.seen,
-                          sw_slot.src, sw_slot.base, sw_slot.seen};
-
-  always_comb begin
-    slot_d = slot_q;
-    if (sw_slot.vld && !live(sw_slot.vld, sw_slot.stamp, now_q, hold_i)) begin
-      slot_d[sweep_q].vld = 1'b0;
-    end
-    // A live source's slot stays young (its lost-ACK retransmissions must stay
-    // duplicates); a forgotten one is not started by a mere lookup.
-    if (lk_touch_i && live(lk_slot.vld, lk_slot.stamp, now_q, hold_i) &&
-        lk_slot.src == lk_src_i) begin
-      slot_d[SlotW'(lk_src_i)].stamp = now_q;
-    end
-    if (ins_valid_i) slot_d[SlotW'(ins_src_i)] = nxt;
-    if (flush_i) begin
-      for (int unsigned i = 0; i < SLOTS; i++) slot_d[i].vld = 1'b0;
-    end
-  end
+  // A live source's slot stays young (its lost-ACK retransmissions must stay duplicates);
+  // a forgotten one is not started by a mere lookup. The sweep and a touch never meet on
+  // one slot (one needs it idle, the other live); an insert overrides both.
+  logic sw_clear, lk_keep;
+  assign sw_clear = vld_q[sweep_q] && !live(1'b1, stamp_q[sweep_q], now_q, hold_i);
+  assign lk_keep  = lk_touch_i && live(lk_slot.vld, lk_slot.stamp, now_q, hold_i) &&
+                    lk_slot.src == lk_src_i;
 
   logic evict_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      slot_q  <= '0;
+      vld_q   <= '0;
       div_q   <= '0;
       now_q   <= '0;
       sweep_q <= '0;
       evict_q <= 1'b0;
     end else begin
-      slot_q  <= slot_d;
+      if (flush_i) begin
+        vld_q <= '0;
+      end else begin
+        if (sw_clear)    vld_q[sweep_q] <= 1'b0;
+        if (ins_valid_i) vld_q[ii] <= 1'b1;
+      end
       if (any_vld) begin
         div_q   <= div_q + 1'b1;
         sweep_q <= (sweep_q == SlotW'(SLOTS - 1)) ? '0 : sweep_q + 1'b1;
@@ -203,6 +206,16 @@ module ddc_rx_seq_window #(
       if (tick) now_q <= now_q + 1'b1;
       evict_q <= ins_valid_i && !flush_i && ins_slot.src != ins_src_i &&
                  live(ins_slot.vld, ins_slot.stamp, now_q, hold_i);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (lk_keep) stamp_q[li] <= now_q;
+    if (ins_valid_i) begin
+      src_q[ii]   <= ins_src_i;
+      base_q[ii]  <= nxt.base;
+      seen_q[ii]  <= nxt.seen;
+      stamp_q[ii] <= now_q;
     end
   end
 
