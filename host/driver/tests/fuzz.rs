@@ -507,7 +507,8 @@ impl Fuzz {
                 msg_id: d.msg_id,
                 addr: d.remote_addr & ADDR_MASK,
                 len: d.len,
-                flags: d.flags & 0xFF,
+                // Packets carry the low 4 flag bits since contract 1.7.
+                flags: d.flags & 0xF,
             },
             data,
         });
