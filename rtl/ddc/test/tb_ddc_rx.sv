@@ -15,7 +15,8 @@
 // packet of attempt 0 is a duplicate; sources interleaved, the same seq from two sources,
 // a slot taken over (evict); lag moving the base (a late copy of a number the sender gave
 // up is a duplicate); the hold expiring (a copy after it is delivered again); DEDUP off
-// forgets everything.
+// forgets everything; random model senders with lossy first attempts and copies; and the
+// same cycles with DEDUP off and on.
 //
 // BUF_FLITS defaults to what ddc_nic uses (255: the most an 8-bit credit counter in the
 // link peers can take); 266 (two worst-case packets, ddc_rx's own default) passes too.
