@@ -119,6 +119,19 @@ module ddc_nic (
   logic        sender_wait;
   logic [15:0] rel_timeout;
   logic [1:0]  ans_drop;
+  // receiver duplicates (REL_CTRL.DEDUP): a source is remembered for the sender's whole
+  // retry budget plus one timeout, REL_TIMEOUT * (REL_RETRIES + 2) ticks, from this card's
+  // own registers (the driver configures all cards alike). Registered: it changes only
+  // with configuration, and the multiplier stays off the receive path.
+  logic        dedup, rx_dup, rx_seq_evict;
+  logic [3:0]  rel_retries;
+  logic [20:0] seq_hold_q, seq_timeout, seq_tries;
+  assign seq_timeout = (rel_timeout == '0) ? 21'd1 : 21'(rel_timeout);   // 0 acts as 1
+  assign seq_tries   = 21'(rel_retries) + 21'd2;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) seq_hold_q <= '0;
+    else         seq_hold_q <= seq_timeout * seq_tries;
+  end
   logic        ans_valid, ans_ready, ans_last;
   logic [63:0] ans_data;
   logic        rx_ans_valid;
@@ -176,6 +189,8 @@ module ddc_nic (
     .ack_off_o          (ack_off),
     .sender_wait_o      (sender_wait),
     .rel_timeout_o      (rel_timeout),
+    .dedup_o            (dedup),
+    .rel_retries_o      (rel_retries),
     .tx_desc_done_i     (tx_desc_done),
     .tx_desc_err_i      (tx_desc_err),
     .tx_desc_irq_i      (tx_desc_irq),
@@ -190,6 +205,8 @@ module ddc_nic (
     .rx_drop_malformed_i(rx_drop_malformed),
     .rx_drop_window_i   (rx_drop_window),
     .rx_drop_ctx_i      (rx_drop_ctx),
+    .rx_dup_i           (rx_dup),
+    .rx_seq_evict_i     (rx_seq_evict),
     .push_free_i        (push_free),
     .push_accept_i      (push_accept),
     .push_reject_i      (push_reject),
@@ -419,6 +436,10 @@ module ddc_nic (
     .msg_expired_o     (rx_msg_expired),
     .track_full_o      (rx_track_full),
     .ack_off_i         (ack_off),
+    .dedup_i           (dedup),
+    .seq_hold_i        (seq_hold_q),
+    .dup_o             (rx_dup),
+    .seq_evict_o       (rx_seq_evict),
     .reject_valid_i    (reject_valid),
     .reject_src_i      (reject_src),
     .reject_msg_id_i   (reject_msg_id),

@@ -8,7 +8,9 @@
 // one the tracker gave up with a NACK, and the reject_* input (for the receive-window /
 // key check, tied off until that check drives it) with a NACK_REJECT; REL_CTRL.ACK_OFF
 // (ack_off_i) silences all three. Answers that arrive here for this node's own messages
-// leave on rx_ans_* for the sender side.
+// leave on rx_ans_* for the sender side. With REL_CTRL.DEDUP (dedup_i) the egress drops
+// duplicate packets by (src, seq) (ddc_rx_seq_window, remembered seq_hold_i ticks) and
+// answers a duplicate's last packet with the ACK again.
 //
 // The flit buffer holds RX_BUF_FLITS flits, two of the longest packets by default, so one
 // packet is written to host memory while the next arrives. Credits: one pulse per buffer
@@ -60,6 +62,10 @@ module ddc_rx
   output logic                         track_full_o,
   // reliability
   input  logic                         ack_off_i,
+  input  logic                         dedup_i,
+  input  logic [20:0]                  seq_hold_i,
+  output logic                         dup_o,          // a duplicate packet dropped
+  output logic                         seq_evict_o,
   input  logic                         reject_valid_i,
   input  logic [15:0]                  reject_src_i,
   input  logic [31:0]                  reject_msg_id_i,
@@ -216,6 +222,10 @@ module ddc_rx
     .trk_full_o    (track_full_o),
     .trk_expire_o  (trk_expire),
     .trk_overrun_o (trk_overrun),
+    .dedup_i       (dedup_i),
+    .seq_hold_i    (seq_hold_i),
+    .dup_o         (dup_o),
+    .seq_evict_o   (seq_evict_o),
     .ans_valid_o   (rx_ans_valid_o),
     .ans_ptype_o   (rx_ans_ptype_o),
     .ans_src_o     (rx_ans_src_o),

@@ -23,6 +23,14 @@
 //   - a message given up by the tracker (its entry taken by a new message, or its bytes
 //     counted twice) asks for a NACK (nack_*). Broadcasts are never answered (the
 //     tracker's victims are not told apart: a NACK to a broadcast's sender is a stray).
+//   - duplicates (dedup_i, REL_CTRL.DEDUP): every accepted unicast WRITE packet is looked
+//     up in ddc_rx_seq_window by (src, seq, low = seq - lag) in its header-2 cycle (the
+//     lookup is combinational, so the packet takes no extra cycle); a duplicate's payload
+//     flits are popped without a write, it is not counted by the tracker, gets no LMR
+//     entry, pulses dup_o, and if it is its message's last packet asks for the ACK again
+//     (the first one may have been lost). A message that completes is inserted with its
+//     ACK. dedup_i clear flushes the window and skips the lookup (senders before 1.7
+//     number every message 0).
 //
 // Ring reset (lmr_reset_i, an LMR_SIZE write) while traffic runs: an entry already partly
 // written finishes in its old slot but is not published (its word 0 carries no commit
@@ -38,6 +46,7 @@ module ddc_rx_egress
   import fasthsl_pkg::*;
 #(
   parameter int unsigned NumCtx = 1,
+  parameter int unsigned SeqHoldW = 21,
   localparam int unsigned CtxW  = (NumCtx > 1) ? $clog2(NumCtx) : 1,
   localparam int unsigned SideW = 2 + CtxW
 ) (
@@ -75,6 +84,11 @@ module ddc_rx_egress
   output logic        trk_full_o,
   output logic        trk_expire_o,
   output logic        trk_overrun_o,
+  // duplicates (ddc_rx_seq_window)
+  input  logic        dedup_i,
+  input  logic [SeqHoldW-1:0] seq_hold_i,   // ticks of 2^REL_TICK_LOG2 cycles
+  output logic        dup_o,
+  output logic        seq_evict_o,
   // reliability: answers received, and answers to send
   output logic        ans_valid_o,
   output logic [3:0]  ans_ptype_o,
@@ -122,6 +136,7 @@ module ddc_rx_egress
   logic [NumCtx-1:0][2:0] ignore_q, ignore_d;
   logic [CtxW-1:0] c;                       // the packet's destination context
   logic [31:0]     msg_len_q, msg_len_d;    // length of the message the entry reports
+  logic            dup_q, dup_d;            // the packet is a duplicate: write nothing
 
   function automatic logic [15:0] ring_next(logic [15:0] idx, logic [15:0] size);
     return (idx + 16'd1 == size) ? 16'd0 : idx + 16'd1;
@@ -158,7 +173,7 @@ module ddc_rx_egress
   logic [15:0] trk_victim_src;
   logic [31:0] trk_victim_msg_id;
   logic [31:0] trk_total;
-  assign trk_valid = (state_q == StTrl) && buf_valid_i;
+  assign trk_valid = (state_q == StTrl) && buf_valid_i && !dup_q;
 
   // 64 entries: on a 64-node network every other node may have a multi-packet message
   // (e.g. a broadcast from everyone at once) in progress here; with 16, all-to-all
@@ -175,6 +190,7 @@ module ddc_rx_egress
     .pkt_last_i  (hdr0_q.last),
     .pkt_len_i   (16'(hdr0_q.len)),
     .pkt_offset_i(32'(hdr2_q.offset)),
+    .pkt_attempt_i(hdr0_q.attempt),
     .complete_o  (trk_complete),
     .total_o     (trk_total),
     .full_o      (trk_full_o),
@@ -189,12 +205,47 @@ module ddc_rx_egress
   assign is_ans   = hdr0_q.ptype inside {PTYPE_ACK, PTYPE_NACK, PTYPE_NACK_REJECT};
   assign is_write = hdr0_q.ptype == PTYPE_WRITE;
 
+  // Duplicates: looked up as header 2 (seq) is popped, inserted with the ACK.
+  pkt_hdr_w2_t hdr2_in;
+  logic        seq_lk, seq_dup, seq_ins, dup_trl;
+  logic [7:0]  lk_low, ins_low;
+  assign hdr2_in = pkt_hdr_w2_t'(buf_data_i);
+  assign seq_lk  = dedup_i && (state_q == StHdr2) && buf_valid_i && is_write;
+  assign lk_low  = hdr2_in.seq - 8'(hdr0_q.lag);
+  assign ins_low = hdr2_q.seq - 8'(hdr0_q.lag);
+  assign seq_ins = dedup_i && trk_valid && trk_complete && is_write;
+  assign dup_trl = (state_q == StTrl) && buf_valid_i && dup_q;
+  assign dup_o   = dup_trl;
+
+  ddc_rx_seq_window #(
+    .SLOTS    (64),
+    .SEQ_W    (8),
+    .WIN      (16),
+    .TICK_LOG2(REL_TICK_LOG2),
+    .HOLD_W   (SeqHoldW)
+  ) u_seq (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .flush_i    (!dedup_i),
+    .hold_i     (seq_hold_i),
+    .lk_touch_i (seq_lk),
+    .lk_src_i   (hdr0_q.src),
+    .lk_seq_i   (hdr2_in.seq),
+    .lk_low_i   (lk_low),
+    .lk_dup_o   (seq_dup),
+    .ins_valid_i(seq_ins),
+    .ins_src_i  (hdr0_q.src),
+    .ins_seq_i  (hdr2_q.seq),
+    .ins_low_i  (ins_low),
+    .evict_o    (seq_evict_o)
+  );
+
   assign ans_valid_o   = (state_q == StAns) && buf_valid_i;
   assign ans_ptype_o   = hdr0_q.ptype;
   assign ans_src_o     = hdr0_q.src;
   assign ans_msg_id_o  = hdr2_q.msg_id;
   assign ans_cause_o   = 8'(hdr0_q.flags);
-  assign ack_valid_o   = trk_valid && trk_complete && is_write;
+  assign ack_valid_o   = (trk_valid && trk_complete && is_write) || (dup_trl && hdr0_q.last);
   assign ack_src_o     = hdr0_q.src;
   assign ack_msg_id_o  = hdr2_q.msg_id;
   // A victim and an overrun never come together: a taken entry restarts from zero.
@@ -205,6 +256,7 @@ module ddc_rx_egress
   always_comb begin
     state_d      = state_q;
     msg_len_d    = msg_len_q;
+    dup_d        = dup_q;
     hdr0_d       = hdr0_q;
     raddr_d      = raddr_q;
     hdr2_d       = hdr2_q;
@@ -256,14 +308,15 @@ module ddc_rx_egress
         if (buf_valid_i) begin
           buf_pop_o = 1'b1;
           hdr2_d    = pkt_hdr_w2_t'(buf_data_i);
+          dup_d     = seq_lk && seq_dup;
           state_d   = is_ans ? StAns : StPay;
         end
       end
       StPay: begin
-        wr_valid_o = buf_valid_i;
+        wr_valid_o = buf_valid_i && !dup_q;
         if (pay_first_q)                wr_strb_o = wr_strb_o & strb_first_q;
         if (pay_left_q == PayW'(1))     wr_strb_o = wr_strb_o & strb_last_q;
-        if (buf_valid_i && wr_ready_i) begin
+        if (buf_valid_i && (wr_ready_i || dup_q)) begin
           buf_pop_o   = 1'b1;
           pay_addr_d  = pay_addr_q + 64'd8;
           pay_left_d  = pay_left_q - 1'b1;
@@ -275,7 +328,7 @@ module ddc_rx_egress
         if (buf_valid_i) begin
           buf_pop_o  = 1'b1;
           vrd_pop_o  = 1'b1;
-          pkt_o      = 1'b1;
+          pkt_o      = !dup_q;
           lmr_word_d = 2'd1;
           msg_len_d  = trk_total;
           state_d    = trk_complete ? StLmr : StHdr0;
@@ -391,6 +444,7 @@ module ddc_rx_egress
       marks_q      <= '0;
       ignore_q     <= '0;
       msg_len_q    <= '0;
+      dup_q        <= 1'b0;
     end else begin
       state_q      <= state_d;
       hdr0_q       <= hdr0_d;
@@ -409,11 +463,12 @@ module ddc_rx_egress
       marks_q      <= marks_d;
       ignore_q     <= ignore_d;
       msg_len_q    <= msg_len_d;
+      dup_q        <= dup_d;
     end
   end
 
   logic unused_bits;
-  assign unused_bits = ^{hdr0_q.dest, hdr0_q.attempt, hdr0_q.lag, hdr2_q.seq,
+  assign unused_bits = ^{hdr0_q.dest, hdr2_in.offset, hdr2_in.msg_id,
                          pay_flits[16:PayW], lmr_base_i, lmr_addr_q[4:0], hdr0_q.dctx};
 
 endmodule

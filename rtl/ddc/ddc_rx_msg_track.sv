@@ -20,6 +20,13 @@
 // A running count above the length (a packet counted twice) frees the entry without
 // completing: never report a message whose bytes cannot be trusted (overrun_o).
 //
+// Retransmission (docs/RELIABILITY.md): every packet carries its message's attempt
+// (mod 4), and each entry keeps the attempt it counts. A packet of the same key with
+// another attempt restarts the count from zero with that attempt: a retransmission
+// resends every packet, so counting only one attempt's packets counts each byte once. A
+// straggler of an older attempt can then only delay completion (it restarts the count,
+// and the sender's next attempt completes it), never complete a message wrongly.
+//
 // Decision in the packet's trailer cycle (pkt_valid_i): complete_o and total_o are
 // combinational from the table, so the egress decides without a stall cycle.
 module ddc_rx_msg_track #(
@@ -37,6 +44,7 @@ module ddc_rx_msg_track #(
   input  logic        pkt_last_i,
   input  logic [15:0] pkt_len_i,
   input  logic [31:0] pkt_offset_i,
+  input  logic [1:0]  pkt_attempt_i,
   // verdict for that packet
   output logic        complete_o,
   output logic [31:0] total_o,
@@ -64,6 +72,7 @@ module ddc_rx_msg_track #(
   logic [ENTRIES-1:0] tkn_q;            // total known: the last packet was counted
   logic [31:0]        tot_q [ENTRIES];
   logic [AgeW-1:0]    age_q [ENTRIES];
+  logic [1:0]         att_q [ENTRIES];  // the attempt being counted
   logic [TICK_LOG2-1:0] tick_q;
   logic                 tick;
 
@@ -107,7 +116,7 @@ module ddc_rx_msg_track #(
   logic [31:0] cnt_cur, tot_cur, cnt_new, tot_new, pkt_end;
   logic        tkn_cur, tkn_new, live;
   always_comb begin
-    live    = hit && !hit_old;
+    live    = hit && !hit_old && (att_q[hit_idx] == pkt_attempt_i);
     single  = pkt_first_i && pkt_last_i;
     alloc   = !hit && (have_free || have_old);
     track   = pkt_valid_i && !single && (hit || alloc);
@@ -173,6 +182,7 @@ module ddc_rx_msg_track #(
       mid_q[idx] <= pkt_msg_id_i;
       cnt_q[idx] <= cnt_new;
       tot_q[idx] <= tot_new;
+      att_q[idx] <= pkt_attempt_i;
     end
   end
 

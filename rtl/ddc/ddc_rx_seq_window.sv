@@ -1,8 +1,7 @@
 // Receiver duplicate detection by per-source sequence numbers (docs/RELIABILITY.md,
 // "Duplicates: sequence numbers"): the replacement for ddc_rx_dup_filter's time-limited
 // memory, which cannot hold the thousands of keys a fast sender completes within its
-// retry budget. Built and tested; not yet instantiated (the sender does not number
-// its messages yet).
+// retry budget. Instantiated in ddc_rx_egress (REL_CTRL.DEDUP).
 //
 // The sender's part: it numbers its messages to each destination contiguously (modulo
 // 2^SEQ_W), never sends number s while a message below s - (WIN - 1) to that destination
@@ -22,8 +21,8 @@
 //
 // Two assumptions make the modular comparisons right (RELIABILITY.md has the numbers):
 //   - a source's state is fresh: a slot untouched (no lookup with touch, no completion)
-//     for AGE_MAX..AGE_MAX+1 ticks of 2^TICK_LOG2 cycles is forgotten, and the next
-//     packet starts it at its own low. Otherwise a long outage (a cut during which the
+//     for hold_i ticks of 2^TICK_LOG2 cycles ((hold_i-1)*2^TICK_LOG2+1..hold_i*2^TICK_LOG2
+//     cycles) is forgotten, and the next packet starts it at its own low. Otherwise a long outage (a cut during which the
 //     sender gave up more than 2^(SEQ_W-1) messages) would leave base so far behind that
 //     new numbers look old;
 //   - a copy lives in the network less than that idle time, or a copy arriving at a
@@ -33,56 +32,83 @@
 // Sources are kept in SLOTS slots indexed by the low bits of the source id and tagged
 // with the whole id; another id taking a slot over is counted (evict_o).
 //
+// hold_i is a runtime input because it must outlast the sender's retry budget, which is
+// configuration (ddc_nic: REL_TIMEOUT * (REL_RETRIES + 2)); 0 forgets at once (nothing is
+// ever a duplicate). Each slot keeps the tick count of its last touch, not an age counter
+// (one compare per looked-up slot instead of 64 wide incrementers); a sweep visits one
+// slot per cycle and clears the slots idle for hold_i ticks, so a stamp never falls
+// 2^HOLD_W ticks behind (where it would look young again): hold_i must stay below
+// 2^HOLD_W - 1, and a tick must last at least SLOTS cycles. The tick divider, the clock
+// of stamps and the sweep stop while no slot is valid, so an idle receiver is a fixed
+// point (the simulator skips it).
+//
 // Lookup is combinational (for the egress's header cycle) and sees the state before a
 // completion in the same cycle.
 module ddc_rx_seq_window #(
   parameter int unsigned SLOTS     = 64,
   parameter int unsigned SEQ_W     = 8,
   parameter int unsigned WIN       = 16,
-  parameter int unsigned TICK_LOG2 = 12,
-  parameter int unsigned AGE_MAX   = 3,
+  parameter int unsigned TICK_LOG2 = 8,
+  parameter int unsigned HOLD_W    = 21,
   localparam int unsigned SlotW    = $clog2(SLOTS)
 ) (
-  input  logic             clk_i,
-  input  logic             rst_ni,
-  input  logic             flush_i,     // forget every source (a receiver reset)
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  input  logic              flush_i,     // forget every source (a receiver reset)
+  input  logic [HOLD_W-1:0] hold_i,      // ticks a source is remembered after its last touch
 
-  input  logic             lk_touch_i,  // the looked-up packet was accepted: source alive
-  input  logic [15:0]      lk_src_i,
-  input  logic [SEQ_W-1:0] lk_seq_i,
-  input  logic [SEQ_W-1:0] lk_low_i,
-  output logic             lk_dup_o,
+  input  logic              lk_touch_i,  // the looked-up packet was accepted: source alive
+  input  logic [15:0]       lk_src_i,
+  input  logic [SEQ_W-1:0]  lk_seq_i,
+  input  logic [SEQ_W-1:0]  lk_low_i,
+  output logic              lk_dup_o,
 
-  input  logic             ins_valid_i, // message (ins_src_i, ins_seq_i) completed
-  input  logic [15:0]      ins_src_i,
-  input  logic [SEQ_W-1:0] ins_seq_i,
-  input  logic [SEQ_W-1:0] ins_low_i,
-  output logic             evict_o      // pulse: a completion took another source's slot
+  input  logic              ins_valid_i, // message (ins_src_i, ins_seq_i) completed
+  input  logic [15:0]       ins_src_i,
+  input  logic [SEQ_W-1:0]  ins_seq_i,
+  input  logic [SEQ_W-1:0]  ins_low_i,
+  output logic              evict_o      // pulse: a completion took another live source's slot
 );
-  localparam int unsigned AgeW = $clog2(AGE_MAX + 1);
   localparam int unsigned WinW = $clog2(WIN);
   localparam logic [SEQ_W-1:0] Half = SEQ_W'(2 ** (SEQ_W - 1));
 
   typedef struct packed {
-    logic             vld;
-    logic [15:0]      src;
-    logic [SEQ_W-1:0] base;
-    logic [WIN-1:0]   seen;
-    logic [AgeW-1:0]  age;
+    logic              vld;
+    logic [15:0]       src;
+    logic [SEQ_W-1:0]  base;
+    logic [WIN-1:0]    seen;
+    logic [HOLD_W-1:0] stamp;   // now_q at the last touch
   } slot_t;
 
-  slot_t [SLOTS-1:0] slot_q, slot_d;
+  // Each slot is written only where it changes (insert, touch, sweep, flush), and the
+  // payload fields have no reset: they are read only behind vld_q. A whole next-state
+  // copy of the 64 slots per cycle would dominate the simulator's time.
+  logic [SLOTS-1:0]  vld_q;
+  logic [15:0]       src_q   [SLOTS];
+  logic [SEQ_W-1:0]  base_q  [SLOTS];
+  logic [WIN-1:0]    seen_q  [SLOTS];
+  logic [HOLD_W-1:0] stamp_q [SLOTS];
 
-  logic [TICK_LOG2-1:0] tick_q;
-  logic                 tick;
-  assign tick = (tick_q == '1);
+  logic [TICK_LOG2-1:0] div_q;
+  logic [HOLD_W-1:0]    now_q;
+  logic [SlotW-1:0]     sweep_q;
+  logic                 any_vld, tick;
+
+  assign any_vld = |vld_q;
+  assign tick    = any_vld && (div_q == '1);
+
+  function automatic logic live(logic vld, logic [HOLD_W-1:0] stamp, logic [HOLD_W-1:0] now,
+                                logic [HOLD_W-1:0] hold);
+    return vld && ((now - stamp) < hold);
+  endfunction
 
   // The window of `s`'s slot as a packet with `low` sees it: fresh if unknown, moved up
   // to low if low is ahead.
-  function automatic slot_t view(slot_t s, logic [15:0] src, logic [SEQ_W-1:0] low);
+  function automatic slot_t view(slot_t s, logic [15:0] src, logic [SEQ_W-1:0] low,
+                                 logic [HOLD_W-1:0] now, logic [HOLD_W-1:0] hold);
     slot_t            r = s;
     logic [SEQ_W-1:0] adv;
-    if (!s.vld || s.src != src || s.age == AgeW'(AGE_MAX)) begin
+    if (!live(s.vld, s.stamp, now, hold) || s.src != src) begin
       r.vld  = 1'b1;
       r.src  = src;
       r.base = low;
@@ -94,15 +120,24 @@ module ddc_rx_seq_window #(
         r.seen = (adv >= SEQ_W'(WIN)) ? '0 : (s.seen >> adv);
       end
     end
-    r.age = '0;
+    r.stamp = now;
     return r;
   endfunction
+
+  logic [SlotW-1:0] li, ii;
+  slot_t            lk_slot, ins_slot;
+  assign li       = SlotW'(lk_src_i);
+  assign ii       = SlotW'(ins_src_i);
+  assign lk_slot  = '{vld: vld_q[li], src: src_q[li], base: base_q[li], seen: seen_q[li],
+                      stamp: stamp_q[li]};
+  assign ins_slot = '{vld: vld_q[ii], src: src_q[ii], base: base_q[ii], seen: seen_q[ii],
+                      stamp: stamp_q[ii]};
 
   // ---- lookup ----
   slot_t            lk;
   logic [SEQ_W-1:0] lk_d;
   always_comb begin
-    lk       = view(slot_q[SlotW'(lk_src_i)], lk_src_i, lk_low_i);
+    lk       = view(lk_slot, lk_src_i, lk_low_i, now_q, hold_i);
     lk_d     = lk_seq_i - lk.base;
     lk_dup_o = 1'b0;
     if (lk_d < SEQ_W'(WIN)) lk_dup_o = lk.seen[lk_d[WinW-1:0]];
@@ -110,14 +145,14 @@ module ddc_rx_seq_window #(
   end
 
   logic unused_lk;
-  assign unused_lk = ^{lk.vld, lk.src, lk.age};
+  assign unused_lk = ^{lk.vld, lk.src, lk.stamp};
 
   // ---- completion ----
   slot_t            cur, nxt;
   logic [SEQ_W-1:0] ins_d, shift;
   logic [WinW:0]    ones;   // completed numbers at the bottom, after the insert
   always_comb begin
-    cur   = view(slot_q[SlotW'(ins_src_i)], ins_src_i, ins_low_i);
+    cur   = view(ins_slot, ins_src_i, ins_low_i, now_q, hold_i);
     ins_d = ins_seq_i - cur.base;
     nxt   = cur;
     shift = '0;
@@ -138,36 +173,49 @@ module ddc_rx_seq_window #(
     nxt.seen = (ones >= (WinW + 1)'(WIN)) ? '0 : (nxt.seen >> ones);
   end
 
-  always_comb begin
-    slot_d = slot_q;
-    if (tick) begin
-      for (int unsigned i = 0; i < SLOTS; i++) begin
-        if (slot_q[i].age != AgeW'(AGE_MAX)) slot_d[i].age = slot_q[i].age + 1'b1;
-      end
-    end
-    // A live source's slot stays young (its lost-ACK retransmissions must stay
-    // duplicates); a forgotten one is not started by a mere lookup.
-    if (lk_touch_i && slot_q[SlotW'(lk_src_i)].vld && slot_q[SlotW'(lk_src_i)].src == lk_src_i &&
-        slot_q[SlotW'(lk_src_i)].age != AgeW'(AGE_MAX)) begin
-      slot_d[SlotW'(lk_src_i)].age = '0;
-    end
-    if (ins_valid_i) slot_d[SlotW'(ins_src_i)] = nxt;
-    if (flush_i) begin
-      for (int unsigned i = 0; i < SLOTS; i++) slot_d[i].vld = 1'b0;
-    end
-  end
+  logic unused_nxt;
+  assign unused_nxt = ^{nxt.vld, nxt.src, nxt.stamp};
+
+  // A live source's slot stays young (its lost-ACK retransmissions must stay duplicates);
+  // a forgotten one is not started by a mere lookup. The sweep and a touch never meet on
+  // one slot (one needs it idle, the other live); an insert overrides both.
+  logic sw_clear, lk_keep;
+  assign sw_clear = vld_q[sweep_q] && !live(1'b1, stamp_q[sweep_q], now_q, hold_i);
+  assign lk_keep  = lk_touch_i && live(lk_slot.vld, lk_slot.stamp, now_q, hold_i) &&
+                    lk_slot.src == lk_src_i;
 
   logic evict_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      slot_q  <= '0;
-      tick_q  <= '0;
+      vld_q   <= '0;
+      div_q   <= '0;
+      now_q   <= '0;
+      sweep_q <= '0;
       evict_q <= 1'b0;
     end else begin
-      slot_q  <= slot_d;
-      tick_q  <= tick_q + 1'b1;
-      evict_q <= ins_valid_i && !flush_i && slot_q[SlotW'(ins_src_i)].vld &&
-                 slot_q[SlotW'(ins_src_i)].src != ins_src_i;
+      if (flush_i) begin
+        vld_q <= '0;
+      end else begin
+        if (sw_clear)    vld_q[sweep_q] <= 1'b0;
+        if (ins_valid_i) vld_q[ii] <= 1'b1;
+      end
+      if (any_vld) begin
+        div_q   <= div_q + 1'b1;
+        sweep_q <= (sweep_q == SlotW'(SLOTS - 1)) ? '0 : sweep_q + 1'b1;
+      end
+      if (tick) now_q <= now_q + 1'b1;
+      evict_q <= ins_valid_i && !flush_i && ins_slot.src != ins_src_i &&
+                 live(ins_slot.vld, ins_slot.stamp, now_q, hold_i);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (lk_keep) stamp_q[li] <= now_q;
+    if (ins_valid_i) begin
+      src_q[ii]   <= ins_src_i;
+      base_q[ii]  <= nxt.base;
+      seen_q[ii]  <= nxt.seen;
+      stamp_q[ii] <= now_q;
     end
   end
 

@@ -100,6 +100,7 @@ package fasthsl_pkg;
   // NIC REL_CTRL register bits (end-to-end reliability, docs/RELIABILITY.md).
   localparam int unsigned REL_CTRL_ACK_OFF_BIT = 0;
   localparam int unsigned REL_CTRL_SENDER_WAIT_BIT = 1;
+  localparam int unsigned REL_CTRL_DEDUP_BIT = 2;
 
   // INT_STATUS / INT_MASK bits.
   localparam int unsigned INT_LME_DONE_BIT = 0;

@@ -153,6 +153,9 @@ fn stats_shows_every_node() {
     assert_eq!(nodes.len(), 3);
     assert!(nodes[0]["counters"]["tx_desc"].as_u64().unwrap() > 0);
     assert_eq!(nodes[0]["counters"]["dma_rd_err"].as_u64(), Some(0));
+    // REL_CTRL.DEDUP is off by default: nothing dropped as a duplicate (contract 1.7).
+    assert_eq!(nodes[1]["counters"]["rx_dup"].as_u64(), Some(0));
+    assert_eq!(nodes[1]["counters"]["rx_seq_evict"].as_u64(), Some(0));
     // The demo registers no receive window: keys not enforced, nothing refused.
     assert_eq!(nodes[1]["windows"]["rx_reject_key"].as_u64(), Some(0));
     assert_eq!(nodes[1]["windows"]["enforce"].as_bool(), Some(false));

@@ -268,12 +268,14 @@ pub mod rel_ctrl {
     pub const ACK_OFF: u32 = 1 << 0;
     /// A unicast message's descriptor completes only when its receiver answers: OK on ACK, REJECTED on NACK_REJECT, RETRY_EXHAUSTED on NACK or after REL_TIMEOUT without an answer. Clear (reset): it completes when its last packet has left the NIC. Broadcasts never wait. Contract 1.6.
     pub const SENDER_WAIT: u32 = 1 << 1;
+    /// The receiver drops duplicates by (src, seq) (ddc_rx_seq_window, CNT_RX_DUP) and acknowledges a duplicate's last packet again; needs senders that number their messages (contract 1.7 senders). Sources are remembered REL_TIMEOUT * (REL_RETRIES + 2) ticks after their last packet (this card's own settings: all cards are configured alike). Clear (reset): no duplicate check. Contract 1.7.
+    pub const DEDUP: u32 = 1 << 2;
     /// Every defined bit.
-    pub const ALL: u32 = ACK_OFF | SENDER_WAIT;
+    pub const ALL: u32 = ACK_OFF | SENDER_WAIT | DEDUP;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u32) -> Vec<&'static str> {
-        const NAMES: [(u32, &str); 2] = [(ACK_OFF, "ACK_OFF"), (SENDER_WAIT, "SENDER_WAIT")];
+        const NAMES: [(u32, &str); 3] = [(ACK_OFF, "ACK_OFF"), (SENDER_WAIT, "SENDER_WAIT"), (DEDUP, "DEDUP")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -994,7 +996,7 @@ pub mod nic_regs {
     pub const INT_COAL_LME_DONE: u32 = 0x090;
     /// Coalescing of INT_STATUS.LMR_NEW (int_coal format), same rules as INT_COAL_LME_DONE (LMR_SIZE restarts it). (rw)
     pub const INT_COAL_LMR_NEW: u32 = 0x094;
-    /// End-to-end reliability control (REL_CTRL bits). bit 0 ACK_OFF: send no ACK/NACK. bit 1 SENDER_WAIT: descriptors complete on the answer. Reset 0: answers are sent, descriptors complete when their last packet left. (rw)
+    /// End-to-end reliability control (REL_CTRL bits). bit 0 ACK_OFF: send no ACK/NACK. bit 1 SENDER_WAIT: descriptors complete on the answer. bit 2 DEDUP: the receiver drops duplicates. Reset 0: answers are sent, descriptors complete when their last packet left, no duplicate check. (rw)
     pub const REL_CTRL: u32 = 0x098;
     /// REL_CTRL.SENDER_WAIT: ticks of 2^REL_TICK_LOG2 core cycles a sent message waits for its answer before it completes RETRY_EXHAUSTED (it expires on the n-th tick after its last packet left); 0 acts as 1. Reset: 256 (65 536..65 792 cycles, ~262 us at 250 MHz). Contract 1.6. (rw)
     pub const REL_TIMEOUT: u32 = 0x09c;

@@ -326,6 +326,15 @@ pub enum DriverError {
         /// VERSION register value.
         version: u32,
     },
+    /// The receiver's duplicate filter (REL_CTRL.DEDUP) needs contract 1.7 or later.
+    #[error(
+        "dedup: the card implements contract {}.{}, the duplicate filter needs 1.7 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    DedupUnsupported {
+        /// VERSION register value.
+        version: u32,
+    },
     /// Receive windows need contract 1.5 or later.
     #[error(
         "receive windows: the card implements contract {}.{}, windows need 1.5 or later",
@@ -547,10 +556,15 @@ pub struct Counters {
     /// CNT_RX_DROP_CTX: packets dropped, their destination context has no LMR ring.
     /// Reads 0 on cards before contract 1.5.
     pub rx_drop_ctx: u32,
+    /// CNT_RX_DUP: packets dropped as duplicates (REL_CTRL.DEDUP, [`Card::set_dedup`]).
+    /// Reads 0 on cards before contract 1.7, as does `rx_seq_evict`.
+    pub rx_dup: u32,
+    /// CNT_RX_SEQ_EVICT: duplicate-filter slots taken over by another source id.
+    pub rx_seq_evict: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 22] = [
+    const REGS: [(&'static str, u32); 24] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -573,10 +587,12 @@ impl Counters {
         ("nack_rx", nic::CNT_NACK_RX),
         ("ans_drop", nic::CNT_ANS_DROP),
         ("rx_drop_ctx", nic::CNT_RX_DROP_CTX),
+        ("rx_dup", nic::CNT_RX_DUP),
+        ("rx_seq_evict", nic::CNT_RX_SEQ_EVICT),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 22] {
+    pub fn fields(&self) -> [(&'static str, u32); 24] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -600,8 +616,10 @@ impl Counters {
             self.nack_rx,
             self.ans_drop,
             self.rx_drop_ctx,
+            self.rx_dup,
+            self.rx_seq_evict,
         ];
-        let mut out = [("", 0); 22];
+        let mut out = [("", 0); 24];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -777,6 +795,9 @@ const ACK_VERSION: u32 = 0x0001_0005;
 /// First contract whose descriptors can complete on the receiver's answer
 /// (REL_CTRL.SENDER_WAIT, REL_TIMEOUT, desc_err RETRY_EXHAUSTED).
 const SENDER_WAIT_VERSION: u32 = 0x0001_0006;
+/// First contract whose packets carry seq/lag/attempt and whose receiver can drop
+/// duplicates (REL_CTRL.DEDUP, REL_RETRIES, CNT_RX_DUP, CNT_RX_SEQ_EVICT).
+const DEDUP_VERSION: u32 = 0x0001_0007;
 /// First contract with contexts (context pages, CNT_RX_DROP_CTX).
 const CONTEXTS_VERSION: u32 = 0x0001_0005;
 
@@ -1655,6 +1676,30 @@ impl<D: Device> Card<D> {
         Ok(())
     }
 
+    /// Whether this card's receiver drops duplicate packets by (source, seq)
+    /// (REL_CTRL.DEDUP, contract 1.7): a copy of a message already complete here (a
+    /// retransmission whose ACK was lost) writes nothing, is counted in
+    /// [`Counters::rx_dup`], and its last packet is acknowledged again. Needs senders
+    /// that number their messages (contract 1.7 senders): one that numbers every message
+    /// 0 would have all but its first message dropped. A source is remembered
+    /// REL_TIMEOUT * (REL_RETRIES + 2) ticks after its last packet, from this card's own
+    /// settings, so configure every card alike. Off (reset): no duplicate check.
+    pub fn set_dedup(&self, on: bool) -> Result<(), DriverError> {
+        if self.version < DEDUP_VERSION {
+            return if on {
+                Err(DriverError::DedupUnsupported {
+                    version: self.version,
+                })
+            } else {
+                Ok(())
+            };
+        }
+        let v = self.dev.bar_read32(nic::REL_CTRL)? & !contract::rel_ctrl::DEDUP;
+        let v = if on { v | contract::rel_ctrl::DEDUP } else { v };
+        self.dev.bar_write32(nic::REL_CTRL, v)?;
+        Ok(())
+    }
+
     /// The answer timeout of [`Card::set_sender_wait`], in ticks of 2^REL_TICK_LOG2 core
     /// cycles (REL_TIMEOUT; 0 acts as 1; reset 256, ~262 µs at 250 MHz).
     pub fn set_answer_timeout(&self, ticks: u16) -> Result<(), DriverError> {
@@ -1736,7 +1781,7 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 22];
+        let mut v = [0u32; 24];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             let tracked = (nic::CNT_RX_MSG_EXPIRED..=nic::CNT_RX_TRACK_FULL).contains(reg);
             if (tracked && self.version < MSG_TRACK_VERSION)
@@ -1746,6 +1791,10 @@ impl<D: Device> Card<D> {
             }
             let answers = (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(reg);
             if answers && self.version < ACK_VERSION {
+                continue;
+            }
+            let dedup = (nic::CNT_RX_DUP..=nic::CNT_RX_SEQ_EVICT).contains(reg);
+            if dedup && self.version < DEDUP_VERSION {
                 continue;
             }
             v[i] = self.dev.bar_read32(*reg)?;
@@ -1773,6 +1822,8 @@ impl<D: Device> Card<D> {
             nack_rx: v[19],
             ans_drop: v[20],
             rx_drop_ctx: v[21],
+            rx_dup: v[22],
+            rx_seq_evict: v[23],
         })
     }
 

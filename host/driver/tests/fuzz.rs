@@ -1269,6 +1269,8 @@ impl Fuzz {
                 nic::CNT_RX_TRACK_FULL,
                 nic::CNT_DMA_RD_ERR,
                 nic::CNT_RX_DROP_CTX,
+                nic::CNT_RX_DUP,
+                nic::CNT_RX_SEQ_EVICT,
             ]
             .contains(&off)
             || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4))

@@ -28,11 +28,14 @@ module tb_ddc_csr;
   logic [15:0] lme_cons = 16'h0123, lmr_prod = 16'h0456;
   // event inputs: desc_done, desc_err, desc_irq, pkt_sent, rx_pkt, rx_msg, rx_msg_irq,
   // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject, dma_rd_err,
-  // rx_msg_expired, rx_track_full, ack_tx, nack_tx, ack_rx, nack_rx, drop_ctx
-  logic [20:0] ev = '0;
+  // rx_msg_expired, rx_track_full, ack_tx, nack_tx, ack_rx, nack_rx, drop_ctx, rx_dup,
+  // rx_seq_evict
+  logic [22:0] ev = '0;
   logic [1:0]  ans_drop = '0;
   logic        ack_off, sender_wait;
   logic [15:0] rel_timeout;
+  logic        dedup;
+  logic [3:0]  rel_retries;
   logic [3:0]  ctx_err = '0;   // rejections on the context pages (ddc_ctx_csr)
   logic [2:0]  lme_ctx = '0, lmr_ctx = '0;   // contexts of the desc_irq / rx_msg_irq events
   logic        push_free = 1'b1;
@@ -69,6 +72,8 @@ module tb_ddc_csr;
     .ack_off_o          (ack_off),
     .sender_wait_o      (sender_wait),
     .rel_timeout_o      (rel_timeout),
+    .dedup_o            (dedup),
+    .rel_retries_o      (rel_retries),
     .tx_desc_done_i     (ev[0]),
     .tx_desc_err_i      (ev[1]),
     .tx_desc_irq_i      (ev[2]),
@@ -98,6 +103,8 @@ module tb_ddc_csr;
     .win_rdata_i        (win_rdata),
     .win_reject_i       (win_reject),
     .rx_drop_ctx_i      (ev[20]),
+    .rx_dup_i           (ev[21]),
+    .rx_seq_evict_i     (ev[22]),
     .ctx_csr_err_i      (ctx_err),
     .irq_o              (irq)
   );
@@ -287,10 +294,13 @@ module tb_ddc_csr;
     wr(RXWIN_SIZE_HI_OFFSET, 32'h6666_6666);
     wr(REL_CTRL_OFFSET, 32'hFFFF_FFFE);
     @(negedge clk);
-    `CHECK(!ack_off && sender_wait, "REL_CTRL.ACK_OFF output clear, SENDER_WAIT set")
+    `CHECK(!ack_off && sender_wait && dedup, "REL_CTRL.ACK_OFF output clear, SENDER_WAIT, DEDUP set")
     wr(REL_CTRL_OFFSET, 32'h0000_0001);
     @(negedge clk);
-    `CHECK(ack_off && !sender_wait, "REL_CTRL.ACK_OFF output set, SENDER_WAIT clear")
+    `CHECK(ack_off && !sender_wait && !dedup, "REL_CTRL.ACK_OFF output set, SENDER_WAIT, DEDUP clear")
+    wr(REL_RETRIES_OFFSET, 32'hFFFF_FFF9);
+    @(negedge clk);
+    `CHECK(rel_retries == 4'd9, "REL_RETRIES output")
     wr(REL_TIMEOUT_OFFSET, 32'hFFFF_0007);
     @(negedge clk);
     `CHECK(rel_timeout == 16'd7, "REL_TIMEOUT output")
@@ -679,6 +689,18 @@ module tb_ddc_csr;
       expect_rd(CNT_NACK_RX_OFFSET, c0[18] + n[19], "CNT_NACK_RX");
       expect_rd(CNT_ANS_DROP_OFFSET, c0[19] + nd, "CNT_ANS_DROP");
       expect_rd(CNT_RX_DROP_CTX_OFFSET, c0[20] + n[20], "CNT_RX_DROP_CTX");
+      begin
+        logic [31:0] d0, e0;
+        int nu, ne;
+        rd(CNT_RX_DUP_OFFSET, d0);
+        rd(CNT_RX_SEQ_EVICT_OFFSET, e0);
+        nu = $urandom_range(1, 9);
+        ne = $urandom_range(1, 9);
+        pulse(21, nu);
+        pulse(22, ne);
+        expect_rd(CNT_RX_DUP_OFFSET, d0 + 32'(nu), "CNT_RX_DUP");
+        expect_rd(CNT_RX_SEQ_EVICT_OFFSET, e0 + 32'(ne), "CNT_RX_SEQ_EVICT");
+      end
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
       `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10] + n[16]) != 0, n[1] != 0, 4'b0},
@@ -750,14 +772,17 @@ module tb_ddc_csr;
     add("CNT_DMA_RD_ERR", CNT_DMA_RD_ERR_OFFSET, RO, 0,                 '1);
     add("CNT_RX_MSG_EXPIRED", CNT_RX_MSG_EXPIRED_OFFSET, RO, 0,         '1);
     add("CNT_RX_TRACK_FULL", CNT_RX_TRACK_FULL_OFFSET, RO, 0,           '1);
-    add("REL_CTRL",      REL_CTRL_OFFSET,      RW,   0,                 32'h3);
+    add("REL_CTRL",      REL_CTRL_OFFSET,      RW,   0,                 32'h7);
     add("REL_TIMEOUT",   REL_TIMEOUT_OFFSET,   RW,   256,               32'hFFFF);
+    add("REL_RETRIES",   REL_RETRIES_OFFSET,   RW,   0,                 32'hF);
     add("CNT_ACK_TX",    CNT_ACK_TX_OFFSET,    RO,   0,                 '1);
     add("CNT_NACK_TX",   CNT_NACK_TX_OFFSET,   RO,   0,                 '1);
     add("CNT_ACK_RX",    CNT_ACK_RX_OFFSET,    RO,   0,                 '1);
     add("CNT_NACK_RX",   CNT_NACK_RX_OFFSET,   RO,   0,                 '1);
     add("CNT_ANS_DROP",  CNT_ANS_DROP_OFFSET,  RO,   0,                 '1);
     add("CNT_RX_DROP_CTX", CNT_RX_DROP_CTX_OFFSET, RO, 0,               '1);
+    add("CNT_RX_DUP",    CNT_RX_DUP_OFFSET,    RO,   0,                 '1);
+    add("CNT_RX_SEQ_EVICT", CNT_RX_SEQ_EVICT_OFFSET, RO, 0,             '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;

@@ -21,6 +21,10 @@
 // packet the receiver's window check refused (NACK_REJECT), RETRY_EXHAUSTED for one sent
 // to a node that does not exist and, with ACK_OFF as well, for one that landed but was
 // not answered, each no earlier than REL_TIMEOUT.
+// Duplicates (REL_CTRL.DEDUP): the new registers and counters read back; with DEDUP on, a
+// first message is delivered, and a second one is dropped as a duplicate (counted, not
+// written, no LMR entry, ACKed again) exactly when it carries the first one's seq (read
+// off the loopback link: a sender that does not number its messages).
 // Contexts: contexts 1..7 set up and use their rings through their own pages only; all of
 // them send at once to each other's contexts (dctx), every LMR ring must get exactly the
 // messages addressed to its context, and every context's completions come in its ring
@@ -103,6 +107,22 @@ module tb_ddc_nic;
   always @(posedge clk) begin
     rx_flit   <= tx_flit;
     tx_credit <= rx_credit;
+  end
+
+  // The seq of every data packet on the loopback link.
+  int         mon_idx = 0;
+  logic [3:0] mon_ptype = '0;
+  logic [7:0] mon_seq[$];
+  always @(posedge clk) begin
+    if (run && rx_flit.valid) begin
+      pkt_hdr_w0_t h0;
+      pkt_hdr_w2_t h2;
+      h0 = pkt_hdr_w0_t'(rx_flit.data);
+      h2 = pkt_hdr_w2_t'(rx_flit.data);
+      if (mon_idx == 0) mon_ptype = h0.ptype;
+      if (mon_idx == 2 && mon_ptype == PTYPE_WRITE) mon_seq.push_back(h2.seq);
+      mon_idx = rx_flit.last ? 0 : mon_idx + 1;
+    end
   end
 
   int errors = 0;
@@ -869,6 +889,67 @@ module tb_ddc_nic;
         n_descs += 3;
         repeat (200) @(posedge clk);
       end
+    end
+
+    // ---- duplicates (REL_CTRL.DEDUP) ----
+    begin
+      logic [31:0] ack0, dup0, msgs0;
+      logic [63:0] src, dst;
+      logic [31:0] msg_id;
+      logic [7:0]  seq1;
+      int          slot, bad;
+      csr_expect(REL_CTRL_OFFSET, 32'h0, "REL_CTRL");
+      csr_expect(REL_RETRIES_OFFSET, 32'h0, "REL_RETRIES reset value");
+      csr_wr(REL_RETRIES_OFFSET, 32'h3);
+      csr_expect(REL_RETRIES_OFFSET, 32'h3, "REL_RETRIES");
+      csr_expect(CNT_RX_DUP_OFFSET, 32'h0, "CNT_RX_DUP with DEDUP off");
+      csr_expect(CNT_RX_SEQ_EVICT_OFFSET, 32'h0, "CNT_RX_SEQ_EVICT with DEDUP off");
+      csr_wr(REL_CTRL_OFFSET, 32'(1 << REL_CTRL_DEDUP_BIT));
+      csr_expect(REL_CTRL_OFFSET, 32'(1 << REL_CTRL_DEDUP_BIT), "REL_CTRL.DEDUP");
+      mon_seq.delete();
+      send_self(300, 1, 2, 16'h0);
+      `CHECK(mon_seq.size() == 1, $sformatf("%0d data packets seen", mon_seq.size()))
+      seq1 = mon_seq[0];
+      repeat (40) @(posedge clk);
+      csr_expect(CNT_RX_DUP_OFFSET, 32'h0, "DEDUP: a first message is not a duplicate");
+      csr_rd(CNT_ACK_TX_OFFSET, ack0);
+      csr_rd(CNT_RX_MSGS_OFFSET, msgs0);
+      csr_rd(CNT_RX_DUP_OFFSET, dup0);
+      // the second message
+      src = src_ptr;
+      dst = dst_ptr;
+      src_ptr += 64'(300 + 64);
+      dst_ptr += 64'(300 + 64);
+      msg_id = $urandom();
+      prep(src, dst, 300);
+      slot = lme_prod;
+      post(src, dst, 300, Node, 16'h0, msg_id);
+      wait_lme(slot, st);
+      `CHECK(st == 16'h8000, $sformatf("DEDUP: LME status %h", st))
+      repeat (300) @(posedge clk);
+      `CHECK(mon_seq.size() == 2, $sformatf("%0d data packets seen", mon_seq.size()))
+      if (mon_seq[1] == seq1) begin
+        bad = 0;
+        for (int i = 0; i < 300; i++) if (mem_rd(dst + 64'(i)) != 8'hA5) bad++;
+        `CHECK(bad == 0, $sformatf("DEDUP: duplicate wrote %0d bytes", bad))
+        csr_expect(CNT_RX_DUP_OFFSET, dup0 + 1, "DEDUP: the same seq again is a duplicate");
+        csr_expect(CNT_RX_MSGS_OFFSET, msgs0, "DEDUP: no LMR entry for a duplicate");
+        csr_expect(LMR_PROD_OFFSET, lmr_cons, "DEDUP: LMR_PROD after a duplicate");
+        csr_expect(CNT_ACK_TX_OFFSET, ack0 + 1, "DEDUP: a duplicate's last packet ACKed again");
+        $display("DEDUP: second message with seq %0d again: dropped as a duplicate", seq1);
+      end else begin
+        wait_lmr(msg_id, dst, 300, 16'h0);
+        check_landed(src, dst, 300);
+        csr_expect(CNT_RX_DUP_OFFSET, dup0, "DEDUP: a new seq is delivered");
+        n_msgs++;
+        $display("DEDUP: second message numbered %0d after %0d: delivered", mon_seq[1], seq1);
+      end
+      n_descs++;
+      csr_expect(CNT_RX_SEQ_EVICT_OFFSET, 32'h0, "CNT_RX_SEQ_EVICT");
+      // DEDUP off again: every message delivered
+      csr_wr(REL_CTRL_OFFSET, 32'h0);
+      send_self(300, 0, 0, 16'h0);
+      send_self(8, 0, 0, 16'h0);
     end
 
     if (errors != 0) $fatal(1, "tb_ddc_nic: %0d errors", errors);

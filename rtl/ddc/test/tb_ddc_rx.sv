@@ -8,6 +8,15 @@
 // the answer was reported dropped; REL_CTRL.ACK_OFF silences it; the reject input gives a
 // NACK_REJECT with its cause; answer packets arriving are reported (not written) and
 // malformed ones dropped; a message the tracker gives up is NACKed.
+// Duplicates (REL_CTRL.DEDUP, packets with seq/lag/attempt): a complete message repeated
+// writes nothing, gets no second LMR entry but a second ACK (its last packet), and counts
+// its packets as duplicates; ACK_OFF silences that ACK; a partial message then its
+// retransmission (attempt 1) gives one LMR entry with the right length, and a late
+// packet of attempt 0 is a duplicate; sources interleaved, the same seq from two sources,
+// a slot taken over (evict); lag moving the base (a late copy of a number the sender gave
+// up is a duplicate); the hold expiring (a copy after it is delivered again); DEDUP off
+// forgets everything; random model senders with lossy first attempts and copies; and the
+// same cycles with DEDUP off and on.
 //
 // BUF_FLITS defaults to what ddc_nic uses (255: the most an 8-bit credit counter in the
 // link peers can take); 266 (two worst-case packets, ddc_rx's own default) passes too.
@@ -43,9 +52,15 @@ module tb_ddc_rx #(
   logic        ev_pkt, ev_msg, ev_msg_irq, ev_crc, ev_dest, ev_mal, ev_win, ev_ctx;
   logic [CTX_COUNT-1:0] ctx_en = CTX_COUNT'(1);   // contexts that receive
   logic [2:0]  pkt_dctx = '0;
+  logic [7:0]  pkt_seq = '0;      // seq, lag, attempt of the packets build_pkt makes
+  logic [3:0]  pkt_lag = '0;
+  logic [1:0]  pkt_att = '0;
   logic        ev_msg_irq_ctx;   // one context: always 0                       // dctx of the packets build_pkt makes
   logic        ev_expired, ev_track_full;
   logic        ack_off = 1'b0;
+  logic        dedup = 1'b0;
+  logic [20:0] seq_hold = 21'd4;
+  logic        ev_dup, ev_seq_evict;
   logic        rej_valid = 1'b0;
   logic [15:0] rej_src = '0;
   logic [31:0] rej_msg = '0;
@@ -104,6 +119,10 @@ module tb_ddc_rx #(
     .msg_expired_o     (ev_expired),
     .track_full_o      (ev_track_full),
     .ack_off_i         (ack_off),
+    .dedup_i           (dedup),
+    .seq_hold_i        (seq_hold),
+    .dup_o             (ev_dup),
+    .seq_evict_o       (ev_seq_evict),
     .reject_valid_i    (rej_valid),
     .reject_src_i      (rej_src),
     .reject_msg_id_i   (rej_msg),
@@ -211,7 +230,7 @@ module tb_ddc_rx #(
 
   // event counters
   int n_pkt = 0, n_msg = 0, n_msg_irq = 0, n_crc = 0, n_dest = 0, n_mal = 0, n_win = 0;
-  int n_expired = 0, n_full = 0, n_ctx = 0;
+  int n_expired = 0, n_full = 0, n_ctx = 0, n_dup = 0, n_evict = 0;
   // expected counts: accepted packets, IRQ_REMOTE entries, drops (crc, dest, malformed, window)
   int exp_pkt = 0, exp_irq = 0;
   int exp_cnt[4] = '{0, 0, 0, 0};
@@ -310,6 +329,8 @@ module tb_ddc_rx #(
       `CHECK(!(ev_msg_irq && ev_msg_irq_ctx), "LMR_NEW event names a context other than 0")
       n_expired += int'(ev_expired);
       n_full    += int'(ev_track_full);
+      n_dup     += int'(ev_dup);
+      n_evict   += int'(ev_seq_evict);
     end
   end
 
@@ -432,9 +453,9 @@ module tb_ddc_rx #(
     pkt_hdr_w2_t h2;
     int lane0, nfl;
     logic [31:0] c;
-    h0 = '{rsvd62: '0, dctx: pkt_dctx, len: 11'(len_field), lag: 4'd0, flags: flags[3:0], attempt: 2'b0, last: last, first: first,
-           ptype: ptype, src: src, dest: dest};
-    h2 = '{seq: 8'd0, offset: offset[23:0], msg_id: msg_id};
+    h0 = '{rsvd62: '0, dctx: pkt_dctx, len: 11'(len_field), lag: pkt_lag, flags: flags[3:0],
+           attempt: pkt_att, last: last, first: first, ptype: ptype, src: src, dest: dest};
+    h2 = '{seq: pkt_seq, offset: offset[23:0], msg_id: msg_id};
     pkt.delete();
     pkt.push_back(mk_flit(h0));
     pkt.push_back(mk_flit(ra));
@@ -521,6 +542,88 @@ module tb_ddc_rx #(
   function automatic void good_msg(int max_total);
     int total = $urandom_range(1, max_total);
     send_msg(total, alloc(total), MTU_MAX, 1'b0);
+  endfunction
+
+  // ---- duplicates ----
+  int exp_dup = 0;
+  // Random model senders (one per source): per message number (mod 256 here, far beyond
+  // the live span), its msg_id, length, address, last attempt and state
+  // (0 none, 1 outstanding and delivered, 2 finished).
+  localparam int RS = 3;
+  // (separate arrays: this Verilator lost logic fields of an unpacked struct array)
+  logic [31:0] rm_mid[RS][256];
+  logic [63:0] rm_ra[RS][256];
+  int          rm_len[RS][256];
+  int          rm_att[RS][256];
+  int          rm_st[RS][256];
+  int    r_next[RS];
+  int    r_new = 0, r_lossy = 0, r_copies = 0;
+
+  function automatic int r_min_out(int s);
+    for (int n = r_next[s] - 16; n < r_next[s]; n++) begin
+      if (n >= 0 && rm_st[s][n % 256] == 1) return n;
+    end
+    return r_next[s];
+  endfunction
+  // The packets of message (src, mid) selected by `mask` (bit i: packet i, of `plen`
+  // bytes each, the last shorter), with seq/lag/attempt; payload bytes are fixed by
+  // (mid, offset) so every copy carries the same. With `want`, their bytes are expected
+  // (under `key`), else the packets must be duplicates: nothing written, counted.
+  function automatic void seq_pkts(logic [15:0] src, logic [31:0] mid, int seq, int lag,
+                                   int att, int total, logic [63:0] ra0, int plen,
+                                   int mask, bit want, int key);
+    int np = (total + plen - 1) / plen;
+    pkt_seq = 8'(seq);
+    pkt_lag = 4'(lag);
+    pkt_att = 2'(att);
+    for (int p = 0; p < np; p++) begin
+      int off = p * plen;
+      int n = (off + plen > total) ? total - off : plen;
+      if (mask[p]) begin
+        pay.delete();
+        for (int i = 0; i < n; i++) pay.push_back(8'(mid * 7 + (off + i) * 13));
+        if (want) begin
+          for (int i = 0; i < n; i++) exp_mem[ra0 + 64'(off + i)] = '{key: key, val: pay[i]};
+          if (msg_pending.exists(key)) msg_pending[key] += n;
+          else                         msg_pending[key] = n;
+          exp_pkt++;
+        end else begin
+          exp_dup++;
+          // A duplicate's last packet is acknowledged again.
+          if (p == np - 1 && !ack_off) expect_ans(PTYPE_ACK, src, mid, 8'h0);
+        end
+        build_pkt(node_id, src, PTYPE_WRITE, p == 0, p == np - 1, 8'h0, 16'(n),
+                  ra0 + 64'(off), mid, 32'(off));
+        send_pkt();
+      end
+    end
+    pkt_seq = '0;
+    pkt_lag = '0;
+    pkt_att = '0;
+  endfunction
+
+  // The message completes: its LMR entry and its ACK.
+  function automatic void seq_done(int key, logic [15:0] src, logic [31:0] mid,
+                                   logic [63:0] ra0, int total);
+    lmr_exp_t e;
+    if (!ack_off) expect_ans(PTYPE_ACK, src, mid, 8'h0);
+    e.key  = key;
+    e.irq  = 1'b0;
+    e.mode = 2'd0;
+    e.slot = '0;
+    e.w[0] = lmr_entry_w0_t'{msg_id: mid, status: 16'h8000, src: src};
+    e.w[1] = ra0;
+    e.w[2] = lmr_entry_w2_t'{rsvd48: '0, flags: 16'h0, len: 32'(total)};
+    e.w[3] = '0;
+    lmr_q.push_back(e);
+  endfunction
+
+  // A whole message, delivered (want) or a duplicate.
+  function automatic void seq_msg(logic [15:0] src, logic [31:0] mid, int seq, int lag,
+                                  int total, logic [63:0] ra0, bit want);
+    int key = next_key++;
+    seq_pkts(src, mid, seq, lag, 0, total, ra0, 256, '1, want, key);
+    if (want) seq_done(key, src, mid, ra0, total);
   endfunction
 
   typedef enum int {
@@ -980,6 +1083,203 @@ module tb_ddc_rx #(
     drain();
     check_clean("answers dropped when full");
     $display("answers: %0d ACK, %0d NACK sent, %0d dropped", n_acks, n_nacks, n_ans_drop);
+
+    // ---- duplicates (REL_CTRL.DEDUP) ----
+    dedup = 1'b1;
+    seq_hold = 21'd1000;   // ticks of 256 cycles: longer than this whole phase
+    begin
+      logic [15:0] sa = 16'h0101, sb = 16'h0202, sc = 16'h0303, sd = 16'h0404;
+      logic [15:0] se = 16'h0505, sf = 16'h0141;   // sf shares sa's slot (low 6 bits)
+      logic [63:0] ra1 = alloc(700), ra2 = alloc(8), ra3 = alloc(700);
+      int k;
+      // a complete 3-packet message, then the same again (a retransmission whose ACK was
+      // lost): nothing written twice, no second LMR entry, a second ACK, 3 duplicates
+      seq_msg(sa, 32'h5000, 5, 0, 600, ra1, 1'b1);
+      seq_msg(sa, 32'h5000, 5, 0, 600, ra1, 1'b0);
+      // a one-packet message and its copy
+      seq_msg(sa, 32'h5001, 6, 1, 8, ra2, 1'b1);
+      seq_msg(sa, 32'h5001, 6, 1, 8, ra2, 1'b0);
+      drain();
+      check_clean("dedup: complete message repeated");
+      `CHECK(n_dup == exp_dup && exp_dup == 4, $sformatf("dedup: %0d duplicates, expected %0d",
+                                                         n_dup, exp_dup))
+      // ACK_OFF silences the second ACK too
+      ack_off = 1'b1;
+      seq_msg(sa, 32'h5001, 6, 1, 8, ra2, 1'b0);
+      drain();
+      ack_off = 1'b0;
+      check_clean("dedup: duplicate with ACK_OFF");
+      // partial message (attempt 0 loses its middle packet), then its retransmission:
+      // one LMR entry with the right length; a late middle packet of attempt 0 is a
+      // duplicate (not last: no ACK)
+      k = next_key++;
+      seq_pkts(sa, 32'h5002, 7, 0, 0, 600, ra3, 256, 3'b101, 1'b1, k);
+      drain();
+      `CHECK(lmr_written == n_msg && lmr_q.size() == 0, "dedup: partial message reported")
+      k = next_key++;
+      seq_pkts(sa, 32'h5002, 7, 0, 1, 600, ra3, 256, 3'b111, 1'b1, k);
+      seq_done(k, sa, 32'h5002, ra3, 600);
+      seq_pkts(sa, 32'h5002, 7, 0, 0, 600, ra3, 256, 3'b010, 1'b0, k);
+      drain();
+      check_clean("dedup: partial message, then its retransmission");
+      // two sources interleaved, the same numbers from each: all delivered, then every
+      // copy a duplicate
+      for (int i = 0; i < 6; i++) begin
+        seq_msg(sb, 32'h6000 + 32'(i), i, 0, 8 * (i + 1), alloc(64), 1'b1);
+        seq_msg(sc, 32'h7000 + 32'(i), i, 0, 300, alloc(300), 1'b1);
+      end
+      for (int i = 5; i >= 0; i--) begin
+        seq_msg(sc, 32'h7000 + 32'(i), i, 0, 300, alloc(300), 1'b0);
+        seq_msg(sb, 32'h6000 + 32'(i), i, 0, 8 * (i + 1), alloc(64), 1'b0);
+      end
+      drain();
+      check_clean("dedup: sources interleaved");
+      // lag moves the base: 10 (low 8) and 8 arrive, 9 never does; then 20 says
+      // everything below 20 is final at its sender: a late copy of 9 is a duplicate
+      // (acknowledged: its sender has given it up, the ACK is a stray), 21 is new
+      seq_msg(sd, 32'h8010, 10, 2, 16, alloc(16), 1'b1);
+      seq_msg(sd, 32'h8008, 8, 0, 16, alloc(16), 1'b1);
+      seq_msg(sd, 32'h8009, 9, 1, 16, alloc(16), 1'b1);   // not yet: 9 is in the window
+      seq_msg(sd, 32'h8020, 20, 0, 16, alloc(16), 1'b1);
+      seq_msg(sd, 32'h8011, 11, 3, 16, alloc(16), 1'b0);  // below 20: final at the sender
+      seq_msg(sd, 32'h8021, 21, 1, 16, alloc(16), 1'b1);
+      seq_msg(sd, 32'h8019, 19, 0, 16, alloc(16), 1'b0);
+      drain();
+      check_clean("dedup: lag moves the base");
+      // another source in sa's slot takes it over (counted)
+      seq_msg(sf, 32'h9000, 0, 0, 8, alloc(8), 1'b1);
+      drain();
+      check_clean("dedup: slot taken over");
+      `CHECK(n_evict == 1, $sformatf("dedup: %0d slot evictions, expected 1", n_evict))
+      // the hold: remembered 4 ticks of 256 cycles after its last packet, then forgotten
+      // (a copy after that is delivered again: why the hold must outlast the sender's
+      // retry budget)
+      seq_hold = 21'd4;
+      seq_msg(se, 32'hA000, 3, 0, 8, ra2, 1'b1);
+      drain();
+      repeat (2 * 256) @(posedge clk);
+      seq_msg(se, 32'hA000, 3, 0, 8, ra2, 1'b0);
+      drain();
+      repeat (5 * 256) @(posedge clk);
+      seq_msg(se, 32'hA000, 3, 0, 8, ra2, 1'b1);
+      drain();
+      check_clean("dedup: hold");
+      // DEDUP off forgets every source: a copy is delivered again
+      seq_hold = 21'd1000;
+      seq_msg(se, 32'hA001, 4, 0, 8, ra2, 1'b1);
+      drain();
+      dedup = 1'b0;
+      repeat (2) @(posedge clk);
+      dedup = 1'b1;
+      seq_msg(se, 32'hA001, 4, 0, 8, ra2, 1'b1);
+      drain();
+      check_clean("dedup: off forgets");
+      `CHECK(n_dup == exp_dup, $sformatf("dedup: %0d duplicates, expected %0d", n_dup, exp_dup))
+      $display("dedup: %0d duplicate packets dropped, %0d evictions", n_dup, n_evict);
+      dedup = 1'b0;
+    end
+    // Random: 3 model senders that keep the window rule, interleaved; every new message
+    // is delivered, a third of the multi-packet ones only by its retransmission (attempt
+    // 0 loses a packet); copies (all or some packets, a later attempt) of delivered
+    // messages up to 48 numbers back are duplicates: nothing written, last re-ACKed.
+    // Every source's numbers wrap.
+    dedup = 1'b1;
+    seq_hold = 21'd1000;
+    for (int s = 0; s < RS; s++) r_next[s] = 0;
+    // (Declarations in this static block run their initializers once: assigned apart.)
+    for (int op = 0; op < 4000; op++) begin
+      int s, a, n, len, np, k, drop, mask, lag;
+      logic [15:0] src;
+      s   = $urandom_range(0, RS - 1);
+      a   = $urandom_range(0, 99);
+      src = 16'h0710 + 16'(s);   // slots 16..18: their own
+      if (a < 50 && r_next[s] - r_min_out(s) <= 15) begin
+        n   = r_next[s];
+        len = $urandom_range(1, 1500);
+        np  = (len + 255) / 256;
+        rm_mid[s][n % 256] = 32'hC000_0000 | 32'(s << 20) | 32'(n);
+        rm_len[s][n % 256] = len;
+        rm_ra[s][n % 256]  = alloc(len);
+        rm_att[s][n % 256] = 0;
+        rm_st[s][n % 256]  = 1;
+        if (np > 1 && $urandom_range(0, 2) == 0) begin
+          drop = $urandom_range(0, np - 1);
+          k = next_key++;
+          seq_pkts(src, rm_mid[s][n % 256], n % 256, n - r_min_out(s), 0, len,
+                   rm_ra[s][n % 256], 256, ~(1 << drop) & ((1 << np) - 1), 1'b1, k);
+          drain();
+          msg_pending.delete(k);
+          rm_att[s][n % 256] = 1;
+          r_lossy++;
+        end
+        k = next_key++;
+        seq_pkts(src, rm_mid[s][n % 256], n % 256, n - r_min_out(s),
+                 rm_att[s][n % 256], len, rm_ra[s][n % 256], 256, (1 << np) - 1, 1'b1, k);
+        seq_done(k, src, rm_mid[s][n % 256], rm_ra[s][n % 256], len);
+        r_next[s]++;
+        r_new++;
+      end else if (a < 80) begin
+        // the ACK of an outstanding message reaches its sender
+        n = r_min_out(s) + $urandom_range(0, 15);
+        if (n < r_next[s] && rm_st[s][n % 256] == 1) rm_st[s][n % 256] = 2;
+      end else begin
+        // a copy of a delivered message, outstanding or finished
+        n = r_next[s] - 1 - $urandom_range(0, 47);
+        if (n >= 0) begin
+          np   = (rm_len[s][n % 256] + 255) / 256;
+          mask = $urandom_range(0, 1) ? (1 << np) - 1 : $urandom_range(1, (1 << np) - 1);
+          lag  = n - r_min_out(s);
+          // the lag it was sent with is unknown here: any that keeps low <= its number
+          if (lag < 0) lag = 0;
+          if (lag > 15) lag = 15;
+          rm_att[s][n % 256]++;
+          seq_pkts(src, rm_mid[s][n % 256], n % 256, $urandom_range(0, lag),
+                   rm_att[s][n % 256] % 4, rm_len[s][n % 256], rm_ra[s][n % 256], 256,
+                   mask, 1'b0, 0);
+          r_copies++;
+        end
+      end
+      drain();
+    end
+    check_clean("dedup: random");
+    `CHECK(n_dup == exp_dup, $sformatf("dedup random: %0d duplicates, expected %0d", n_dup,
+                                       exp_dup))
+    $display("dedup random: %0d messages (%0d lost a packet first), %0d copies, %0d duplicate packets",
+             r_new, r_lossy, r_copies, n_dup);
+    `CHECK(r_new > 3 * 256 && r_lossy > 100 && r_copies > 500, "dedup random: mix too thin")
+    dedup = 1'b0;
+
+    // The duplicate check costs no cycle: the same cycles with DEDUP off and on, for one
+    // 8-byte message (first flit to its LMR entry) and for 64 messages of 8 B and of 1 KiB
+    // (4 packets each) back to back, lanes fixed so both runs have the same geometry.
+    begin
+      longint cyc[2][3];
+      ready_pct = 100;
+      ans_ready_pct = 100;
+      gap_pct = 0;
+      for (int on = 0; on < 2; on++) begin
+        logic [15:0] sg = on ? 16'h0606 : 16'h0607;
+        dedup = 1'(on);
+        for (int k = 0; k < 3; k++) begin
+          int n = (k == 0) ? 1 : 64;
+          int len = (k == 2) ? 1024 : 8;
+          drain();
+          t0 = cycle;
+          for (int i = 0; i < n; i++) begin
+            seq_msg(sg, 32'hB000 + 32'(64 * k + i), 64 * k + i, 0, len,
+                    alloc_lane(len, i % 8), 1'b1);
+          end
+          drain();
+          cyc[on][k] = last_write_cycle - t0;
+        end
+      end
+      dedup = 1'b0;
+      check_clean("dedup: cost");
+      $display("DEDUP cost: cycles off/on: one 8 B message %0d/%0d, 64 x 8 B %0d/%0d, 64 x 1 KiB %0d/%0d",
+               cyc[0][0], cyc[1][0], cyc[0][1], cyc[1][1], cyc[0][2], cyc[1][2]);
+      `CHECK(cyc[0][0] == cyc[1][0] && cyc[0][1] == cyc[1][1] && cyc[0][2] == cyc[1][2],
+             "the duplicate check costs cycles")
+    end
 
     // a message the tracker gives up is NACKed: 64 started two-packet messages fill the
     // table, age out, and a 65th takes the first one's entry

@@ -5,7 +5,9 @@
 // (full) until an idle entry has aged out, which a new message then takes (expire)), then
 // random traffic: batches of messages from several sources, packets shuffled across the
 // batch, some messages missing a packet, against a reference that knows which packet
-// completes which message.
+// completes which message. Attempts: a partial attempt 0, then a whole attempt 1
+// completes exactly once with the right length; a straggler of attempt 0 after that
+// completes nothing; one in the middle of an attempt only delays it to the next attempt.
 module tb_ddc_rx_msg_track;
   localparam int unsigned Entries  = 16;
   localparam int unsigned TickLog2 = 6;
@@ -18,6 +20,7 @@ module tb_ddc_rx_msg_track;
   logic        pv = 1'b0, first = 1'b0, last = 1'b0;
   logic [15:0] src = '0, len = '0;
   logic [31:0] mid = '0, off = '0;
+  logic [1:0]  att = '0;
   logic        complete, full, expire, overrun;
   logic [31:0] total;
   logic        victim;
@@ -40,6 +43,7 @@ module tb_ddc_rx_msg_track;
     .pkt_last_i  (last),
     .pkt_len_i   (len),
     .pkt_offset_i(off),
+    .pkt_attempt_i(att),
     .complete_o  (complete),
     .total_o     (total),
     .full_o      (full),
@@ -159,6 +163,43 @@ module tb_ddc_rx_msg_track;
     `CHECK(!c && !ex, "restarted entry counts only its own bytes")
     pkt(4, 30, 128, 64, 0, 1, c, t, fu, ex, ov);
     `CHECK(c && t == 192 && !ex, "restarted message completes")
+    idle((AgeMax + 2) << TickLog2);
+
+    // Retransmission: (9, 50), 3 packets of 64 bytes. Attempt 0 loses its middle packet.
+    att = 2'd0;
+    pkt(9, 50, 0, 64, 1, 0, c, t, fu, ex, ov);
+    pkt(9, 50, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c && !ov, "attempt 0 without its middle packet is not complete")
+    // Attempt 1 resends all three: counted from zero, completes once, on its own bytes.
+    att = 2'd1;
+    pkt(9, 50, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c && !ov && !ex, "attempt 1's last packet restarts the count (no expiry)")
+    pkt(9, 50, 0, 64, 1, 0, c, t, fu, ex, ov);
+    `CHECK(!c && !ov, "attempt 1: two of three")
+    pkt(9, 50, 64, 64, 0, 0, c, t, fu, ex, ov);
+    `CHECK(c && t == 192 && !ov, $sformatf("attempt 1 completes with its length (%0d)", t))
+    // The lost middle packet of attempt 0 arrives late: nothing completes again.
+    att = 2'd0;
+    pkt(9, 50, 64, 64, 0, 0, c, t, fu, ex, ov);
+    `CHECK(!c && !ov, "straggler of attempt 0 after completion completes nothing")
+    // Another message: a straggler of attempt 0 in the middle of attempt 1 restarts the
+    // count, so attempt 1 does not complete (only delayed); attempt 2 then does, once.
+    att = 2'd1;
+    pkt(9, 51, 0, 64, 1, 0, c, t, fu, ex, ov);
+    att = 2'd0;
+    pkt(9, 51, 64, 64, 0, 0, c, t, fu, ex, ov);
+    `CHECK(!c, "straggler in the middle of attempt 1")
+    att = 2'd1;
+    pkt(9, 51, 64, 64, 0, 0, c, t, fu, ex, ov);
+    pkt(9, 51, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c && !ov, "attempt 1 interrupted by a straggler: not complete (never wrongly)")
+    att = 2'd2;
+    pkt(9, 51, 0, 64, 1, 0, c, t, fu, ex, ov);
+    pkt(9, 51, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c, "attempt 2: two of three")
+    pkt(9, 51, 64, 64, 0, 0, c, t, fu, ex, ov);
+    `CHECK(c && t == 192, "attempt 2 completes")
+    att = 2'd0;
     idle((AgeMax + 2) << TickLog2);
 
     // Random: batches of up to 4 messages, 1..8 packets each, packets shuffled across

@@ -2,7 +2,10 @@
 // numbers wrap many times). Directed: new/duplicate, out-of-order completion moving the
 // base, the sender's low-water mark moving it (a given-up number below it is a
 // duplicate), numbers behind the base, first contact, wrapping, a slot forgotten after
-// its idle time, a slot taken over by another source (evict), flush. Random: 4 sources,
+// its idle time, a slot taken over by another source (evict), flush; the runtime hold:
+// remembered for hold - 1 tick periods, forgotten after hold, kept alive by lookups,
+// raised and dropped to 0 at run time, a stamp never wrapping into youth (a 6-bit clock
+// of ticks, idle for twice its range), and the divider stopping once every slot is gone. Random: 4 sources,
 // each a model sender that keeps the sender's rule (never a message outstanding more
 // than WIN - 1 below the one it sends; its lowest outstanding number in every copy) and
 // sends copies of its outstanding messages in any order, delivers some, gives others up
@@ -16,7 +19,9 @@ module tb_ddc_rx_seq_window;
   localparam int unsigned Win   = 8;
   localparam int          M     = 1 << SeqW;
   localparam int unsigned TickLog2 = 8;
-  localparam int unsigned AgeMax   = 3;
+  localparam int unsigned HoldW    = 6;
+  localparam int unsigned Tick     = 1 << TickLog2;
+  localparam int unsigned AgeMax   = 3;     // the hold of the directed and random parts
 
   logic clk = 1'b0;
   logic rst_n = 1'b0;
@@ -26,18 +31,21 @@ module tb_ddc_rx_seq_window;
   logic [15:0]     lk_src = '0, ins_src = '0;
   logic [SeqW-1:0] lk_seq = '0, ins_seq = '0, lk_low = '0, ins_low = '0;
   logic            lk_dup, ins_valid = 1'b0, evict;
+  logic [HoldW-1:0] hold = HoldW'(AgeMax);
+  logic            touch = 1'b1;   // lookups touch (0: the hold tests peek without touching)
 
   ddc_rx_seq_window #(
     .SLOTS(Slots),
     .SEQ_W    (SeqW),
     .WIN      (Win),
     .TICK_LOG2(TickLog2),
-    .AGE_MAX  (AgeMax)
+    .HOLD_W   (HoldW)
   ) dut (
     .clk_i      (clk),
     .rst_ni     (rst_n),
     .flush_i    (flush),
-    .lk_touch_i (1'b1),
+    .hold_i     (hold),
+    .lk_touch_i (touch),
     .lk_low_i   (lk_low),
     .ins_low_i  (ins_low),
     .lk_src_i   (lk_src),
@@ -161,6 +169,54 @@ module tb_ddc_rx_seq_window;
     @(negedge clk);
     flush = 1'b0;
     expect_dup(1 + Slots, '{7}, '{7}, 0, "flushed");
+
+    // ---- runtime hold ----
+    // idle for hold - 1 tick periods: remembered; one more period: forgotten
+    touch = 1'b0;
+    hold = HoldW'(5);
+    ins(2, 9, 9);
+    repeat (4 * Tick - 2) @(negedge clk);
+    expect_dup(2, '{9}, '{9}, 1, "hold 5: remembered after 4 tick periods");
+    repeat (Tick + 2) @(negedge clk);
+    expect_dup(2, '{9}, '{9}, 0, "hold 5: forgotten after 5 tick periods");
+    // lookups of a live source keep it: 20 periods, touched every 3
+    ins(2, 9, 9);
+    for (int i = 0; i < 7; i++) begin
+      repeat (3 * Tick) @(negedge clk);
+      expect_dup(2, '{9}, '{9}, 1, "hold 5: kept alive by lookups");
+      touch = 1'b1;
+      @(negedge clk);
+      touch = 1'b0;
+    end
+    // raised at run time: the same idle time that forgot it before keeps it now
+    hold = HoldW'(40);
+    repeat (10 * Tick) @(negedge clk);
+    expect_dup(2, '{9}, '{9}, 1, "hold raised to 40: remembered after 10 periods");
+    // dropped to 0: forgotten at once
+    hold = '0;
+    #1;
+    expect_dup(2, '{9}, '{9}, 0, "hold 0: nothing remembered");
+    hold = HoldW'(40);
+    #1;
+    expect_dup(2, '{9}, '{9}, 1, "hold back to 40 (not yet swept)");
+    // the largest hold, idle for twice the stamp clock's range: the sweep must clear the
+    // slot before its stamp wraps and looks young again
+    hold = HoldW'((1 << HoldW) - 2);
+    ins(3, 12, 12);
+    repeat (2 * (1 << HoldW) * Tick + 7 * Tick) @(negedge clk);
+    expect_dup(3, '{12}, '{12}, 0, "idle past the stamp clock's range: forgotten");
+    expect_dup(2, '{9}, '{9}, 0, "idle past the stamp clock's range: forgotten");
+    // every slot gone: the divider and the stamp clock stand still
+    begin
+      logic [TickLog2-1:0] div0;
+      logic [HoldW-1:0]    now0;
+      div0 = dut.div_q;
+      now0 = dut.now_q;
+      repeat (3 * Tick) @(negedge clk);
+      `CHECK(dut.div_q == div0 && dut.now_q == now0, "idle window: divider still running")
+    end
+    hold = HoldW'(AgeMax);
+    touch = 1'b1;
 
     // ---- random ----
     for (int s = 0; s < Slots; s++) nxt[s] = $urandom_range(0, 1000);

@@ -93,6 +93,10 @@ pub struct PingpongArgs {
     /// card, contract 1.6): the cost of waiting for the end-to-end ACK
     #[arg(long)]
     sender_wait: bool,
+    /// Receivers drop duplicates by (source, seq) (REL_CTRL.DEDUP on every card, contract
+    /// 1.7): the cost of the duplicate check. Needs senders that number their messages
+    #[arg(long)]
+    dedup: bool,
     /// Receive windows with keys on (docs/WINDOWS.md): each node registers its receive
     /// region as one window and every put carries the peer's key, so the cards check keys
     /// and ranges on every packet
@@ -520,6 +524,10 @@ fn measure<D: BenchDevice>(
     for c in &pair.tb.cards {
         c.set_acknowledge(!a.no_ack)?;
         c.set_sender_wait(a.sender_wait)?;
+        // Only when asked: the default run's register traffic stays as it was.
+        if a.dedup {
+            c.set_dedup(true)?;
+        }
     }
 
     let bar = if !a.json && std::io::stderr().is_terminal() {
@@ -671,6 +679,7 @@ fn measure<D: BenchDevice>(
         "iommu_faults": faults,
         "acknowledge": !a.no_ack,
         "sender_wait": a.sender_wait,
+        "dedup": a.dedup,
     });
     let summary = bringup::with_description(summary, describe);
     if a.json {
