@@ -579,7 +579,7 @@ fn dedup_switch_and_counters() {
         rel_ctrl(&net.cards[1]),
         before | rel_ctrl::DEDUP | rel_ctrl::SENDER_WAIT
     );
-    let mut rng = Rng(23);
+    let mut rng = Rng::new(23);
     let (w, t) = net.send(&mut rng, (0, 1), 300, 0, GUARD);
     let done = net.cards[0].wait_completion(&t, timeout(300)).unwrap();
     assert_eq!(done.result, Ok(()));
