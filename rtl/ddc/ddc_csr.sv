@@ -62,6 +62,7 @@ module ddc_csr
   output logic        ack_off_o,          // REL_CTRL.ACK_OFF
   output logic        sender_wait_o,      // REL_CTRL.SENDER_WAIT
   output logic [15:0] rel_timeout_o,      // REL_TIMEOUT
+  output logic [3:0]  rel_retries_o,      // REL_RETRIES
   // one-cycle event pulses
   input  logic        tx_desc_done_i,
   input  logic        tx_desc_err_i,
@@ -88,6 +89,8 @@ module ddc_csr
   input  logic        ack_rx_i,
   input  logic        nack_rx_i,
   input  logic [1:0]  ans_drop_i,         // answers dropped this cycle (0..2)
+  input  logic        rel_retx_i,         // a retransmission started
+  input  logic [4:0]  rel_timeouts_i,     // answer timeouts this cycle (several per tick)
   // receive window block (ddc_rx_window): its registers are answered from here
   input  logic        win_hit_i,
   input  logic        win_wr_ok_i,
@@ -135,7 +138,9 @@ module ddc_csr
   localparam int unsigned CntNackRx        = 18;
   localparam int unsigned CntAnsDrop       = 19;
   localparam int unsigned CntRxDropCtx     = 20;
-  localparam int unsigned NumCnt           = 21;
+  localparam int unsigned CntRetx          = 21;
+  localparam int unsigned CntRelTimeout    = 22;
+  localparam int unsigned NumCnt           = 23;
 
   logic        enable_q, enable_d;
   logic [15:0] node_id_q, node_id_d;
@@ -155,6 +160,7 @@ module ddc_csr
   logic        ack_off_q, ack_off_d;
   logic        sender_wait_q, sender_wait_d;
   logic [15:0] rel_timeout_q, rel_timeout_d;
+  logic [3:0]  rel_retries_q, rel_retries_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
   logic [23:0] int_mask_q, int_mask_d;
   logic [7:0]  int_ctx_lme_q, int_ctx_lme_d;   // CTX_LME_DONE, bit n = context n
@@ -245,6 +251,9 @@ module ddc_csr
       CNT_RX_TRACK_FULL_OFFSET:     rsp_rdata_d = cnt_q[CntRxTrackFull];
       REL_CTRL_OFFSET:              rsp_rdata_d = 32'({sender_wait_q, ack_off_q});
       REL_TIMEOUT_OFFSET:           rsp_rdata_d = 32'(rel_timeout_q);
+      REL_RETRIES_OFFSET:           rsp_rdata_d = 32'(rel_retries_q);
+      CNT_RETX_OFFSET:              rsp_rdata_d = cnt_q[CntRetx];
+      CNT_REL_TIMEOUT_OFFSET:       rsp_rdata_d = cnt_q[CntRelTimeout];
       CNT_ACK_TX_OFFSET:            rsp_rdata_d = cnt_q[CntAckTx];
       CNT_NACK_TX_OFFSET:           rsp_rdata_d = cnt_q[CntNackTx];
       CNT_ACK_RX_OFFSET:            rsp_rdata_d = cnt_q[CntAckRx];
@@ -283,6 +292,7 @@ module ddc_csr
     ack_off_d    = ack_off_q;
     sender_wait_d = sender_wait_q;
     rel_timeout_d = rel_timeout_q;
+    rel_retries_d = rel_retries_q;
     int_mask_d   = int_mask_q;
     coal_lme_d   = coal_lme_q;
     coal_lmr_d   = coal_lmr_q;
@@ -360,6 +370,7 @@ module ddc_csr
           sender_wait_d = wdata[REL_CTRL_SENDER_WAIT_BIT];
         end
         REL_TIMEOUT_OFFSET:   rel_timeout_d = wdata[15:0];
+        REL_RETRIES_OFFSET:   rel_retries_d = wdata[3:0];
         // ddc_rx_window's registers (written there), read-only registers, undefined offsets
         default:              if (!win_wr_ok_i) csr_err[ErrCsrBadAddr] = 1'b1;
       endcase
@@ -431,6 +442,8 @@ module ddc_csr
     cnt_d[CntNackRx]        = cnt_q[CntNackRx] + 32'(nack_rx_i);
     cnt_d[CntAnsDrop]       = cnt_q[CntAnsDrop] + 32'(ans_drop_i);
     cnt_d[CntRxDropCtx]     = cnt_q[CntRxDropCtx] + 32'(rx_drop_ctx_i);
+    cnt_d[CntRetx]          = cnt_q[CntRetx] + 32'(rel_retx_i);
+    cnt_d[CntRelTimeout]    = cnt_q[CntRelTimeout] + 32'(rel_timeouts_i);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -453,6 +466,7 @@ module ddc_csr
       ack_off_q    <= 1'b0;
       sender_wait_q <= 1'b0;
       rel_timeout_q <= 16'd256;
+      rel_retries_q <= 4'd0;
       int_status_q <= '0;
       int_mask_q   <= '0;
       int_ctx_lme_q <= '0;
@@ -482,6 +496,7 @@ module ddc_csr
       ack_off_q    <= ack_off_d;
       sender_wait_q <= sender_wait_d;
       rel_timeout_q <= rel_timeout_d;
+      rel_retries_q <= rel_retries_d;
       int_status_q <= int_status_d;
       int_mask_q   <= int_mask_d;
       int_ctx_lme_q <= int_ctx_lme_d;
@@ -517,6 +532,7 @@ module ddc_csr
   assign ack_off_o    = ack_off_q;
   assign sender_wait_o = sender_wait_q;
   assign rel_timeout_o = rel_timeout_q;
+  assign rel_retries_o = rel_retries_q;
 
   assign irq_o = |(int_status_rd & int_mask_q);
 

@@ -118,6 +118,9 @@ module ddc_nic (
   logic        ack_off, ack_sent, nack_sent;
   logic        sender_wait;
   logic [15:0] rel_timeout;
+  logic [3:0]  rel_retries;
+  logic        rel_retx;
+  logic [4:0]  rel_timeouts;
   logic [1:0]  ans_drop;
   logic        ans_valid, ans_ready, ans_last;
   logic [63:0] ans_data;
@@ -176,6 +179,7 @@ module ddc_nic (
     .ack_off_o          (ack_off),
     .sender_wait_o      (sender_wait),
     .rel_timeout_o      (rel_timeout),
+    .rel_retries_o      (rel_retries),
     .tx_desc_done_i     (tx_desc_done),
     .tx_desc_err_i      (tx_desc_err),
     .tx_desc_irq_i      (tx_desc_irq),
@@ -201,6 +205,8 @@ module ddc_nic (
     .ack_rx_i           (rx_ans_valid && rx_ans_ptype == fasthsl_pkg::PTYPE_ACK),
     .nack_rx_i          (rx_ans_valid && rx_ans_ptype != fasthsl_pkg::PTYPE_ACK),
     .ans_drop_i         (ans_drop),
+    .rel_retx_i         (rel_retx),
+    .rel_timeouts_i     (rel_timeouts),
     .win_hit_i          (win_hit),
     .win_wr_ok_i        (win_wr_ok),
     .win_rdata_i        (win_rdata),
@@ -358,6 +364,9 @@ module ddc_nic (
     .dma_wr_strb_o     (tx_wr_strb),
     .sender_wait_i     (sender_wait),
     .rel_timeout_i     (rel_timeout),
+    .rel_retries_i     (rel_retries),
+    .rel_retx_o        (rel_retx),
+    .rel_timeouts_o    (rel_timeouts),
     .rel_ans_valid_i   (rx_ans_valid),
     .rel_ans_src_i     (rx_ans_src),
     .rel_ans_msg_id_i  (rx_ans_msg_id),

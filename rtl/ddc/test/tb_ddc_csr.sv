@@ -33,6 +33,9 @@ module tb_ddc_csr;
   logic [1:0]  ans_drop = '0;
   logic        ack_off, sender_wait;
   logic [15:0] rel_timeout;
+  logic [3:0]  rel_retries;
+  logic        rel_retx = 1'b0;
+  logic [4:0]  rel_timeouts = '0;
   logic [3:0]  ctx_err = '0;   // rejections on the context pages (ddc_ctx_csr)
   logic [2:0]  lme_ctx = '0, lmr_ctx = '0;   // contexts of the desc_irq / rx_msg_irq events
   logic        push_free = 1'b1;
@@ -69,6 +72,7 @@ module tb_ddc_csr;
     .ack_off_o          (ack_off),
     .sender_wait_o      (sender_wait),
     .rel_timeout_o      (rel_timeout),
+    .rel_retries_o      (rel_retries),
     .tx_desc_done_i     (ev[0]),
     .tx_desc_err_i      (ev[1]),
     .tx_desc_irq_i      (ev[2]),
@@ -93,6 +97,8 @@ module tb_ddc_csr;
     .ack_rx_i           (ev[18]),
     .nack_rx_i          (ev[19]),
     .ans_drop_i         (ans_drop),
+    .rel_retx_i         (rel_retx),
+    .rel_timeouts_i     (rel_timeouts),
     .win_hit_i          (win_hit),
     .win_wr_ok_i        (win_wr_ok),
     .win_rdata_i        (win_rdata),
@@ -294,6 +300,9 @@ module tb_ddc_csr;
     wr(REL_TIMEOUT_OFFSET, 32'hFFFF_0007);
     @(negedge clk);
     `CHECK(rel_timeout == 16'd7, "REL_TIMEOUT output")
+    wr(REL_RETRIES_OFFSET, 32'hFFFF_FFF5);
+    @(negedge clk);
+    `CHECK(rel_retries == 4'd5, "REL_RETRIES output")
     `CHECK(node_id == 16'h1234 && enable && dest_lo == 16'h0010 && dest_hi == 16'h0030,
            "config outputs")
     `CHECK(lme_base == 64'h0000_0012_8765_4320 && lmr_base == 64'h2222_2222_1111_1120,
@@ -679,6 +688,25 @@ module tb_ddc_csr;
       expect_rd(CNT_NACK_RX_OFFSET, c0[18] + n[19], "CNT_NACK_RX");
       expect_rd(CNT_ANS_DROP_OFFSET, c0[19] + nd, "CNT_ANS_DROP");
       expect_rd(CNT_RX_DROP_CTX_OFFSET, c0[20] + n[20], "CNT_RX_DROP_CTX");
+      // retransmissions (pulses) and answer timeouts (a count per cycle)
+      begin
+        logic [31:0] r0, t0;
+        int nr = 0, nt = 0;
+        rd(CNT_RETX_OFFSET, r0);
+        rd(CNT_REL_TIMEOUT_OFFSET, t0);
+        for (int k = 0; k < 8; k++) begin
+          @(negedge clk);
+          rel_retx = 1'($urandom_range(0, 1));
+          rel_timeouts = 5'($urandom_range(0, 16));
+          nr += int'(rel_retx);
+          nt += int'(rel_timeouts);
+        end
+        @(negedge clk);
+        rel_retx = 1'b0;
+        rel_timeouts = '0;
+        expect_rd(CNT_RETX_OFFSET, r0 + nr, "CNT_RETX");
+        expect_rd(CNT_REL_TIMEOUT_OFFSET, t0 + nt, "CNT_REL_TIMEOUT");
+      end
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
       `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10] + n[16]) != 0, n[1] != 0, 4'b0},
@@ -758,6 +786,9 @@ module tb_ddc_csr;
     add("CNT_NACK_RX",   CNT_NACK_RX_OFFSET,   RO,   0,                 '1);
     add("CNT_ANS_DROP",  CNT_ANS_DROP_OFFSET,  RO,   0,                 '1);
     add("CNT_RX_DROP_CTX", CNT_RX_DROP_CTX_OFFSET, RO, 0,               '1);
+    add("REL_RETRIES",   REL_RETRIES_OFFSET,   RW,   0,                 32'hF);
+    add("CNT_RETX",      CNT_RETX_OFFSET,      RO,   0,                 '1);
+    add("CNT_REL_TIMEOUT", CNT_REL_TIMEOUT_OFFSET, RO, 0,               '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;

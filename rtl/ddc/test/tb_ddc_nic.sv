@@ -21,6 +21,16 @@
 // packet the receiver's window check refused (NACK_REJECT), RETRY_EXHAUSTED for one sent
 // to a node that does not exist and, with ACK_OFF as well, for one that landed but was
 // not answered, each no earlier than REL_TIMEOUT.
+// Sequence numbers (contract 1.7), watched on the link: each destination's messages are
+// numbered contiguously, every packet of a message and every retransmission carry the
+// same seq, lag is 0 unless messages wait for answers, and four messages waiting at once
+// for one destination carry lags 0..3. Retransmission (REL_RETRIES): (a) a receiver with
+// ACK_OFF, REL_RETRIES 2 -> the message leaves 3 times (attempts 0, 1, 2), CNT_RETX 2,
+// CNT_REL_TIMEOUT 3, RETRY_EXHAUSTED; (b) a NACK (driven into the link by the tb) ->
+// one retransmission (attempt 1) -> its ACK -> OK, without a timeout. Duplicates are the
+// receiver's business (its sequence window): this test takes the receiver's LMR entries
+// for a retransmitted message as they come (one per complete copy without that window,
+// one in all with it) and checks only what the sender guarantees.
 // Contexts: contexts 1..7 set up and use their rings through their own pages only; all of
 // them send at once to each other's contexts (dctx), every LMR ring must get exactly the
 // messages addressed to its context, and every context's completions come in its ring
@@ -99,11 +109,87 @@ module tb_ddc_nic;
     .rx_credit_o       (rx_credit)
   );
 
-  // Loopback link, one register each way.
+  // Loopback link, one register each way. The tb may put its own packet (a NACK) on the
+  // link while the NIC sends nothing; the credits the receiver returns for it are kept
+  // from the sender, whose credit count never saw those flits.
+  link_flit_t inj_q[$];
+  int         inj_swallow = 0;
   always @(posedge clk) begin
-    rx_flit   <= tx_flit;
-    tx_credit <= rx_credit;
+    link_flit_t nf;
+    nf = tx_flit;
+    if (!tx_flit.valid && inj_q.size() != 0) nf = inj_q.pop_front();
+    rx_flit <= nf;
+    if (tx_flit.valid && inj_q.size() != 0) begin
+      errors++;
+      $display("ERROR: the NIC sent while a packet was injected");
+    end
+    if (rx_credit && inj_swallow > 0) begin
+      tx_credit   <= 1'b0;
+      inj_swallow <= inj_swallow - 1;
+    end else begin
+      tx_credit <= rx_credit;
+    end
   end
+
+  // ---- link monitor: sequence fields of the data packets we send ----
+  int          mon_pos = 0;
+  pkt_hdr_w0_t mon_w0;
+  int          seq_last[int];           // dest -> seq of its last first transmission
+  int          seq_msgs = 0;            // first transmissions checked
+  bit          sw_on = 0;               // SENDER_WAIT on: lag may be nonzero
+  logic [31:0] watch_id = '1;           // packets of this msg_id are recorded below
+  int          watch_pkts[4];           // ... per attempt
+  int          watch_seq = -1, watch_bad = 0;
+  int          lag_seen[int];           // msg_id -> lag (first packets)
+  always @(posedge clk) begin
+    if (run && tx_flit.valid) begin
+      if (mon_pos == 0) mon_w0 = pkt_hdr_w0_t'(tx_flit.data);
+      if (mon_pos == 2 && mon_w0.ptype == PTYPE_WRITE) begin
+        pkt_hdr_w2_t w2 = pkt_hdr_w2_t'(tx_flit.data);
+        int d = int'(mon_w0.dest);
+        if (!sw_on && (mon_w0.lag != 0 || mon_w0.attempt != 0)) begin
+          errors++;
+          $display("ERROR: lag %0d attempt %0d without SENDER_WAIT", mon_w0.lag, mon_w0.attempt);
+        end
+        if (mon_w0.first && mon_w0.attempt == 0) begin
+          if (seq_last.exists(d) && int'(w2.seq) != (seq_last[d] + 1) % 256) begin
+            errors++;
+            $display("ERROR: dest %h: seq %0d after %0d", d, w2.seq, seq_last[d]);
+          end
+          seq_last[d] = int'(w2.seq);
+          seq_msgs++;
+          lag_seen[int'(w2.msg_id)] = int'(mon_w0.lag);
+        end
+        if (w2.msg_id == watch_id) begin
+          watch_pkts[mon_w0.attempt]++;
+          if (watch_seq < 0) watch_seq = int'(w2.seq);
+          else if (int'(w2.seq) != watch_seq) watch_bad++;
+        end
+      end
+      mon_pos = tx_flit.last ? 0 : mon_pos + 1;
+    end
+  end
+
+  // A NACK for our message msg_id, from ourselves (the message's receiver), CRC included.
+  function automatic void inject_nack(logic [31:0] msg_id);
+    pkt_hdr_w0_t w0 = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, lag: 4'd0, flags: 4'd0,
+                        attempt: 2'b00, last: 1'b1, first: 1'b1, ptype: PTYPE_NACK,
+                        src: Node, dest: Node};
+    logic [63:0] f[3] = '{w0, 64'h0, {32'h0, msg_id}};
+    logic [31:0] c = '1;
+    link_flit_t  fl;
+    for (int i = 0; i < 3; i++) begin
+      for (int b = 0; b < 8; b++) begin
+        c = c ^ {24'h0, f[i][8*b+:8]};
+        for (int k = 0; k < 8; k++) c = c[0] ? ((c >> 1) ^ 32'hEDB8_8320) : (c >> 1);
+      end
+      fl = '{valid: 1'b1, last: 1'b0, err: 1'b0, data: f[i]};
+      inj_q.push_back(fl);
+    end
+    fl = '{valid: 1'b1, last: 1'b1, err: 1'b0, data: {32'h0, ~c}};
+    inj_q.push_back(fl);
+    inj_swallow += 4;
+  endfunction
 
   int errors = 0;
   `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
@@ -239,6 +325,8 @@ module tb_ddc_nic;
   int lme_prod = 0, lmr_cons = 0;
   int n_msgs = 0, n_pkts = 0, n_descs = 0, n_desc_err = 0, n_acks = 0;
   int n_nacks = 0;   // NACK_REJECTs: one per unicast packet the window checks refused
+  int n_nack_inj = 0;   // NACKs the tb put on the link (received, never sent)
+  int n_unacked = 4;    // complete messages not ACKed: 3 under ACK_OFF, 1 ACK_OFF + SENDER_WAIT
   logic [63:0] src_ptr = SrcBase, dst_ptr = DstBase + 64'h100;
 
   // Posts one descriptor in the next LME slot and rings the doorbell.
@@ -430,7 +518,7 @@ module tb_ddc_nic;
     csr_expect(CNT_ACK_TX_OFFSET, n_acks, {what, " CNT_ACK_TX"});
     csr_expect(CNT_ACK_RX_OFFSET, n_acks, {what, " CNT_ACK_RX"});
     csr_expect(CNT_NACK_TX_OFFSET, n_nacks, {what, " CNT_NACK_TX"});
-    csr_expect(CNT_NACK_RX_OFFSET, n_nacks, {what, " CNT_NACK_RX"});
+    csr_expect(CNT_NACK_RX_OFFSET, n_nacks + n_nack_inj, {what, " CNT_NACK_RX"});
     csr_expect(CNT_ANS_DROP_OFFSET, 0, {what, " CNT_ANS_DROP"});
   endtask
 
@@ -541,6 +629,7 @@ module tb_ddc_nic;
       logic [31:0] acks;
       logic [63:0] dst;
       csr_wr(REL_TIMEOUT_OFFSET, 32'd4);   // 4 ticks of 256 cycles
+      sw_on = 1;
       csr_wr(REL_CTRL_OFFSET, 32'h2);
       // ACK -> OK, and not before the ACK is in.
       for (int i = 0; i < 6; i++) begin
@@ -586,6 +675,121 @@ module tb_ddc_nic;
       csr_expect(ERR_STATUS_OFFSET, 32'h30, "DESC_ERROR and RX_DROP");
       csr_wr(ERR_STATUS_OFFSET, 32'h30);
       csr_wr(INT_STATUS_OFFSET, 32'h1);
+    end
+
+    // ---- sequence numbers with SENDER_WAIT: four messages waiting at once to one dest ----
+    begin
+      int slot0;
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd4);
+      csr_wr(REL_CTRL_OFFSET, 32'h2);
+      slot0 = lme_prod;
+      // no such node: nothing answers, all four wait for their timeouts together
+      for (int i = 0; i < 4; i++) post(SrcBase, dst_ptr, 16, Node + 16'd1, 16'h0, 32'hB000 + 32'(i));
+      for (int i = 0; i < 4; i++) begin
+        wait_lme((slot0 + i) % Ring, st);
+        `CHECK(st == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)), $sformatf("lag test: status %h", st))
+        `CHECK(lag_seen.exists(32'hB000 + i) && lag_seen[32'hB000 + i] == i,
+               $sformatf("message %0d of 4 waiting at once: lag %0d", i,
+                         lag_seen.exists(32'hB000 + i) ? lag_seen[32'hB000 + i] : -1))
+      end
+      n_descs += 4; n_desc_err += 4;
+      csr_wr(REL_CTRL_OFFSET, 32'h0);
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd256);
+    end
+
+    // ---- retransmission (REL_RETRIES) ----
+    begin
+      int slot, t0, n_e;
+      logic [31:0] retx0, tmo0, v;
+      logic [63:0] dst;
+      lmr_entry_w0_t w0;
+      csr_expect(REL_RETRIES_OFFSET, 32'd0, "REL_RETRIES reset value");
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd4);
+      csr_wr(REL_RETRIES_OFFSET, 32'd2);
+      csr_expect(REL_RETRIES_OFFSET, 32'd2, "REL_RETRIES read back");
+      // (a) ACK_OFF at the receiver: three transmissions, then RETRY_EXHAUSTED.
+      csr_wr(REL_CTRL_OFFSET, 32'h3);
+      csr_rd(CNT_RETX_OFFSET, retx0);
+      csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
+      dst = dst_ptr;
+      dst_ptr += 64'd4096;
+      prep(SrcBase, dst, 2500);
+      watch_id = 32'hC001;
+      watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+      in_flight[32'hC001] = '{src: SrcBase, dst: dst, len: 2500};
+      slot = lme_prod;
+      t0 = int'(cycle);
+      post(SrcBase, dst, 2500, Node, 16'h0, 32'hC001);
+      wait_lme(slot, st);
+      `CHECK(st == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)), $sformatf("retx (a): status %h", st))
+      `CHECK(int'(cycle) - t0 > 3 * 3 * 256, $sformatf("retx (a): completed after %0d cycles", int'(cycle) - t0))
+      csr_expect(CNT_RETX_OFFSET, retx0 + 2, "retx (a): CNT_RETX");
+      csr_expect(CNT_REL_TIMEOUT_OFFSET, tmo0 + 3, "retx (a): CNT_REL_TIMEOUT");
+      `CHECK(watch_pkts[0] == 3 && watch_pkts[1] == 3 && watch_pkts[2] == 3 && watch_pkts[3] == 0,
+             $sformatf("retx (a): packets per attempt %0d %0d %0d %0d", watch_pkts[0],
+                       watch_pkts[1], watch_pkts[2], watch_pkts[3]))
+      `CHECK(watch_bad == 0, "retx (a): a retransmission changed its seq")
+      check_landed(SrcBase, dst, 2500);
+      // The receiver's entries: one per complete copy it did not filter (1..3).
+      n_e = 0;
+      do begin
+        wait_lmr(32'hC001, dst, 2500, 16'h0);
+        n_e++;
+        w0 = lmr_entry_w0_t'(mem_word(LmrBase + 64'(32 * lmr_cons)));
+      end while (w0.status[STATUS_DONE_BIT] && n_e < 3);
+      in_flight.delete(32'hC001);
+      n_descs++; n_desc_err++; n_msgs += n_e; n_pkts += 3; n_unacked += n_e;
+      $display("retx (a): 3 transmissions, %0d LMR entries, %0d cycles", n_e, int'(cycle) - t0);
+
+      // (b) a NACK (driven by the tb after the first copy landed unanswered) -> one
+      // retransmission, ACKed -> OK, no timeout (REL_TIMEOUT long).
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd64);
+      csr_rd(CNT_RETX_OFFSET, retx0);
+      csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
+      dst = dst_ptr;
+      dst_ptr += 64'd4096;
+      prep(SrcBase, dst, 4096);
+      watch_id = 32'hC002;
+      watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+      in_flight[32'hC002] = '{src: SrcBase, dst: dst, len: 4096};
+      slot = lme_prod;
+      post(SrcBase, dst, 4096, Node, 16'h0, 32'hC002);
+      wait_lmr(32'hC002, dst, 4096, 16'h0);   // landed, not answered (ACK_OFF)
+      n_e = 1;
+      csr_wr(REL_CTRL_OFFSET, 32'h2);         // answers on again
+      repeat (50) @(posedge clk);
+      t0 = int'(cycle);
+      inject_nack(32'hC002);
+      n_nack_inj++;
+      wait_lme(slot, st);
+      `CHECK(st == 16'h8000, $sformatf("retx (b): status %h", st))
+      $display("retx (b): NACK -> retransmitted 4 KiB message ACKed, %0d cycles", int'(cycle) - t0);
+      csr_expect(CNT_RETX_OFFSET, retx0 + 1, "retx (b): CNT_RETX");
+      csr_expect(CNT_REL_TIMEOUT_OFFSET, tmo0, "retx (b): CNT_REL_TIMEOUT");
+      `CHECK(watch_pkts[0] == 4 && watch_pkts[1] == 4 && watch_pkts[2] == 0,
+             $sformatf("retx (b): packets per attempt %0d %0d %0d", watch_pkts[0], watch_pkts[1],
+                       watch_pkts[2]))
+      `CHECK(watch_bad == 0, "retx (b): the retransmission changed its seq")
+      check_landed(SrcBase, dst, 4096);
+      repeat (300) @(posedge clk);
+      w0 = lmr_entry_w0_t'(mem_word(LmrBase + 64'(32 * lmr_cons)));
+      if (w0.status[STATUS_DONE_BIT]) begin
+        wait_lmr(32'hC002, dst, 4096, 16'h0);
+        n_e++;
+      end
+      in_flight.delete(32'hC002);
+      n_descs++; n_msgs += n_e; n_pkts += 8; n_acks++;
+      n_unacked++;   // its first copy, under ACK_OFF
+      watch_id = '1;
+      csr_wr(REL_CTRL_OFFSET, 32'h0);
+      csr_wr(REL_RETRIES_OFFSET, 32'd0);
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd256);
+      sw_on = 0;
+      check_counters("retransmission", 6, 2);   // + the lag test's 4 to no such node
+      csr_expect(ERR_STATUS_OFFSET, 32'h30, "DESC_ERROR and RX_DROP after retransmission");
+      csr_wr(ERR_STATUS_OFFSET, 32'h30);
+      csr_wr(INT_STATUS_OFFSET, 32'h1);
+      `CHECK(seq_msgs > 60, $sformatf("only %0d message numbers checked", seq_msgs))
     end
 
     // ---- push window ----
@@ -697,8 +901,8 @@ module tb_ddc_nic;
       csr_wr(INT_STATUS_OFFSET, 32'h7);
       // ... and the card keeps going.
       send_self(40, 3, 5, 16'h0);
-      n_acks = n_msgs - 4;   // 3 under ACK_OFF, 1 under ACK_OFF with SENDER_WAIT
-      check_counters("after pushes", 2, 2);
+      n_acks = n_msgs - n_unacked;
+      check_counters("after pushes", 6, 2);
     end
 
     // ---- a 64 KiB message: doorbell to LMR entry ----
@@ -723,8 +927,8 @@ module tb_ddc_nic;
       n_msgs++;
       n_descs++;
       repeat (100) @(posedge clk);
-      n_acks = n_msgs - 4;   // 3 under ACK_OFF, 1 under ACK_OFF with SENDER_WAIT
-      check_counters("after 64 KiB", 2, 2);
+      n_acks = n_msgs - n_unacked;
+      check_counters("after 64 KiB", 6, 2);
     end
 
     // ---- contexts 1..7, each through its own page only ----
@@ -811,8 +1015,8 @@ module tb_ddc_nic;
       end
       // A context with descriptors outstanding cannot reset its ring; an idle one can.
       csr_expect(ctx_reg(3, CTX_LME_SIZE_OFFSET), Ring, "context LME_SIZE");
-      n_acks = n_msgs - 4;   // every context message is a unicast the loopback ACKs
-      check_counters("after contexts", 2, 2);
+      n_acks = n_msgs - n_unacked;   // every context message is a unicast the loopback ACKs
+      check_counters("after contexts", 6, 2);
 
       // Per-context interrupt bits: context 4 sends to context 6 with both IRQ flags.
       begin
