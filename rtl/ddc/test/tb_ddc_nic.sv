@@ -30,7 +30,11 @@
 // one retransmission (attempt 1) -> its ACK -> OK, without a timeout. Duplicates are the
 // receiver's business (its sequence window): this test takes the receiver's LMR entries
 // for a retransmitted message as they come (one per complete copy without that window,
-// one in all with it) and checks only what the sender guarantees.
+// one in all with it) and checks only what the sender guarantees. (c) a ring slot whose
+// INLINE copy is longer than INLINE_RING_MAX (its bytes 8.. were only in the push window)
+// and (d) a slot rewritten to another dest: the re-read is refused, RETRY_EXHAUSTED after
+// one timeout, nothing sent again. (e) a ring reset while a message is being retransmitted:
+// nothing hangs, the table forgets it, the next message completes OK.
 // Contexts: contexts 1..7 set up and use their rings through their own pages only; all of
 // them send at once to each other's contexts (dctx), every LMR ring must get exactly the
 // messages addressed to its context, and every context's completions come in its ring
@@ -326,6 +330,7 @@ module tb_ddc_nic;
   int n_msgs = 0, n_pkts = 0, n_descs = 0, n_desc_err = 0, n_acks = 0;
   int n_nacks = 0;   // NACK_REJECTs: one per unicast packet the window checks refused
   int n_nack_inj = 0;   // NACKs the tb put on the link (received, never sent)
+  int n_malformed = 0;  // a copy cut by the ring reset below (EEP), if it was cut mid-packet
   int n_unacked = 4;    // complete messages not ACKed: 3 under ACK_OFF, 1 ACK_OFF + SENDER_WAIT
   logic [63:0] src_ptr = SrcBase, dst_ptr = DstBase + 64'h100;
 
@@ -510,7 +515,7 @@ module tb_ddc_nic;
     csr_expect(CNT_RX_DROP_DEST_OFFSET, drop_dest, {what, " CNT_RX_DROP_DEST"});
     csr_expect(CNT_RX_DROP_WINDOW_OFFSET, drop_win, {what, " CNT_RX_DROP_WINDOW"});
     csr_expect(CNT_RX_CRC_ERR_OFFSET, 0, {what, " CNT_RX_CRC_ERR"});
-    csr_expect(CNT_RX_DROP_MALFORMED_OFFSET, 0, {what, " CNT_RX_DROP_MALFORMED"});
+    csr_expect(CNT_RX_DROP_MALFORMED_OFFSET, n_malformed, {what, " CNT_RX_DROP_MALFORMED"});
     csr_expect(CNT_CSR_ERR_OFFSET, 0, {what, " CNT_CSR_ERR"});
     csr_expect(LME_CONS_OFFSET, lme_prod, {what, " LME_CONS"});
     csr_expect(LMR_PROD_OFFSET, lmr_cons, {what, " LMR_PROD"});
@@ -780,14 +785,92 @@ module tb_ddc_nic;
       in_flight.delete(32'hC002);
       n_descs++; n_msgs += n_e; n_pkts += 8; n_acks++;
       n_unacked++;   // its first copy, under ACK_OFF
+
+      // (c), (d): the re-read is refused -> RETRY_EXHAUSTED after the first timeout.
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd4);
+      csr_wr(REL_CTRL_OFFSET, 32'h3);
+      for (int k = 0; k < 2; k++) begin
+        logic [31:0] id = 32'hC003 + 32'(k);
+        logic [63:0] sl;
+        dst = dst_ptr;
+        dst_ptr += 64'd256;
+        prep(SrcBase, dst, 40);
+        csr_rd(CNT_RETX_OFFSET, retx0);
+        csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
+        watch_id = id;
+        watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+        in_flight[int'(id)] = '{src: SrcBase, dst: dst, len: 40};
+        slot = lme_prod;
+        sl = LmeBase + 64'(32 * slot);
+        if (k == 0) push_post(SrcBase, dst, 40, 16'h0, id, 1'b1);
+        else post(SrcBase, dst, 40, Node, 16'h0, id);
+        wait_lmr(id, dst, 40, 16'h0);
+        // the slot as a driver must not leave it: (c) an INLINE copy of 40 bytes,
+        // (d) another destination
+        if (k == 0) mem_wr_word(sl + 16, lme_desc_w2_t'{flags: 16'(1 << DESC_FLAG_INLINE_BIT),
+                                                        dest: Node, len: 32'd40});
+        else mem_wr_word(sl + 16, lme_desc_w2_t'{flags: 16'h0, dest: Node + 16'd1, len: 32'd40});
+        wait_lme(slot, st);
+        `CHECK(st == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)), $sformatf("retx (%s): status %h",
+               k == 0 ? "c" : "d", st))
+        csr_expect(CNT_RETX_OFFSET, retx0 + 1, "retx (c/d): CNT_RETX");
+        csr_expect(CNT_REL_TIMEOUT_OFFSET, tmo0 + 1, "retx (c/d): CNT_REL_TIMEOUT");
+        `CHECK(watch_pkts[0] == 1 && watch_pkts[1] == 0, $sformatf(
+               "retx (c/d): packets per attempt %0d %0d", watch_pkts[0], watch_pkts[1]))
+        check_landed(SrcBase, dst, 40);
+        in_flight.delete(int'(id));
+        n_descs++; n_desc_err++; n_msgs++; n_pkts++; n_unacked++;
+      end
+
+      // (e) ring reset while retransmitting: REL_TIMEOUT 1 tick, many retries.
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd1);
+      csr_wr(REL_RETRIES_OFFSET, 32'd15);
+      csr_rd(CNT_RETX_OFFSET, retx0);
+      dst = dst_ptr;
+      dst_ptr += 64'd8192;
+      prep(SrcBase, dst, 4096);
+      in_flight[32'hC005] = '{src: SrcBase, dst: dst, len: 4096};
+      slot = lme_prod;
+      post(SrcBase, dst, 4096, Node, 16'h0, 32'hC005);
+      do csr_rd(CNT_RETX_OFFSET, v); while (v < retx0 + 2);
+      repeat ($urandom_range(0, 300)) @(posedge clk);
+      csr_wr(LME_SIZE_OFFSET, Ring);   // ring reset
+      lme_prod = 0;
+      repeat (2000) @(posedge clk);
+      csr_rd(CNT_RETX_OFFSET, retx0);
+      repeat (2000) @(posedge clk);
+      csr_expect(CNT_RETX_OFFSET, retx0, "retx (e): retransmissions stop at the ring reset");
+      csr_expect(LME_CONS_OFFSET, 0, "retx (e): LME_CONS after the ring reset");
+      // the copies that landed whole (each with its entry, unless the receiver filtered it)
+      n_e = 0;
+      w0 = lmr_entry_w0_t'(mem_word(LmrBase + 64'(32 * lmr_cons)));
+      while (w0.status[STATUS_DONE_BIT]) begin
+        wait_lmr(32'hC005, dst, 4096, 16'h0);
+        n_e++;
+        w0 = lmr_entry_w0_t'(mem_word(LmrBase + 64'(32 * lmr_cons)));
+      end
+      `CHECK(n_e >= 1 && n_e <= 4, $sformatf("retx (e): %0d LMR entries", n_e))
+      check_landed(SrcBase, dst, 4096);
+      in_flight.delete(32'hC005);
+      csr_rd(CNT_RX_DROP_MALFORMED_OFFSET, v);
+      `CHECK(v <= 1, $sformatf("retx (e): %0d malformed drops", v))
+      n_malformed = int'(v);
+      n_msgs += n_e; n_unacked += n_e;
+      $display("retx (e): ring reset during retransmission, %0d copies landed whole, %0d cut", n_e, v);
+      // the card goes on: a new message, answered, completes OK at slot 0
+      csr_wr(REL_CTRL_OFFSET, 32'h2);
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd64);
+      send_self(777, 3, 5, 16'h0);
+      n_acks++;
       watch_id = '1;
       csr_wr(REL_CTRL_OFFSET, 32'h0);
       csr_wr(REL_RETRIES_OFFSET, 32'd0);
       csr_wr(REL_TIMEOUT_OFFSET, 32'd256);
       sw_on = 0;
       check_counters("retransmission", 6, 2);   // + the lag test's 4 to no such node
-      csr_expect(ERR_STATUS_OFFSET, 32'h30, "DESC_ERROR and RX_DROP after retransmission");
-      csr_wr(ERR_STATUS_OFFSET, 32'h30);
+      csr_rd(ERR_STATUS_OFFSET, v);
+      `CHECK(v == 32'h30, $sformatf("DESC_ERROR and RX_DROP after retransmission: %h", v))
+      csr_wr(ERR_STATUS_OFFSET, v);
       csr_wr(INT_STATUS_OFFSET, 32'h1);
       `CHECK(seq_msgs > 60, $sformatf("only %0d message numbers checked", seq_msgs))
     end
@@ -839,7 +922,7 @@ module tb_ddc_nic;
         in_flight.delete(32'h7777);
         n_msgs++; n_descs++;
       end
-      csr_expect(CNT_PUSH_OFFSET, 32'(pushes), "CNT_PUSH after pushes");
+      csr_expect(CNT_PUSH_OFFSET, 32'(pushes + 1), "CNT_PUSH after pushes (and retx (c)'s)");
       csr_expect(CNT_PUSH_REJECT_OFFSET, 0, "no push rejected yet");
 
       // Ordering: three ring descriptors, then a push (the push path is free) for the 4th
