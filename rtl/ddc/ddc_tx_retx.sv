@@ -103,7 +103,7 @@ module ddc_tx_retx
         beat_d = beat_q + 2'd1;
         if (beat_q == 2'(LME_DESC_WORDS - 1)) st_d = StDesc;
       end
-      StDesc: if (desc_ready_i) st_d = StIdle;
+      StDesc: if (desc_valid_o && desc_ready_i) st_d = StIdle;
       default: st_d = StIdle;
     endcase
     if (flush_i) st_d = StIdle;
