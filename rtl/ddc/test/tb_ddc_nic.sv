@@ -758,8 +758,10 @@ module tb_ddc_nic;
       watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
       in_flight[32'hC002] = '{src: SrcBase, dst: dst, len: 4096};
       slot = lme_prod;
+      t0 = int'(cycle);
       post(SrcBase, dst, 4096, Node, 16'h0, 32'hC002);
       wait_lmr(32'hC002, dst, 4096, 16'h0);   // landed, not answered (ACK_OFF)
+      $display("retx (b): first copy, doorbell to LMR entry: %0d cycles", int'(cycle) - t0);
       n_e = 1;
       csr_wr(REL_CTRL_OFFSET, 32'h2);         // answers on again
       repeat (50) @(posedge clk);
