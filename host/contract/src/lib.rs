@@ -109,7 +109,7 @@ mod tests {
         // Word 2: msg_id, the 24-bit offset and the sequence number fill it exactly.
         assert_eq!(w[2], u64::MAX);
         // An offset up to MSG_LEN_MAX - 1 fits its field.
-        assert!(MSG_LEN_MAX - 1 < 1 << 24);
+        const { assert!(MSG_LEN_MAX - 1 < 1 << 24) };
         // Word 1: the 48-bit address and the key fill it exactly.
         assert_eq!(w[1], u64::MAX);
         let k = PktHdr {
