@@ -507,7 +507,8 @@ impl Fuzz {
                 msg_id: d.msg_id,
                 addr: d.remote_addr & ADDR_MASK,
                 len: d.len,
-                flags: d.flags & 0xFF,
+                // Packets carry the low 4 flag bits since contract 1.7 (pkt_hdr.flags).
+                flags: d.flags & 0xF,
             },
             data,
         });
@@ -1303,7 +1304,8 @@ impl Fuzz {
                 nic::CNT_DMA_RD_ERR,
             ]
             .contains(&off)
-            || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4))
+            || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4)
+            || (nic::CNT_RETX..=nic::CNT_REL_TIMEOUT).contains(&off) && off.is_multiple_of(4))
     }
 
     // ---- epochs ----
