@@ -34,7 +34,8 @@
 // INLINE copy is longer than INLINE_RING_MAX (its bytes 8.. were only in the push window)
 // and (d) a slot rewritten to another dest: the re-read is refused, RETRY_EXHAUSTED after
 // one timeout, nothing sent again. (e) a ring reset while a message is being retransmitted:
-// nothing hangs, the table forgets it, the next message completes OK.
+// nothing hangs, the table forgets it, the next message completes OK. A context cannot
+// reset its ring while its message waits for an answer (it counts as outstanding).
 // Contexts: contexts 1..7 set up and use their rings through their own pages only; all of
 // them send at once to each other's contexts (dctx), every LMR ring must get exactly the
 // messages addressed to its context, and every context's completions come in its ring
@@ -330,6 +331,7 @@ module tb_ddc_nic;
   int n_msgs = 0, n_pkts = 0, n_descs = 0, n_desc_err = 0, n_acks = 0;
   int n_nacks = 0;   // NACK_REJECTs: one per unicast packet the window checks refused
   int n_nack_inj = 0;   // NACKs the tb put on the link (received, never sent)
+  int n_csr_err = 0;    // register writes refused on purpose
   int n_malformed = 0;  // a copy cut by the ring reset below (EEP), if it was cut mid-packet
   int n_unacked = 4;    // complete messages not ACKed: 3 under ACK_OFF, 1 ACK_OFF + SENDER_WAIT
   logic [63:0] src_ptr = SrcBase, dst_ptr = DstBase + 64'h100;
@@ -516,7 +518,7 @@ module tb_ddc_nic;
     csr_expect(CNT_RX_DROP_WINDOW_OFFSET, drop_win, {what, " CNT_RX_DROP_WINDOW"});
     csr_expect(CNT_RX_CRC_ERR_OFFSET, 0, {what, " CNT_RX_CRC_ERR"});
     csr_expect(CNT_RX_DROP_MALFORMED_OFFSET, n_malformed, {what, " CNT_RX_DROP_MALFORMED"});
-    csr_expect(CNT_CSR_ERR_OFFSET, 0, {what, " CNT_CSR_ERR"});
+    csr_expect(CNT_CSR_ERR_OFFSET, n_csr_err, {what, " CNT_CSR_ERR"});
     csr_expect(LME_CONS_OFFSET, lme_prod, {what, " LME_CONS"});
     csr_expect(LMR_PROD_OFFSET, lmr_cons, {what, " LMR_PROD"});
     repeat (20) @(posedge clk);   // the last ACK's way around the loop
@@ -1115,6 +1117,37 @@ module tb_ddc_nic;
         csr_expect(INT_STATUS_OFFSET, 32'h0, "INT_STATUS clear");
         n_msgs++;
         n_descs++;
+      end
+
+      // A message waiting for its answer is outstanding: its context cannot reset its
+      // ring until it completes (here RETRY_EXHAUSTED: ACK_OFF, no retries).
+      begin
+        longint t;
+        logic [31:0] v;
+        lme_desc_w3_t w3;
+        int slot = ctx_prod[5], n = 0;
+        csr_wr(REL_TIMEOUT_OFFSET, 32'd4);
+        csr_wr(REL_CTRL_OFFSET, 32'h3);
+        ctx_send(5, 2, 64, 32'h7702, 1'b1, t);
+        csr_wr(ctx_reg(5, CTX_LME_SIZE_OFFSET), Ring / 2);
+        csr_expect(ctx_reg(5, CTX_LME_SIZE_OFFSET), Ring, "LME_SIZE refused while a message waits");
+        csr_rd(ERR_STATUS_OFFSET, v);
+        `CHECK(v[1], "CSR_BAD_VALUE for a ring reset with a message waiting")
+        n_csr_err++;
+        do begin
+          @(posedge clk);
+          n++;
+          w3 = lme_desc_w3_t'(mem_word(ctx_lme(5) + 64'(32 * slot + 24)));
+        end while (!w3.status[STATUS_DONE_BIT] && n < 100000);
+        `CHECK(w3.status == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)),
+               $sformatf("context 5 waiting message: status %h", w3.status))
+        csr_wr(ctx_reg(5, CTX_LME_SIZE_OFFSET), Ring);   // idle now: taken
+        csr_expect(CNT_CSR_ERR_OFFSET, n_csr_err, "ring reset of an idle context taken");
+        ctx_prod[5] = 0;
+        csr_wr(REL_CTRL_OFFSET, 32'h0);
+        csr_wr(REL_TIMEOUT_OFFSET, 32'd256);
+        csr_wr(ERR_STATUS_OFFSET, 32'h12);   // CSR_BAD_VALUE, DESC_ERROR
+        n_msgs++; n_descs++; n_desc_err++; n_unacked++;
       end
 
       // A packet for a context without an LMR ring: dropped and counted.
