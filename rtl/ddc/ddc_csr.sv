@@ -92,6 +92,8 @@ module ddc_csr
   input  logic        ack_rx_i,
   input  logic        nack_rx_i,
   input  logic [1:0]  ans_drop_i,         // answers dropped this cycle (0..2)
+  input  logic        rel_retx_i,         // a retransmission started
+  input  logic [4:0]  rel_timeouts_i,     // answer timeouts this cycle (several per tick)
   // receive window block (ddc_rx_window): its registers are answered from here
   input  logic        win_hit_i,
   input  logic        win_wr_ok_i,
@@ -141,7 +143,9 @@ module ddc_csr
   localparam int unsigned CntRxDropCtx     = 20;
   localparam int unsigned CntRxDup         = 21;
   localparam int unsigned CntRxSeqEvict    = 22;
-  localparam int unsigned NumCnt           = 23;
+  localparam int unsigned CntRetx          = 23;
+  localparam int unsigned CntRelTimeout    = 24;
+  localparam int unsigned NumCnt           = 25;
 
   logic        enable_q, enable_d;
   logic [15:0] node_id_q, node_id_d;
@@ -254,6 +258,8 @@ module ddc_csr
       REL_CTRL_OFFSET:              rsp_rdata_d = 32'({dedup_q, sender_wait_q, ack_off_q});
       REL_TIMEOUT_OFFSET:           rsp_rdata_d = 32'(rel_timeout_q);
       REL_RETRIES_OFFSET:           rsp_rdata_d = 32'(rel_retries_q);
+      CNT_RETX_OFFSET:              rsp_rdata_d = cnt_q[CntRetx];
+      CNT_REL_TIMEOUT_OFFSET:       rsp_rdata_d = cnt_q[CntRelTimeout];
       CNT_ACK_TX_OFFSET:            rsp_rdata_d = cnt_q[CntAckTx];
       CNT_NACK_TX_OFFSET:           rsp_rdata_d = cnt_q[CntNackTx];
       CNT_ACK_RX_OFFSET:            rsp_rdata_d = cnt_q[CntAckRx];
@@ -448,6 +454,8 @@ module ddc_csr
     cnt_d[CntRxDropCtx]     = cnt_q[CntRxDropCtx] + 32'(rx_drop_ctx_i);
     cnt_d[CntRxDup]         = cnt_q[CntRxDup] + 32'(rx_dup_i);
     cnt_d[CntRxSeqEvict]    = cnt_q[CntRxSeqEvict] + 32'(rx_seq_evict_i);
+    cnt_d[CntRetx]          = cnt_q[CntRetx] + 32'(rel_retx_i);
+    cnt_d[CntRelTimeout]    = cnt_q[CntRelTimeout] + 32'(rel_timeouts_i);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -471,7 +479,7 @@ module ddc_csr
       sender_wait_q <= 1'b0;
       rel_timeout_q <= 16'd256;
       dedup_q       <= 1'b0;
-      rel_retries_q <= '0;
+      rel_retries_q <= 4'd0;
       int_status_q <= '0;
       int_mask_q   <= '0;
       int_ctx_lme_q <= '0;

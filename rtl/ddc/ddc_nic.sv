@@ -118,13 +118,15 @@ module ddc_nic (
   logic        ack_off, ack_sent, nack_sent;
   logic        sender_wait;
   logic [15:0] rel_timeout;
+  logic [3:0]  rel_retries;
+  logic        rel_retx;
+  logic [4:0]  rel_timeouts;
   logic [1:0]  ans_drop;
   // receiver duplicates (REL_CTRL.DEDUP): a source is remembered for the sender's whole
   // retry budget plus one timeout, REL_TIMEOUT * (REL_RETRIES + 2) ticks, from this card's
   // own registers (the driver configures all cards alike). Registered: it changes only
   // with configuration, and the multiplier stays off the receive path.
   logic        dedup, rx_dup, rx_seq_evict;
-  logic [3:0]  rel_retries;
   logic [20:0] seq_hold_q, seq_timeout, seq_tries;
   assign seq_timeout = (rel_timeout == '0) ? 21'd1 : 21'(rel_timeout);   // 0 acts as 1
   assign seq_tries   = 21'(rel_retries) + 21'd2;
@@ -218,6 +220,8 @@ module ddc_nic (
     .ack_rx_i           (rx_ans_valid && rx_ans_ptype == fasthsl_pkg::PTYPE_ACK),
     .nack_rx_i          (rx_ans_valid && rx_ans_ptype != fasthsl_pkg::PTYPE_ACK),
     .ans_drop_i         (ans_drop),
+    .rel_retx_i         (rel_retx),
+    .rel_timeouts_i     (rel_timeouts),
     .win_hit_i          (win_hit),
     .win_wr_ok_i        (win_wr_ok),
     .win_rdata_i        (win_rdata),
@@ -375,6 +379,9 @@ module ddc_nic (
     .dma_wr_strb_o     (tx_wr_strb),
     .sender_wait_i     (sender_wait),
     .rel_timeout_i     (rel_timeout),
+    .rel_retries_i     (rel_retries),
+    .rel_retx_o        (rel_retx),
+    .rel_timeouts_o    (rel_timeouts),
     .rel_ans_valid_i   (rx_ans_valid),
     .rel_ans_src_i     (rx_ans_src),
     .rel_ans_msg_id_i  (rx_ans_msg_id),

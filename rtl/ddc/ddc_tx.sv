@@ -6,7 +6,10 @@
 //   ddc_tx_read_engine  check, cut into packets, payload reads --job--> ddc_tx_packetizer
 //                       --completion record--> ddc_tx_complete
 //   ddc_tx_packetizer   header/payload(realigned)/CRC trailer, credits --msg_done--> complete
-//   ddc_tx_complete     status write-back into the descriptor's context's ring, its LME_CONS
+//   ddc_tx_complete     status write-back into the descriptor's context's ring, its LME_CONS;
+//                       sequence numbers; the rel table's retransmission requests
+//                       --retx--> ddc_tx_retx (re-reads the ring slot) --desc--> read engine,
+//                       ahead of the ring's next descriptor
 //
 // Here: the shared DMA read request register (descriptor reads win, they are short and
 // bounded by the prefetch depth), response steering by tag into the descriptor fetcher or
@@ -85,6 +88,9 @@ module ddc_tx
   // end-to-end answers to our messages (ddc_rx), and whether descriptors wait for them
   input  logic        sender_wait_i,      // REL_CTRL.SENDER_WAIT
   input  logic [15:0] rel_timeout_i,      // REL_TIMEOUT
+  input  logic [3:0]  rel_retries_i,      // REL_RETRIES
+  output logic        rel_retx_o,         // pulse: a retransmission started
+  output logic [4:0]  rel_timeouts_o,     // answer timeouts this cycle
   input  logic        rel_ans_valid_i,
   input  logic [15:0] rel_ans_src_i,
   input  logic [31:0] rel_ans_msg_id_i,
@@ -119,16 +125,17 @@ module ddc_tx
 
   localparam logic [7:0] TagPayload = 8'h00;
   localparam logic [7:0] TagDesc    = 8'h01;
+  localparam logic [7:0] TagRetx    = 8'h02;
 
   // ---------------------------------------------------------------------------------
   // Ring reset sequencing
   // ---------------------------------------------------------------------------------
   logic flushing_q, flushing_d, drain, all_idle;
-  logic df_idle, pk_idle, cp_idle;
+  logic df_idle, pk_idle, cp_idle, rt_idle;
   logic [PbufCntW-1:0] pbuf_count;
 
   assign drain      = lme_reset_i || flushing_q;
-  assign all_idle   = df_idle && pk_idle && cp_idle && (pbuf_count == '0);
+  assign all_idle   = df_idle && pk_idle && cp_idle && rt_idle && (pbuf_count == '0);
   assign flushing_d = lme_reset_i || (flushing_q && !all_idle);
 
   // ---------------------------------------------------------------------------------
@@ -139,6 +146,8 @@ module ddc_tx
   logic        re_req_valid, re_req_ready;
   logic [63:0] re_req_addr;
   logic [5:0]  re_req_beats;
+  logic        rt_req_valid, rt_req_ready;
+  logic [63:0] rt_req_addr;
 
   logic        req_valid_q;
   logic [63:0] req_addr_q;
@@ -147,9 +156,11 @@ module ddc_tx
   logic        req_load_en, req_load;
 
   assign req_load_en  = !req_valid_q || dma_rd_req_ready_i;
-  assign df_req_ready = req_load_en;
-  assign re_req_ready = req_load_en && !df_req_valid;
-  assign req_load     = req_load_en && (df_req_valid || re_req_valid);
+  // A retransmission's descriptor read goes first: its entry holds up completions.
+  assign rt_req_ready = req_load_en;
+  assign df_req_ready = req_load_en && !rt_req_valid;
+  assign re_req_ready = req_load_en && !df_req_valid && !rt_req_valid;
+  assign req_load     = req_load_en && (rt_req_valid || df_req_valid || re_req_valid);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -158,8 +169,12 @@ module ddc_tx
       req_beats_q <= '0;
       req_tag_q   <= '0;
     end else if (req_load_en) begin
-      req_valid_q <= df_req_valid || re_req_valid;
-      if (df_req_valid) begin
+      req_valid_q <= rt_req_valid || df_req_valid || re_req_valid;
+      if (rt_req_valid) begin
+        req_addr_q  <= rt_req_addr;
+        req_beats_q <= 6'(LME_DESC_WORDS);
+        req_tag_q   <= TagRetx;
+      end else if (df_req_valid) begin
         req_addr_q  <= df_req_addr;
         req_beats_q <= 6'(LME_DESC_WORDS);
         req_tag_q   <= TagDesc;
@@ -185,12 +200,13 @@ module ddc_tx
   // Reads counted from the moment they enter the request register: a ring reset must
   // also discard the responses to a read the host has not yet taken.
   logic [OutW-1:0] out_q, out_d, drop_q, drop_d;
-  logic            rsp_end, rsp_drop, df_rsp_valid, pbuf_push;
+  logic            rsp_end, rsp_drop, df_rsp_valid, rt_rsp_valid, pbuf_push;
 
   assign rsp_end      = dma_rd_rsp_valid_i && dma_rd_rsp_last_i;
   assign rsp_drop     = lme_reset_i || (drop_q != '0);
   assign df_rsp_valid = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i == TagDesc);
-  assign pbuf_push    = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i != TagDesc);
+  assign rt_rsp_valid = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i == TagRetx);
+  assign pbuf_push    = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i == TagPayload);
 
   // One count per read: the flag of any beat sticks until the read's last beat.
   logic rd_err_q, rd_err_d, df_rsp_zero;
@@ -240,6 +256,7 @@ module ddc_tx
   logic [7:0]  desc_flags;
   logic        desc_inline, desc_pushed;
   logic [CtxW-1:0] desc_ctx;
+  logic        df_desc_ready;
 
   ddc_tx_ctx_fetch #(
     .DescDepth(DescDepth),
@@ -267,7 +284,7 @@ module ddc_tx
     .rsp_valid_i  (df_rsp_valid),
     .rsp_data_i   (df_rsp_zero ? 64'h0 : dma_rd_rsp_data_i),
     .desc_valid_o (desc_valid),
-    .desc_ready_i (desc_ready),
+    .desc_ready_i (df_desc_ready),
     .desc_ctx_o   (desc_ctx),
     .desc_local_o (desc_local),
     .desc_remote_o(desc_remote),
@@ -279,6 +296,74 @@ module ddc_tx
     .desc_pushed_o(desc_pushed),
     .idle_o       (df_idle)
   );
+
+  // ---------------------------------------------------------------------------------
+  // Retransmission fetch, and the read engine's descriptor source
+  // ---------------------------------------------------------------------------------
+  logic            rtq_valid, rtq_ready;
+  logic [3:0]      rtq_idx;
+  logic [CtxW-1:0] rtq_ctx;
+  logic [15:0]     rtq_slot, rtq_dest;
+  logic [31:0]     rtq_msg_id;
+  logic [7:0]      rtq_seq;
+  logic [3:0]      rtq_lag;
+  logic [1:0]      rtq_attempt;
+
+  logic        rt_valid, rt_inline, rt_bad;
+  logic [63:0] rt_local;
+  logic [79:0] rt_remote;
+  logic [31:0] rt_len, rt_msg_id;
+  logic [15:0] rt_dest;
+  logic [7:0]  rt_flags, rt_seq;
+  logic [3:0]  rt_lag, rt_ridx;
+  logic [1:0]  rt_attempt;
+
+  ddc_tx_retx #(
+    .NumCtx(NumCtx)
+  ) u_retx (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .flush_i       (lme_reset_i),
+    .drain_i       (drain),
+    .lme_base_i    (lme_base_i),
+    .req_valid_i   (rtq_valid),
+    .req_ready_o   (rtq_ready),
+    .req_idx_i     (rtq_idx),
+    .req_ctx_i     (rtq_ctx),
+    .req_slot_i    (rtq_slot),
+    .req_dest_i    (rtq_dest),
+    .req_msg_id_i  (rtq_msg_id),
+    .req_seq_i     (rtq_seq),
+    .req_lag_i     (rtq_lag),
+    .req_attempt_i (rtq_attempt),
+    .rd_valid_o    (rt_req_valid),
+    .rd_ready_i    (rt_req_ready),
+    .rd_addr_o     (rt_req_addr),
+    .rsp_valid_i   (rt_rsp_valid),
+    .rsp_data_i    (df_rsp_zero ? 64'h0 : dma_rd_rsp_data_i),
+    .desc_valid_o  (rt_valid),
+    .desc_ready_i  (desc_ready && rt_valid),
+    .desc_local_o  (rt_local),
+    .desc_remote_o (rt_remote),
+    .desc_len_o    (rt_len),
+    .desc_dest_o   (rt_dest),
+    .desc_flags_o  (rt_flags),
+    .desc_msg_id_o (rt_msg_id),
+    .desc_inline_o (rt_inline),
+    .desc_seq_o    (rt_seq),
+    .desc_lag_o    (rt_lag),
+    .desc_attempt_o(rt_attempt),
+    .desc_ridx_o   (rt_ridx),
+    .desc_bad_o    (rt_bad),
+    .idle_o        (rt_idle)
+  );
+
+  // A retransmission goes ahead of the ring's next descriptor.
+  logic        re_desc_valid;
+  logic [7:0]  cp_seq;
+  logic [3:0]  cp_lag;
+  assign re_desc_valid = rt_valid || desc_valid;
+  assign df_desc_ready = desc_ready && !rt_valid;
 
   // ---------------------------------------------------------------------------------
   // Read engine
@@ -296,6 +381,10 @@ module ddc_tx
   logic [2:0]      job_src_off;
   logic            inl_push;
   logic [63:0]     inl_data;
+  logic [7:0]      job_seq;
+  logic [3:0]      job_lag, job_ridx, rfail_idx;
+  logic [1:0]      job_attempt;
+  logic            job_retx, rfail_valid;
 
   ddc_tx_read_engine #(
     .PbufDepth(PbufDepth)
@@ -308,16 +397,24 @@ module ddc_tx
     .mtu_i        (mtu_i),
     .dest_lo_i    (dest_lo_i),
     .dest_hi_i    (dest_hi_i),
-    .desc_valid_i (desc_valid),
+    .desc_valid_i (re_desc_valid),
     .desc_ready_o (desc_ready),
-    .desc_local_i (desc_local),
-    .desc_remote_i(desc_remote),
-    .desc_len_i   (desc_len),
-    .desc_dest_i  (desc_dest),
-    .desc_flags_i (desc_flags),
-    .desc_msg_id_i(desc_msg_id),
-    .desc_inline_i(desc_inline),
-    .desc_pushed_i(desc_pushed),
+    .desc_local_i (rt_valid ? rt_local  : desc_local),
+    .desc_remote_i(rt_valid ? rt_remote : desc_remote),
+    .desc_len_i   (rt_valid ? rt_len    : desc_len),
+    .desc_dest_i  (rt_valid ? rt_dest   : desc_dest),
+    .desc_flags_i (rt_valid ? rt_flags  : desc_flags),
+    .desc_msg_id_i(rt_valid ? rt_msg_id : desc_msg_id),
+    .desc_inline_i(rt_valid ? rt_inline : desc_inline),
+    .desc_pushed_i(desc_pushed && !rt_valid),
+    .desc_seq_i   (rt_valid ? rt_seq     : cp_seq),
+    .desc_lag_i   (rt_valid ? rt_lag     : cp_lag),
+    .desc_attempt_i(rt_valid ? rt_attempt : 2'd0),
+    .desc_retx_i  (rt_valid),
+    .desc_ridx_i  (rt_ridx),
+    .desc_bad_i   (rt_valid && rt_bad),
+    .rfail_valid_o(rfail_valid),
+    .rfail_idx_o  (rfail_idx),
     .push_data_i  (push_data_i),
     .push_release_o(push_release_o),
     .cpl_valid_o  (cpl_valid),
@@ -336,6 +433,11 @@ module ddc_tx
     .job_msg_id_o (job_msg_id),
     .job_offset_o (job_offset),
     .job_src_off_o(job_src_off),
+    .job_seq_o    (job_seq),
+    .job_lag_o    (job_lag),
+    .job_attempt_o(job_attempt),
+    .job_retx_o   (job_retx),
+    .job_ridx_o   (job_ridx),
     .req_valid_o  (re_req_valid),
     .req_ready_i  (re_req_ready),
     .req_addr_o   (re_req_addr),
@@ -382,7 +484,8 @@ module ddc_tx
   // ---------------------------------------------------------------------------------
   // Packetizer
   // ---------------------------------------------------------------------------------
-  logic msg_done, msg_err;
+  logic       msg_done, msg_err, msg_retx;
+  logic [3:0] msg_ridx;
 
   ddc_tx_packetizer #(
     .JobDepth(JobDepth),
@@ -404,6 +507,11 @@ module ddc_tx
     .job_msg_id_i (job_msg_id),
     .job_offset_i (job_offset),
     .job_src_off_i(job_src_off),
+    .job_seq_i    (job_seq),
+    .job_lag_i    (job_lag),
+    .job_attempt_i(job_attempt),
+    .job_retx_i   (job_retx),
+    .job_ridx_i   (job_ridx),
     .pbuf_valid_i (pbuf_valid),
     .pbuf_ready_o (pk_pbuf_ready),
     .pbuf_data_i  (pbuf_data),
@@ -417,6 +525,8 @@ module ddc_tx
     .pkt_sent_o   (pkt_sent_o),
     .msg_done_o   (msg_done),
     .msg_err_o    (msg_err),
+    .msg_retx_o   (msg_retx),
+    .msg_ridx_o   (msg_ridx),
     .idle_o       (pk_idle)
   );
 
@@ -446,7 +556,25 @@ module ddc_tx
     // Broadcasts are never answered, so they never wait.
     .cpl_dest_i  (desc_dest),
     .cpl_wait_i  (sender_wait_i && !desc_flags[DESC_FLAG_BCAST_BIT]),
+    .cpl_unicast_i(!desc_flags[DESC_FLAG_BCAST_BIT]),
+    .seq_o       (cp_seq),
+    .lag_o       (cp_lag),
     .rel_timeout_i(rel_timeout_i),
+    .retries_max_i(rel_retries_i),
+    .retx_valid_o(rtq_valid),
+    .retx_ready_i(rtq_ready),
+    .retx_idx_o  (rtq_idx),
+    .retx_ctx_o  (rtq_ctx),
+    .retx_slot_o (rtq_slot),
+    .retx_dest_o (rtq_dest),
+    .retx_msg_id_o(rtq_msg_id),
+    .retx_seq_o  (rtq_seq),
+    .retx_lag_o  (rtq_lag),
+    .retx_attempt_o(rtq_attempt),
+    .rfail_valid_i(rfail_valid),
+    .rfail_idx_i (rfail_idx),
+    .timeouts_o  (rel_timeouts_o),
+    .retx_o      (rel_retx_o),
     .ans_valid_i (rel_ans_valid_i),
     .ans_src_i   (rel_ans_src_i),
     .ans_msg_id_i(rel_ans_msg_id_i),
@@ -454,6 +582,8 @@ module ddc_tx
     .ans_reject_i(rel_ans_reject_i),
     .msg_done_i  (msg_done),
     .msg_err_i   (msg_err),
+    .msg_retx_i  (msg_retx),
+    .msg_ridx_i  (msg_ridx),
     .wr_valid_o  (dma_wr_valid_o),
     .wr_ready_i  (dma_wr_ready_i),
     .wr_addr_o   (dma_wr_addr_o),
@@ -473,7 +603,7 @@ module ddc_tx
                                        pbuf_in_valid |-> pbuf_in_ready);
   // The record of a descriptor goes in with the descriptor itself (see u_complete).
   a_cpl_with_desc: assert property (@(posedge clk_i)
-                                    (cpl_valid && cpl_ready) == (desc_valid && desc_ready));
+                                    (cpl_valid && cpl_ready) == (desc_valid && df_desc_ready));
 `endif
 
 endmodule

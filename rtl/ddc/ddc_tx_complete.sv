@@ -18,17 +18,33 @@
 // holds the record back), the msg_done report of its message becomes the entry's sent
 // report, and the record completes only when the entry has ended: OK on the receiver's
 // ACK, REJECTED on its NACK_REJECT, RETRY_EXHAUSTED on a NACK or after rel_timeout_i
-// ticks without an answer. Nothing is retransmitted yet (no retries). The head record
+// ticks without an answer once retries_max_i retransmissions are spent. The head record
 // waits for its own entry, so completions stay in ring order; a later message answered
-// first keeps its result in the table. A message cut by a read error still waits for its
-// entry (so the index is free before it is reused) and completes DMA_RD.
+// first keeps its result in the table. A message cut by a read error ends its entry at
+// once (retransmitting it would re-read the memory that just failed) and completes DMA_RD.
+//
+// Retransmission (REL_RETRIES = retries_max_i): the table's requests leave on retx_*, with
+// what the TX path needs to re-read the message: the descriptor's context and ring slot
+// (counted here per context as records are queued: one record per descriptor, in ring
+// order), dest, msg_id, seq, lag and the attempt. The last trailer of a retransmission
+// (msg_retx_i with msg_done_i) is that entry's sent report, not a new message's; a
+// retransmission refused on its re-read (rfail_*) ends its entry EXHAUSTED.
+//
+// Sequence numbers (contract 1.7, docs/RELIABILITY.md): every good unicast record takes
+// seq = next_seq[dest[5:0]] (then +1) and lag = the live table entries of that dest[5:0],
+// offered on seq_o/lag_o for the record at the input (the read engine keeps them with
+// the descriptor). Entries are freed in record order, so a destination's unfinished
+// messages are always the numbers seq - lag .. seq. Broadcasts and bad records: 0, no
+// number taken. The counters survive a ring reset: the receiver's window still holds the
+// old numbers, and a restart from 0 would look like old copies to it.
 module ddc_tx_complete
   import fasthsl_pkg::*;
 #(
   parameter int unsigned CplDepth = 16,
   parameter int unsigned NumCtx   = 1,
   parameter int unsigned RelEntries = 16,   // messages waiting for their answer at once
-  localparam int unsigned CtxW    = (NumCtx > 1) ? $clog2(NumCtx) : 1
+  localparam int unsigned CtxW    = (NumCtx > 1) ? $clog2(NumCtx) : 1,
+  localparam int unsigned RelW    = $clog2(RelEntries)
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -48,8 +64,29 @@ module ddc_tx_complete
   input  logic        cpl_irq_i,
   input  logic [15:0] cpl_dest_i,
   input  logic        cpl_wait_i,   // complete on the answer (SENDER_WAIT, unicast)
+  input  logic        cpl_unicast_i,  // takes a sequence number
+  output logic [7:0]  seq_o,        // the record's seq and lag (see above)
+  output logic [3:0]  lag_o,
 
   input  logic [15:0] rel_timeout_i,   // REL_TIMEOUT, ticks of 2^REL_TICK_LOG2 cycles
+  input  logic [3:0]  retries_max_i,   // REL_RETRIES
+
+  // Retransmission requests, and refusals of their re-read.
+  output logic        retx_valid_o,
+  input  logic        retx_ready_i,
+  output logic [RelW-1:0] retx_idx_o,
+  output logic [CtxW-1:0] retx_ctx_o,
+  output logic [15:0] retx_slot_o,
+  output logic [15:0] retx_dest_o,
+  output logic [31:0] retx_msg_id_o,
+  output logic [7:0]  retx_seq_o,
+  output logic [3:0]  retx_lag_o,
+  output logic [1:0]  retx_attempt_o,
+  input  logic        rfail_valid_i,
+  input  logic [RelW-1:0] rfail_idx_i,
+  // Counter events: answer timeouts (a count) and retransmissions started.
+  output logic [4:0]  timeouts_o,
+  output logic        retx_o,
 
   // An answer that arrived for one of our messages (ACK / NACK / NACK_REJECT).
   input  logic        ans_valid_i,
@@ -60,6 +97,8 @@ module ddc_tx_complete
 
   input  logic        msg_done_i,   // the last trailer of the oldest good message left
   input  logic        msg_err_i,    // ... and the message was cut by a DMA read error
+  input  logic        msg_retx_i,   // ... and it was a retransmission of entry msg_ridx_i
+  input  logic [RelW-1:0] msg_ridx_i,
 
   // Status write-back.
   output logic        wr_valid_o,
@@ -76,7 +115,8 @@ module ddc_tx_complete
   output logic        idle_o        // no record queued
 );
   localparam int unsigned CntW = $clog2(CplDepth + 1);
-  localparam int unsigned RelW = $clog2(RelEntries);
+  // What a retransmission needs that the table does not keep itself.
+  localparam int unsigned TagW = CtxW + 16 + 8 + 4;
 
   typedef struct packed {
     logic [CtxW-1:0] ctx;
@@ -94,7 +134,10 @@ module ddc_tx_complete
   logic            rel_alloc, rel_alloc_ready, rel_done_valid, rel_done_ready;
   logic [RelW-1:0] rel_alloc_idx, rel_done_idx_unused;
   logic [1:0]      rel_done_res;
-  logic            in_wait;
+  logic            in_wait, msg_new;
+
+  // A retransmission's last trailer is not a new message's.
+  assign msg_new = msg_done_i && !msg_retx_i;
 
   // The ready does not look at the record: a full table (rare: RelEntries messages
   // unanswered) holds back every record, good or not.
@@ -174,42 +217,60 @@ module ddc_tx_complete
   assign load    = q_valid && head_ok && !drain_i && (!wr_valid_q || wr_ready_i);
   assign q_pop   = load || (drain_i && q_valid);
   assign rel_done_ready = load && q_out.err == DESC_ERR_OK && q_out.wait_ans;
-  assign rel_sent       = msg_done_i && sent_wait_q[sent_rp_q];
+  assign rel_sent       = (msg_new && sent_wait_q[sent_rp_q]) || (msg_done_i && msg_retx_i);
 
-  logic            rel_retx_valid_unused, rel_retx_o_unused, rel_stray_unused;
-  logic [RelW-1:0] rel_retx_idx_unused;
-  logic            rel_retx_tag_unused, rel_done_tag_unused;
-  logic [RelW:0]   rel_timeouts_unused;
+  logic            rel_stray_unused;
+  logic [RelW-1:0] rel_retx_idx;
+  logic [TagW-1:0] rel_retx_tag, rel_done_tag_unused, rel_alloc_tag;
+  logic [RelW:0]   rel_timeouts;
+  logic [3:0]      rel_retx_tries, rel_lag;
 
-  // Retransmission is not wired: no retries, a NACK or a timeout ends the entry.
+  // ---- sequence numbers ----
+  logic [63:0][7:0]        next_seq_q, next_seq_d;
+  logic [NumCtx-1:0][15:0] q_slot_q, q_slot_d;   // per context: ring slot of the next record
+  logic                    take_seq;
+
+  assign take_seq = q_push && q_in_ready && cpl_err_i == DESC_ERR_OK && cpl_unicast_i;
+  assign seq_o    = cpl_unicast_i ? next_seq_q[cpl_dest_i[5:0]] : 8'h00;
+  assign lag_o    = cpl_unicast_i ? rel_lag : 4'h0;
+  assign rel_alloc_tag = {cpl_ctx_i, q_slot_q[cpl_ctx_i], seq_o, lag_o};
+
   ddc_tx_rel_table #(
     .ENTRIES  (RelEntries),
     .TICK_LOG2(REL_TICK_LOG2),
-    .TAG_W    (1),
+    .TAG_W    (TagW),
     .SEQ_W    (32)
   ) u_rel (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .flush_i      (flush_i),
     .timeout_i    (rel_timeout_i),
-    .retries_max_i(4'd0),
+    .retries_max_i(retries_max_i),
     .alloc_valid_i(rel_alloc),
     .alloc_ready_o(rel_alloc_ready),
     .alloc_dest_i (cpl_dest_i),
     .alloc_seq_i  (cpl_msg_id_i),
-    .alloc_tag_i  (1'b0),
+    .alloc_tag_i  (rel_alloc_tag),
     .alloc_idx_o  (rel_alloc_idx),
     .sent_valid_i (rel_sent),
-    .sent_idx_i   (sent_idx_q[sent_rp_q]),
+    .sent_idx_i   (msg_retx_i ? msg_ridx_i : sent_idx_q[sent_rp_q]),
+    .sent_fail_i  (msg_err_i),
+    .fail_valid_i (rfail_valid_i),
+    .fail_idx_i   (rfail_idx_i),
     .ans_valid_i  (ans_valid_i),
     .ans_src_i    (ans_src_i),
     .ans_seq_i    (ans_msg_id_i),
     .ans_nack_i   (ans_nack_i),
     .ans_reject_i (ans_reject_i),
-    .retx_valid_o (rel_retx_valid_unused),
-    .retx_ready_i (1'b0),
-    .retx_idx_o   (rel_retx_idx_unused),
-    .retx_tag_o   (rel_retx_tag_unused),
+    .retx_valid_o (retx_valid_o),
+    .retx_ready_i (retx_ready_i),
+    .retx_idx_o   (rel_retx_idx),
+    .retx_tag_o   (rel_retx_tag),
+    .retx_dest_o  (retx_dest_o),
+    .retx_seq_o   (retx_msg_id_o),
+    .retx_tries_o (rel_retx_tries),
+    .lag_dest_i   (cpl_dest_i[5:0]),
+    .lag_o        (rel_lag),
     .done_sel_en_i(1'b1),
     .done_sel_i   (q_out.rel_idx),
     .done_valid_o (rel_done_valid),
@@ -217,10 +278,41 @@ module ddc_tx_complete
     .done_idx_o   (rel_done_idx_unused),
     .done_tag_o   (rel_done_tag_unused),
     .done_res_o   (rel_done_res),
-    .timeouts_o   (rel_timeouts_unused),
-    .retx_o       (rel_retx_o_unused),
+    .timeouts_o   (rel_timeouts),
+    .retx_o       (retx_o),
     .stray_o      (rel_stray_unused)
   );
+
+  assign retx_idx_o     = rel_retx_idx;
+  assign {retx_ctx_o, retx_slot_o, retx_seq_o, retx_lag_o} = rel_retx_tag;
+  // The attempt field counts retransmissions modulo 4 (0 is the first transmission).
+  assign retx_attempt_o = rel_retx_tries[1:0];
+  logic [1:0] rel_tries_hi_unused;
+  assign rel_tries_hi_unused = rel_retx_tries[3:2];
+  assign timeouts_o     = 5'(rel_timeouts);
+
+  always_comb begin
+    next_seq_d = next_seq_q;
+    q_slot_d   = q_slot_q;
+    if (take_seq) next_seq_d[cpl_dest_i[5:0]] = next_seq_q[cpl_dest_i[5:0]] + 8'd1;
+    if (q_push && q_in_ready) begin
+      q_slot_d[cpl_ctx_i] = ring_next(q_slot_q[cpl_ctx_i], lme_size_i[cpl_ctx_i]);
+    end
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      if (ctx_reset_i[k]) q_slot_d[k] = '0;
+    end
+    if (flush_i) q_slot_d = '0;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      next_seq_q <= '0;
+      q_slot_q   <= '0;
+    end else begin
+      next_seq_q <= next_seq_d;
+      q_slot_q   <= q_slot_d;
+    end
+  end
 
   always_comb begin
     status                  = {8'h00, head_err};
@@ -255,12 +347,12 @@ module ddc_tx_complete
     err_d      = 1'b0;
     irq_d      = 1'b0;
 
-    unique case ({msg_done_i, load && q_out.err == DESC_ERR_OK})
+    unique case ({msg_new, load && q_out.err == DESC_ERR_OK})
       2'b10:   done_cnt_d = done_cnt_q + 1'b1;
       2'b01:   done_cnt_d = done_cnt_q - 1'b1;
       default: done_cnt_d = done_cnt_q;
     endcase
-    if (msg_done_i) begin
+    if (msg_new) begin
       done_err_d[err_wp_q] = msg_err_i;
       err_wp_d             = err_wp_q + 1'b1;
     end
@@ -270,7 +362,7 @@ module ddc_tx_complete
       sent_idx_d[sent_wp_q]  = rel_alloc_idx;
       sent_wp_d              = sent_wp_q + 1'b1;
     end
-    if (msg_done_i) sent_rp_d = sent_rp_q + 1'b1;
+    if (msg_new) sent_rp_d = sent_rp_q + 1'b1;
 
     if (accept) begin
       wr_valid_d = 1'b0;

@@ -53,6 +53,14 @@ module ddc_tx_packetizer
   input  logic [31:0]     job_msg_id_i,
   input  logic [31:0]     job_offset_i,
   input  logic [2:0]      job_src_off_i,  // local address mod 8 of the packet's first byte
+  // The message's sequence number, lag and attempt (header fields; docs/RELIABILITY.md),
+  // and for a retransmission (job_retx_i) its ddc_tx_rel_table entry, reported back with
+  // msg_done_o.
+  input  logic [7:0]      job_seq_i,
+  input  logic [3:0]      job_lag_i,
+  input  logic [1:0]      job_attempt_i,
+  input  logic            job_retx_i,
+  input  logic [3:0]      job_ridx_i,
 
   // Payload buffer head: the packets' local words, in order.
   input  logic            pbuf_valid_i,
@@ -72,6 +80,8 @@ module ddc_tx_packetizer
   output logic            pkt_sent_o,   // a trailer left
   output logic            msg_done_o,   // ... and it ended its message
   output logic            msg_err_o,    // with msg_done_o: the message was cut by a read error
+  output logic            msg_retx_o,   // with msg_done_o: it was a retransmission ...
+  output logic [3:0]      msg_ridx_o,   // ... of this rel table entry
   output logic            idle_o        // no job queued
 );
   typedef struct packed {
@@ -84,6 +94,11 @@ module ddc_tx_packetizer
     logic [31:0]     msg_id;
     logic [31:0]     offset;
     logic [2:0]      src_off;
+    logic [7:0]      seq;
+    logic [3:0]      lag;
+    logic [1:0]      attempt;
+    logic            retx;
+    logic [3:0]      ridx;
   } job_t;
 
   typedef enum logic [3:0] {
@@ -128,7 +143,12 @@ module ddc_tx_packetizer
     remote:  job_remote_i,
     msg_id:  job_msg_id_i,
     offset:  job_offset_i,
-    src_off: job_src_off_i
+    src_off: job_src_off_i,
+    seq:     job_seq_i,
+    lag:     job_lag_i,
+    attempt: job_attempt_i,
+    retx:    job_retx_i,
+    ridx:    job_ridx_i
   };
   assign idle_o = !job_valid;
 
@@ -174,9 +194,9 @@ module ddc_tx_packetizer
     rsvd62: '0,
     dctx:   job.remote[50:48],
     len:    11'(job.len),
-    lag:    '0,
+    lag:    job.lag,
     flags:  job.flags[3:0],
-    attempt: '0,
+    attempt: job.attempt,
     last:   job.last,
     first:  job.first,
     ptype:  job.flags[DESC_FLAG_BCAST_BIT] ? PTYPE_BCAST : PTYPE_WRITE,
@@ -185,8 +205,11 @@ module ddc_tx_packetizer
   };
   // job.remote is {key, descriptor word 1}: key in 79:64, dctx in 50:48, address in 47:0.
   assign hdr_w1 = '{key: job.remote[79:64], remote_addr: job.remote[47:0]};
-  assign hdr_w2 = '{seq: '0, offset: job.offset[23:0], msg_id: job.msg_id};
+  assign hdr_w2 = '{seq: job.seq, offset: job.offset[23:0], msg_id: job.msg_id};
   assign trl    = '{rsvd32: '0, crc: ~crc_q};
+  // Only meaningful with msg_done_o, which is only raised for the head job.
+  assign msg_retx_o = job.retx;
+  assign msg_ridx_o = job.ridx;
 
   // Credits: the router returns one per freed buffer slot; we may send while any remain.
   logic [CreditW-1:0] credit_q, credit_d;

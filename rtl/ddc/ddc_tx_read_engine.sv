@@ -19,6 +19,13 @@
 // they wait until every payload read issued before them has landed (rsv_q == 0), so the
 // buffer keeps job order. The push window is released once the descriptor no longer
 // needs it: when it is taken, or for an inline one when its last word is written.
+//
+// Every descriptor comes with its message's sequence number, lag and attempt, which its
+// jobs carry into the packet headers. A retransmission (desc_retx_i: the descriptor
+// re-read from its ring slot for ddc_tx_rel_table entry desc_ridx_i) is checked and cut
+// like any descriptor but has no completion record (its record is already queued); if it
+// fails its checks (or desc_bad_i: it no longer names the entry's message) nothing is
+// sent and rfail_* ends the entry.
 module ddc_tx_read_engine
   import fasthsl_pkg::*;
 #(
@@ -48,6 +55,16 @@ module ddc_tx_read_engine
   input  logic [31:0]         desc_msg_id_i,
   input  logic                desc_inline_i,
   input  logic                desc_pushed_i,
+  input  logic [7:0]          desc_seq_i,
+  input  logic [3:0]          desc_lag_i,
+  input  logic [1:0]          desc_attempt_i,
+  input  logic                desc_retx_i,
+  input  logic [3:0]          desc_ridx_i,
+  input  logic                desc_bad_i,
+
+  // A retransmission refused by the checks: its rel table entry.
+  output logic                rfail_valid_o,
+  output logic [3:0]          rfail_idx_o,
 
   // Push window inline words 1..7, valid while the pushed descriptor is held.
   input  logic [6:0][63:0]    push_data_i,
@@ -72,6 +89,11 @@ module ddc_tx_read_engine
   output logic [31:0]         job_msg_id_o,
   output logic [31:0]         job_offset_o,
   output logic [2:0]          job_src_off_o,
+  output logic [7:0]          job_seq_o,
+  output logic [3:0]          job_lag_o,
+  output logic [1:0]          job_attempt_o,
+  output logic                job_retx_o,
+  output logic [3:0]          job_ridx_o,
 
   // Payload reads.
   output logic                req_valid_o,
@@ -97,7 +119,9 @@ module ddc_tx_read_engine
 
   always_comb begin
     desc_err = DESC_ERR_OK;
-    if (desc_len_i == '0) begin
+    if (desc_bad_i) begin
+      desc_err = DESC_ERR_RETRY_EXHAUSTED;
+    end else if (desc_len_i == '0) begin
       desc_err = DESC_ERR_ZERO_LEN;
     end else if (desc_len_i > 32'(MSG_LEN_MAX)) begin
       desc_err = DESC_ERR_LEN_TOO_BIG;
@@ -131,12 +155,16 @@ module ddc_tx_read_engine
   // Inline words of the last packet still being written hold the next descriptor back:
   // they come from the message registers the next descriptor would overwrite.
   assign desc_take    = !msg_active_q && !(rd_active_q && rd_inl_q) && enable_i && !drain_i;
-  assign desc_ready_o = desc_take && cpl_ready_i;
-  assign cpl_valid_o  = desc_take && desc_valid_i;
+  // A retransmission needs no record room: it must pass even when a full rel table holds
+  // the records back (the entries it frees are what the records wait for).
+  assign desc_ready_o = desc_take && (cpl_ready_i || desc_retx_i);
+  assign cpl_valid_o  = desc_take && desc_valid_i && !desc_retx_i;
   assign desc_fire    = desc_valid_i && desc_ready_o;
   assign cpl_err_o    = desc_err;
   assign cpl_msg_id_o = desc_msg_id_i;
   assign cpl_irq_o    = desc_flags_i[DESC_FLAG_IRQ_LOCAL_BIT];
+  assign rfail_valid_o = desc_fire && desc_retx_i && (desc_err != DESC_ERR_OK);
+  assign rfail_idx_o   = desc_ridx_i;
 
   // ---------------------------------------------------------------------------------
   // Message state: what is left to cut into packets
@@ -152,6 +180,11 @@ module ddc_tx_read_engine
   logic               msg_inl_q, msg_inl_d;     // payload inline
   logic               msg_owns_q, msg_owns_d;   // ... partly in the push window
   logic [63:0]        msg_w0_q, msg_w0_d;       // inline word 0 (the local_addr field)
+  logic [7:0]         msg_seq_q, msg_seq_d;
+  logic [3:0]         msg_lag_q, msg_lag_d;
+  logic [1:0]         msg_att_q, msg_att_d;
+  logic               msg_retx_q, msg_retx_d;
+  logic [3:0]         msg_ridx_q, msg_ridx_d;
 
   // A good descriptor cuts its first packet (and issues its first read) in the cycle it
   // is taken, so the payload read leaves right behind the descriptor: the message source
@@ -177,6 +210,11 @@ module ddc_tx_read_engine
   assign src_id     = msg_active_q ? msg_id_q     : desc_msg_id_i;
   assign src_inl    = msg_active_q ? msg_inl_q    : desc_inline_i;
   assign src_owns   = msg_active_q ? msg_owns_q   : (desc_inline_i && desc_pushed_i);
+  assign job_seq_o     = msg_active_q ? msg_seq_q  : desc_seq_i;
+  assign job_lag_o     = msg_active_q ? msg_lag_q  : desc_lag_i;
+  assign job_attempt_o = msg_active_q ? msg_att_q  : desc_attempt_i;
+  assign job_retx_o    = msg_active_q ? msg_retx_q : desc_retx_i;
+  assign job_ridx_o    = msg_active_q ? msg_ridx_q : desc_ridx_i;
 
   // The CSR block only accepts multiples of 8 in 8..MTU_MAX; clamping keeps a bad value
   // from ever producing an empty or oversized packet.
@@ -305,6 +343,11 @@ module ddc_tx_read_engine
     msg_inl_d    = msg_inl_q;
     msg_owns_d   = msg_owns_q;
     msg_w0_d     = msg_w0_q;
+    msg_seq_d    = msg_seq_q;
+    msg_lag_d    = msg_lag_q;
+    msg_att_d    = msg_att_q;
+    msg_retx_d   = msg_retx_q;
+    msg_ridx_d   = msg_ridx_q;
 
     // Reads: continue the pending packet, or start the one cut this cycle.
     if (!rd_active_q && job_fire) begin
@@ -345,6 +388,11 @@ module ddc_tx_read_engine
       msg_inl_d    = desc_inline_i;
       msg_owns_d   = desc_inline_i && desc_pushed_i;
       msg_w0_d     = desc_local_i;
+      msg_seq_d    = desc_seq_i;
+      msg_lag_d    = desc_lag_i;
+      msg_att_d    = desc_attempt_i;
+      msg_retx_d   = desc_retx_i;
+      msg_ridx_d   = desc_ridx_i;
     end
     if (job_fire) begin
       msg_local_d  = src_local + 64'(pkt_len);
@@ -378,6 +426,11 @@ module ddc_tx_read_engine
       msg_inl_q    <= 1'b0;
       msg_owns_q   <= 1'b0;
       msg_w0_q     <= '0;
+      msg_seq_q    <= '0;
+      msg_lag_q    <= '0;
+      msg_att_q    <= '0;
+      msg_retx_q   <= 1'b0;
+      msg_ridx_q   <= '0;
       rd_inl_q     <= 1'b0;
       rd_last_q    <= 1'b0;
       rd_owns_q    <= 1'b0;
@@ -398,6 +451,11 @@ module ddc_tx_read_engine
       msg_inl_q    <= msg_inl_d;
       msg_owns_q   <= msg_owns_d;
       msg_w0_q     <= msg_w0_d;
+      msg_seq_q    <= msg_seq_d;
+      msg_lag_q    <= msg_lag_d;
+      msg_att_q    <= msg_att_d;
+      msg_retx_q   <= msg_retx_d;
+      msg_ridx_q   <= msg_ridx_d;
       rd_inl_q     <= rd_inl_d;
       rd_last_q    <= rd_last_d;
       rd_owns_q    <= rd_owns_d;

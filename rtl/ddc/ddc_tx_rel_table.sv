@@ -20,6 +20,12 @@
 // write-back is the completion stage's business. The timebase is a free-running tick
 // every 2^TICK_LOG2 cycles; a timeout of T ticks expires on the T-th tick after the sent
 // report, (T-1)*2^TICK_LOG2+1 .. T*2^TICK_LOG2 cycles after it.
+//
+// A (re)transmission that could not be completed (its descriptor failed the checks when
+// re-read, or a payload read failed: fail_*, or sent_fail_i with the sent report) ends
+// the entry at once: EXHAUSTED, unless an answer kept during the transmission says more
+// (an ACK to an earlier copy: OK; a reject: REJECTED). The lag port counts the live
+// entries of one destination (the sender's lag field, docs/RELIABILITY.md).
 module ddc_tx_rel_table #(
   parameter int unsigned ENTRIES   = 16,
   parameter int unsigned TICK_LOG2 = 8,
@@ -45,6 +51,11 @@ module ddc_tx_rel_table #(
   // The last packet of a (re)transmission of entry sent_idx_i has left.
   input  logic             sent_valid_i,
   input  logic [IdxW-1:0]  sent_idx_i,
+  input  logic             sent_fail_i,    // ... but it was cut (payload read error)
+
+  // A retransmission of entry fail_idx_i was refused before it left (descriptor re-read).
+  input  logic             fail_valid_i,
+  input  logic [IdxW-1:0]  fail_idx_i,
 
   // An ACK or NACK from node ans_src_i for its message seq ans_seq_i.
   input  logic             ans_valid_i,
@@ -58,6 +69,13 @@ module ddc_tx_rel_table #(
   input  logic             retx_ready_i,
   output logic [IdxW-1:0]  retx_idx_o,
   output logic [TAG_W-1:0] retx_tag_o,
+  output logic [15:0]      retx_dest_o,
+  output logic [SEQ_W-1:0] retx_seq_o,
+  output logic [3:0]       retx_tries_o,   // retransmissions spent, this one included
+
+  // Live entries (not free) whose dest[5:0] is lag_dest_i, saturating at 15.
+  input  logic [5:0]       lag_dest_i,
+  output logic [3:0]       lag_o,
 
   // A message ends; the entry is free once this is taken. With done_sel_en_i the result
   // offered is entry done_sel_i's only (an in-order completion stage waits for its head),
@@ -149,6 +167,18 @@ module ddc_tx_rel_table #(
   assign retx_valid_o  = retx_any;
   assign retx_idx_o    = retx_idx;
   assign retx_tag_o    = ent_q[retx_idx].tag;
+  assign retx_dest_o   = ent_q[retx_idx].dest;
+  assign retx_seq_o    = ent_q[retx_idx].seq;
+  assign retx_tries_o  = ent_q[retx_idx].tries;
+
+  logic [IdxW+4:0] lag_cnt;   // wide enough for any ENTRIES, so the clamp is real
+  always_comb begin
+    lag_cnt = '0;
+    for (int i = 0; i < ENTRIES; i++) begin
+      if (ent_q[i].st != StFree && ent_q[i].dest[5:0] == lag_dest_i) lag_cnt = lag_cnt + 1'b1;
+    end
+  end
+  assign lag_o = (lag_cnt > (IdxW + 5)'(15)) ? 4'd15 : 4'(lag_cnt);
   logic [IdxW-1:0] done_pick;
   assign done_pick     = done_sel_en_i ? done_sel_i : done_idx;
   assign done_valid_o  = done_sel_en_i ? (ent_q[done_sel_i].st == StDone) : done_any;
@@ -225,7 +255,13 @@ module ddc_tx_rel_table #(
             // An ACK wins over anything kept before it: the receiver has the message.
             if (ent_q[i].pend != PendAck) ent_d[i].pend = ans_kind;
           end
-          if (sent_valid_i && sent_idx_i == IdxW'(i)) begin
+          if ((sent_valid_i && sent_idx_i == IdxW'(i) && sent_fail_i) ||
+              (fail_valid_i && fail_idx_i == IdxW'(i))) begin
+            ent_d[i].st   = StDone;
+            ent_d[i].res  = (ent_d[i].pend == PendAck)    ? ResOk :
+                            (ent_d[i].pend == PendReject) ? ResRejected : ResExhausted;
+            ent_d[i].pend = PendNone;
+          end else if (sent_valid_i && sent_idx_i == IdxW'(i)) begin
             ent_d[i].timer = (timeout_i == '0) ? 16'd1 : timeout_i;
             ent_d[i].st    = StWait;
             if (ent_d[i].pend != PendNone) begin

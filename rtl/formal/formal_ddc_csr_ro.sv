@@ -21,6 +21,8 @@ module formal_ddc_csr_ro
   input logic [15:0] lmr_prod_i,
   input logic [34:0] ev_i,
   input logic [1:0]  ans_drop_i,
+  input logic        rel_retx_i,
+  input logic [4:0]  rel_timeouts_i,
   input logic        win_hit_i,
   input logic        win_wr_ok_i,
   input logic [31:0] win_rdata_i
@@ -74,6 +76,8 @@ module formal_ddc_csr_ro
       .ack_rx_i           (ev_i[19]),
       .nack_rx_i          (ev_i[20]),
       .ans_drop_i         (ans_drop_i),
+      .rel_retx_i         (rel_retx_i),
+      .rel_timeouts_i     (rel_timeouts_i),
       .rx_drop_ctx_i      (ev_i[21]),
       .rx_dup_i           (ev_i[33]),
       .rx_seq_evict_i     (ev_i[34]),

@@ -335,6 +335,21 @@ pub enum DriverError {
         /// VERSION register value.
         version: u32,
     },
+    /// Retransmission (REL_RETRIES) needs contract 1.7 or later.
+    #[error(
+        "retransmission: the card implements contract {}.{}, retries need 1.7 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    RetriesUnsupported {
+        /// VERSION register value.
+        version: u32,
+    },
+    /// set_retries: more than the 4-bit REL_RETRIES register holds.
+    #[error("retransmission: {retries} retries asked, the card allows at most 15")]
+    RetriesTooMany {
+        /// The count asked for.
+        retries: u32,
+    },
     /// Receive windows need contract 1.5 or later.
     #[error(
         "receive windows: the card implements contract {}.{}, windows need 1.5 or later",
@@ -556,6 +571,12 @@ pub struct Counters {
     /// CNT_RX_DROP_CTX: packets dropped, their destination context has no LMR ring.
     /// Reads 0 on cards before contract 1.5.
     pub rx_drop_ctx: u32,
+    /// CNT_RETX: retransmissions this card started (a message re-read after a NACK or an
+    /// answer timeout, [`Card::set_retries`]). Reads 0 on cards before contract 1.7.
+    pub retx: u32,
+    /// CNT_REL_TIMEOUT: answer timeouts of this card's waiting messages (each then
+    /// retransmitted or completed RetryExhausted). Reads 0 on cards before contract 1.7.
+    pub rel_timeout: u32,
     /// CNT_RX_DUP: packets dropped as duplicates (REL_CTRL.DEDUP, [`Card::set_dedup`]).
     /// Reads 0 on cards before contract 1.7, as does `rx_seq_evict`.
     pub rx_dup: u32,
@@ -564,7 +585,7 @@ pub struct Counters {
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 24] = [
+    const REGS: [(&'static str, u32); 26] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -587,12 +608,14 @@ impl Counters {
         ("nack_rx", nic::CNT_NACK_RX),
         ("ans_drop", nic::CNT_ANS_DROP),
         ("rx_drop_ctx", nic::CNT_RX_DROP_CTX),
+        ("retx", nic::CNT_RETX),
+        ("rel_timeout", nic::CNT_REL_TIMEOUT),
         ("rx_dup", nic::CNT_RX_DUP),
         ("rx_seq_evict", nic::CNT_RX_SEQ_EVICT),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 24] {
+    pub fn fields(&self) -> [(&'static str, u32); 26] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -616,10 +639,12 @@ impl Counters {
             self.nack_rx,
             self.ans_drop,
             self.rx_drop_ctx,
+            self.retx,
+            self.rel_timeout,
             self.rx_dup,
             self.rx_seq_evict,
         ];
-        let mut out = [("", 0); 24];
+        let mut out = [("", 0); 26];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -800,6 +825,8 @@ const SENDER_WAIT_VERSION: u32 = 0x0001_0006;
 const DEDUP_VERSION: u32 = 0x0001_0007;
 /// First contract with contexts (context pages, CNT_RX_DROP_CTX).
 const CONTEXTS_VERSION: u32 = 0x0001_0005;
+/// First contract that retransmits (REL_RETRIES, CNT_RETX, CNT_REL_TIMEOUT).
+const RETX_VERSION: u32 = 0x0001_0007;
 
 /// An interrupt source the card can coalesce (INT_STATUS bits LME_DONE and LMR_NEW).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1655,7 +1682,7 @@ impl<D: Device> Card<D> {
     /// NACK_REJECT, [`DescErr::RetryExhausted`] on a NACK or after the answer timeout
     /// without an answer (a receiver with acknowledgement off never answers). Off (the
     /// reset state): a descriptor completes when its packets have left. Broadcasts never
-    /// wait. Nothing is retransmitted yet (docs/RELIABILITY.md).
+    /// wait. Retransmission: [`Card::set_retries`] (docs/RELIABILITY.md).
     pub fn set_sender_wait(&self, on: bool) -> Result<(), DriverError> {
         if self.version < SENDER_WAIT_VERSION {
             return if on {
@@ -1710,6 +1737,39 @@ impl<D: Device> Card<D> {
         }
         self.dev.bar_write32(nic::REL_TIMEOUT, u32::from(ticks))?;
         Ok(())
+    }
+
+    /// Retransmissions allowed per waiting message (REL_RETRIES, contract 1.7; 0..=15,
+    /// reset 0): with [`Card::set_sender_wait`], a message that gets a NACK or no answer
+    /// within the answer timeout is re-read from host memory (its descriptor from its
+    /// ring slot, its payload from its buffer) and sent again, up to `retries` times,
+    /// before it completes [`DescErr::RetryExhausted`]. The buffer and the ring slot must
+    /// stay unchanged until the completion, as for any put. All cards of a cluster should
+    /// use the same value: a receiver sizes its duplicate memory from its own setting
+    /// (docs/RELIABILITY.md).
+    pub fn set_retries(&self, retries: u32) -> Result<(), DriverError> {
+        if self.version < RETX_VERSION {
+            return if retries == 0 {
+                Ok(())
+            } else {
+                Err(DriverError::RetriesUnsupported {
+                    version: self.version,
+                })
+            };
+        }
+        if retries > 15 {
+            return Err(DriverError::RetriesTooMany { retries });
+        }
+        self.dev.bar_write32(nic::REL_RETRIES, retries)?;
+        Ok(())
+    }
+
+    /// REL_RETRIES as the card holds it (an MMIO read; 0 on cards before contract 1.7).
+    pub fn retries(&self) -> Result<u32, DriverError> {
+        if self.version < RETX_VERSION {
+            return Ok(0);
+        }
+        Ok(self.dev.bar_read32(nic::REL_RETRIES)? & 0xF)
     }
 
     /// The coalescing thresholds of `src` as the card holds them (an MMIO read).
@@ -1781,7 +1841,7 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 24];
+        let mut v = [0u32; 26];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             let tracked = (nic::CNT_RX_MSG_EXPIRED..=nic::CNT_RX_TRACK_FULL).contains(reg);
             if (tracked && self.version < MSG_TRACK_VERSION)
@@ -1793,8 +1853,9 @@ impl<D: Device> Card<D> {
             if answers && self.version < ACK_VERSION {
                 continue;
             }
-            let dedup = (nic::CNT_RX_DUP..=nic::CNT_RX_SEQ_EVICT).contains(reg);
-            if dedup && self.version < DEDUP_VERSION {
+            // Contract 1.7: CNT_RETX, CNT_REL_TIMEOUT, CNT_RX_DUP, CNT_RX_SEQ_EVICT.
+            let rel = (nic::CNT_RETX..=nic::CNT_RX_SEQ_EVICT).contains(reg);
+            if rel && self.version < RETX_VERSION.min(DEDUP_VERSION) {
                 continue;
             }
             v[i] = self.dev.bar_read32(*reg)?;
@@ -1822,8 +1883,10 @@ impl<D: Device> Card<D> {
             nack_rx: v[19],
             ans_drop: v[20],
             rx_drop_ctx: v[21],
-            rx_dup: v[22],
-            rx_seq_evict: v[23],
+            retx: v[22],
+            rel_timeout: v[23],
+            rx_dup: v[24],
+            rx_seq_evict: v[25],
         })
     }
 

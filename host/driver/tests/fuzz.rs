@@ -1273,7 +1273,8 @@ impl Fuzz {
                 nic::CNT_RX_SEQ_EVICT,
             ]
             .contains(&off)
-            || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4))
+            || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4)
+            || (nic::CNT_RETX..=nic::CNT_REL_TIMEOUT).contains(&off) && off.is_multiple_of(4))
     }
 
     // ---- epochs ----

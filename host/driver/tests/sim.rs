@@ -593,3 +593,50 @@ fn dedup_switch_and_counters() {
     assert_eq!(rel_ctrl(&net.cards[1]), before | rel_ctrl::SENDER_WAIT);
     net.assert_clean();
 }
+
+#[test]
+fn retries_retransmit_an_unanswered_message_then_give_up() {
+    let mut net = up("full:2");
+    let mut rng = Rng::new(23);
+    let c0 = &net.cards[0];
+    assert_eq!(c0.retries().unwrap(), 0, "REL_RETRIES resets to 0");
+    c0.set_retries(3).unwrap();
+    assert_eq!(c0.retries().unwrap(), 3, "REL_RETRIES reads back");
+    assert!(matches!(
+        c0.set_retries(16),
+        Err(DriverError::RetriesTooMany { retries: 16 })
+    ));
+    assert_eq!(c0.retries().unwrap(), 3, "a refused value changes nothing");
+    c0.set_sender_wait(true).unwrap();
+    c0.set_answer_timeout(4).unwrap();
+    // The receiver never answers: every copy lands, none is acknowledged.
+    net.cards[1].set_acknowledge(false).unwrap();
+    let (w, t) = net.send(&mut rng, (0, 1), 2000, 8, GUARD);
+    let done = net.cards[0].wait_completion(&t, timeout(2000)).unwrap();
+    assert!(
+        matches!(
+            done.result,
+            Err(CompletionError::Rejected(DescErr::RetryExhausted))
+        ),
+        "{:?}",
+        done.result
+    );
+    let n = net.cards[0].counters().unwrap();
+    assert_eq!(
+        (n.retx, n.rel_timeout, n.tx_desc, n.desc_err),
+        (3, 4, 1, 1),
+        "first copy and 3 retransmissions, each timed out: {n:?}"
+    );
+    assert_eq!(n.tx_pkts, 4 * 2, "2000 bytes: 2 packets per copy");
+    // Copies the receiver did not filter as duplicates each get an entry (its sequence
+    // window is the receiver's business); every one describes the same, intact message.
+    let e = net.cards[1].wait_lmr(timeout(2000)).unwrap();
+    net.check(&w, &e);
+    let more = net.cards[1].poll_lmr().unwrap();
+    assert!(more.len() <= 3, "{more:?}");
+    for e in &more {
+        net.check(&w, e);
+    }
+    assert_eq!(net.cards[1].counters().unwrap().ack_tx, 0);
+    net.assert_clean();
+}

@@ -36,6 +36,8 @@ module tb_ddc_csr;
   logic [15:0] rel_timeout;
   logic        dedup;
   logic [3:0]  rel_retries;
+  logic        rel_retx = 1'b0;
+  logic [4:0]  rel_timeouts = '0;
   logic [3:0]  ctx_err = '0;   // rejections on the context pages (ddc_ctx_csr)
   logic [2:0]  lme_ctx = '0, lmr_ctx = '0;   // contexts of the desc_irq / rx_msg_irq events
   logic        push_free = 1'b1;
@@ -98,6 +100,8 @@ module tb_ddc_csr;
     .ack_rx_i           (ev[18]),
     .nack_rx_i          (ev[19]),
     .ans_drop_i         (ans_drop),
+    .rel_retx_i         (rel_retx),
+    .rel_timeouts_i     (rel_timeouts),
     .win_hit_i          (win_hit),
     .win_wr_ok_i        (win_wr_ok),
     .win_rdata_i        (win_rdata),
@@ -304,6 +308,9 @@ module tb_ddc_csr;
     wr(REL_TIMEOUT_OFFSET, 32'hFFFF_0007);
     @(negedge clk);
     `CHECK(rel_timeout == 16'd7, "REL_TIMEOUT output")
+    wr(REL_RETRIES_OFFSET, 32'hFFFF_FFF5);
+    @(negedge clk);
+    `CHECK(rel_retries == 4'd5, "REL_RETRIES output")
     `CHECK(node_id == 16'h1234 && enable && dest_lo == 16'h0010 && dest_hi == 16'h0030,
            "config outputs")
     `CHECK(lme_base == 64'h0000_0012_8765_4320 && lmr_base == 64'h2222_2222_1111_1120,
@@ -701,6 +708,25 @@ module tb_ddc_csr;
         expect_rd(CNT_RX_DUP_OFFSET, d0 + 32'(nu), "CNT_RX_DUP");
         expect_rd(CNT_RX_SEQ_EVICT_OFFSET, e0 + 32'(ne), "CNT_RX_SEQ_EVICT");
       end
+      // retransmissions (pulses) and answer timeouts (a count per cycle)
+      begin
+        logic [31:0] r0, t0;
+        int nr = 0, nt = 0;
+        rd(CNT_RETX_OFFSET, r0);
+        rd(CNT_REL_TIMEOUT_OFFSET, t0);
+        for (int k = 0; k < 8; k++) begin
+          @(negedge clk);
+          rel_retx = 1'($urandom_range(0, 1));
+          rel_timeouts = 5'($urandom_range(0, 16));
+          nr += int'(rel_retx);
+          nt += int'(rel_timeouts);
+        end
+        @(negedge clk);
+        rel_retx = 1'b0;
+        rel_timeouts = '0;
+        expect_rd(CNT_RETX_OFFSET, r0 + nr, "CNT_RETX");
+        expect_rd(CNT_REL_TIMEOUT_OFFSET, t0 + nt, "CNT_REL_TIMEOUT");
+      end
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[6] == (n[12] != 0), $sformatf("ERR_STATUS.PUSH_REJECT %b after %0d rejects", d[6], n[12]))
       `CHECK(d[5:0] == {(n[7] + n[8] + n[9] + n[10] + n[16]) != 0, n[1] != 0, 4'b0},
@@ -783,6 +809,8 @@ module tb_ddc_csr;
     add("CNT_RX_DROP_CTX", CNT_RX_DROP_CTX_OFFSET, RO, 0,               '1);
     add("CNT_RX_DUP",    CNT_RX_DUP_OFFSET,    RO,   0,                 '1);
     add("CNT_RX_SEQ_EVICT", CNT_RX_SEQ_EVICT_OFFSET, RO, 0,             '1);
+    add("CNT_RETX",      CNT_RETX_OFFSET,      RO,   0,                 '1);
+    add("CNT_REL_TIMEOUT", CNT_REL_TIMEOUT_OFFSET, RO, 0,               '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;

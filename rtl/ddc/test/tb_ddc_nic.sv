@@ -25,6 +25,21 @@
 // first message is delivered, and a second one is dropped as a duplicate (counted, not
 // written, no LMR entry, ACKed again) exactly when it carries the first one's seq (read
 // off the loopback link: a sender that does not number its messages).
+// Sequence numbers (contract 1.7), watched on the link: each destination's messages are
+// numbered contiguously, every packet of a message and every retransmission carry the
+// same seq, lag is 0 unless messages wait for answers, and four messages waiting at once
+// for one destination carry lags 0..3. Retransmission (REL_RETRIES): (a) a receiver with
+// ACK_OFF, REL_RETRIES 2 -> the message leaves 3 times (attempts 0, 1, 2), CNT_RETX 2,
+// CNT_REL_TIMEOUT 3, RETRY_EXHAUSTED; (b) a NACK (driven into the link by the tb) ->
+// one retransmission (attempt 1) -> its ACK -> OK, without a timeout. Duplicates are the
+// receiver's business (its sequence window): this test takes the receiver's LMR entries
+// for a retransmitted message as they come (one per complete copy without that window,
+// one in all with it) and checks only what the sender guarantees. (c) a ring slot whose
+// INLINE copy is longer than INLINE_RING_MAX (its bytes 8.. were only in the push window)
+// and (d) a slot rewritten to another dest: the re-read is refused, RETRY_EXHAUSTED after
+// one timeout, nothing sent again. (e) a ring reset while a message is being retransmitted:
+// nothing hangs, the table forgets it, the next message completes OK. A context cannot
+// reset its ring while its message waits for an answer (it counts as outstanding).
 // Contexts: contexts 1..7 set up and use their rings through their own pages only; all of
 // them send at once to each other's contexts (dctx), every LMR ring must get exactly the
 // messages addressed to its context, and every context's completions come in its ring
@@ -103,10 +118,26 @@ module tb_ddc_nic;
     .rx_credit_o       (rx_credit)
   );
 
-  // Loopback link, one register each way.
+  // Loopback link, one register each way. The tb may put its own packet (a NACK) on the
+  // link while the NIC sends nothing; the credits the receiver returns for it are kept
+  // from the sender, whose credit count never saw those flits.
+  link_flit_t inj_q[$];
+  int         inj_swallow = 0;
   always @(posedge clk) begin
-    rx_flit   <= tx_flit;
-    tx_credit <= rx_credit;
+    link_flit_t nf;
+    nf = tx_flit;
+    if (!tx_flit.valid && inj_q.size() != 0) nf = inj_q.pop_front();
+    rx_flit <= nf;
+    if (tx_flit.valid && inj_q.size() != 0) begin
+      errors++;
+      $display("ERROR: the NIC sent while a packet was injected");
+    end
+    if (rx_credit && inj_swallow > 0) begin
+      tx_credit   <= 1'b0;
+      inj_swallow <= inj_swallow - 1;
+    end else begin
+      tx_credit <= rx_credit;
+    end
   end
 
   // The seq of every data packet on the loopback link.
@@ -124,6 +155,66 @@ module tb_ddc_nic;
       mon_idx = rx_flit.last ? 0 : mon_idx + 1;
     end
   end
+
+  // ---- link monitor: sequence fields of the data packets we send ----
+  int          mon_pos = 0;
+  pkt_hdr_w0_t mon_w0;
+  int          seq_last[int];           // dest -> seq of its last first transmission
+  int          seq_msgs = 0;            // first transmissions checked
+  bit          sw_on = 0;               // SENDER_WAIT on: lag may be nonzero
+  logic [31:0] watch_id = '1;           // packets of this msg_id are recorded below
+  int          watch_pkts[4];           // ... per attempt
+  int          watch_seq = -1, watch_bad = 0;
+  int          lag_seen[int];           // msg_id -> lag (first packets)
+  always @(posedge clk) begin
+    if (run && tx_flit.valid) begin
+      if (mon_pos == 0) mon_w0 = pkt_hdr_w0_t'(tx_flit.data);
+      if (mon_pos == 2 && mon_w0.ptype == PTYPE_WRITE) begin
+        pkt_hdr_w2_t w2 = pkt_hdr_w2_t'(tx_flit.data);
+        int d = int'(mon_w0.dest);
+        if (!sw_on && (mon_w0.lag != 0 || mon_w0.attempt != 0)) begin
+          errors++;
+          $display("ERROR: lag %0d attempt %0d without SENDER_WAIT", mon_w0.lag, mon_w0.attempt);
+        end
+        if (mon_w0.first && mon_w0.attempt == 0) begin
+          if (seq_last.exists(d) && int'(w2.seq) != (seq_last[d] + 1) % 256) begin
+            errors++;
+            $display("ERROR: dest %h: seq %0d after %0d", d, w2.seq, seq_last[d]);
+          end
+          seq_last[d] = int'(w2.seq);
+          seq_msgs++;
+          lag_seen[int'(w2.msg_id)] = int'(mon_w0.lag);
+        end
+        if (w2.msg_id == watch_id) begin
+          watch_pkts[mon_w0.attempt]++;
+          if (watch_seq < 0) watch_seq = int'(w2.seq);
+          else if (int'(w2.seq) != watch_seq) watch_bad++;
+        end
+      end
+      mon_pos = tx_flit.last ? 0 : mon_pos + 1;
+    end
+  end
+
+  // A NACK for our message msg_id, from ourselves (the message's receiver), CRC included.
+  function automatic void inject_nack(logic [31:0] msg_id);
+    pkt_hdr_w0_t w0 = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, lag: 4'd0, flags: 4'd0,
+                        attempt: 2'b00, last: 1'b1, first: 1'b1, ptype: PTYPE_NACK,
+                        src: Node, dest: Node};
+    logic [63:0] f[3] = '{w0, 64'h0, {32'h0, msg_id}};
+    logic [31:0] c = '1;
+    link_flit_t  fl;
+    for (int i = 0; i < 3; i++) begin
+      for (int b = 0; b < 8; b++) begin
+        c = c ^ {24'h0, f[i][8*b+:8]};
+        for (int k = 0; k < 8; k++) c = c[0] ? ((c >> 1) ^ 32'hEDB8_8320) : (c >> 1);
+      end
+      fl = '{valid: 1'b1, last: 1'b0, err: 1'b0, data: f[i]};
+      inj_q.push_back(fl);
+    end
+    fl = '{valid: 1'b1, last: 1'b1, err: 1'b0, data: {32'h0, ~c}};
+    inj_q.push_back(fl);
+    inj_swallow += 4;
+  endfunction
 
   int errors = 0;
   `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
@@ -259,6 +350,10 @@ module tb_ddc_nic;
   int lme_prod = 0, lmr_cons = 0;
   int n_msgs = 0, n_pkts = 0, n_descs = 0, n_desc_err = 0, n_acks = 0;
   int n_nacks = 0;   // NACK_REJECTs: one per unicast packet the window checks refused
+  int n_nack_inj = 0;   // NACKs the tb put on the link (received, never sent)
+  int n_csr_err = 0;    // register writes refused on purpose
+  int n_malformed = 0;  // a copy cut by the ring reset below (EEP), if it was cut mid-packet
+  int n_unacked = 4;    // complete messages not ACKed: 3 under ACK_OFF, 1 ACK_OFF + SENDER_WAIT
   logic [63:0] src_ptr = SrcBase, dst_ptr = DstBase + 64'h100;
 
   // Posts one descriptor in the next LME slot and rings the doorbell.
@@ -442,15 +537,15 @@ module tb_ddc_nic;
     csr_expect(CNT_RX_DROP_DEST_OFFSET, drop_dest, {what, " CNT_RX_DROP_DEST"});
     csr_expect(CNT_RX_DROP_WINDOW_OFFSET, drop_win, {what, " CNT_RX_DROP_WINDOW"});
     csr_expect(CNT_RX_CRC_ERR_OFFSET, 0, {what, " CNT_RX_CRC_ERR"});
-    csr_expect(CNT_RX_DROP_MALFORMED_OFFSET, 0, {what, " CNT_RX_DROP_MALFORMED"});
-    csr_expect(CNT_CSR_ERR_OFFSET, 0, {what, " CNT_CSR_ERR"});
+    csr_expect(CNT_RX_DROP_MALFORMED_OFFSET, n_malformed, {what, " CNT_RX_DROP_MALFORMED"});
+    csr_expect(CNT_CSR_ERR_OFFSET, n_csr_err, {what, " CNT_CSR_ERR"});
     csr_expect(LME_CONS_OFFSET, lme_prod, {what, " LME_CONS"});
     csr_expect(LMR_PROD_OFFSET, lmr_cons, {what, " LMR_PROD"});
     repeat (20) @(posedge clk);   // the last ACK's way around the loop
     csr_expect(CNT_ACK_TX_OFFSET, n_acks, {what, " CNT_ACK_TX"});
     csr_expect(CNT_ACK_RX_OFFSET, n_acks, {what, " CNT_ACK_RX"});
     csr_expect(CNT_NACK_TX_OFFSET, n_nacks, {what, " CNT_NACK_TX"});
-    csr_expect(CNT_NACK_RX_OFFSET, n_nacks, {what, " CNT_NACK_RX"});
+    csr_expect(CNT_NACK_RX_OFFSET, n_nacks + n_nack_inj, {what, " CNT_NACK_RX"});
     csr_expect(CNT_ANS_DROP_OFFSET, 0, {what, " CNT_ANS_DROP"});
   endtask
 
@@ -561,6 +656,7 @@ module tb_ddc_nic;
       logic [31:0] acks;
       logic [63:0] dst;
       csr_wr(REL_TIMEOUT_OFFSET, 32'd4);   // 4 ticks of 256 cycles
+      sw_on = 1;
       csr_wr(REL_CTRL_OFFSET, 32'h2);
       // ACK -> OK, and not before the ACK is in.
       for (int i = 0; i < 6; i++) begin
@@ -606,6 +702,201 @@ module tb_ddc_nic;
       csr_expect(ERR_STATUS_OFFSET, 32'h30, "DESC_ERROR and RX_DROP");
       csr_wr(ERR_STATUS_OFFSET, 32'h30);
       csr_wr(INT_STATUS_OFFSET, 32'h1);
+    end
+
+    // ---- sequence numbers with SENDER_WAIT: four messages waiting at once to one dest ----
+    begin
+      int slot0;
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd4);
+      csr_wr(REL_CTRL_OFFSET, 32'h2);
+      slot0 = lme_prod;
+      // no such node: nothing answers, all four wait for their timeouts together
+      for (int i = 0; i < 4; i++) post(SrcBase, dst_ptr, 16, Node + 16'd1, 16'h0, 32'hB000 + 32'(i));
+      for (int i = 0; i < 4; i++) begin
+        wait_lme((slot0 + i) % Ring, st);
+        `CHECK(st == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)), $sformatf("lag test: status %h", st))
+        `CHECK(lag_seen.exists(32'hB000 + i) && lag_seen[32'hB000 + i] == i,
+               $sformatf("message %0d of 4 waiting at once: lag %0d", i,
+                         lag_seen.exists(32'hB000 + i) ? lag_seen[32'hB000 + i] : -1))
+      end
+      n_descs += 4; n_desc_err += 4;
+      csr_wr(REL_CTRL_OFFSET, 32'h0);
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd256);
+    end
+
+    // ---- retransmission (REL_RETRIES) ----
+    begin
+      int slot, t0, n_e;
+      logic [31:0] retx0, tmo0, v;
+      logic [63:0] dst;
+      lmr_entry_w0_t w0;
+      csr_expect(REL_RETRIES_OFFSET, 32'd0, "REL_RETRIES reset value");
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd4);
+      csr_wr(REL_RETRIES_OFFSET, 32'd2);
+      csr_expect(REL_RETRIES_OFFSET, 32'd2, "REL_RETRIES read back");
+      // (a) ACK_OFF at the receiver: three transmissions, then RETRY_EXHAUSTED.
+      csr_wr(REL_CTRL_OFFSET, 32'h3);
+      csr_rd(CNT_RETX_OFFSET, retx0);
+      csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
+      dst = dst_ptr;
+      dst_ptr += 64'd4096;
+      prep(SrcBase, dst, 2500);
+      watch_id = 32'hC001;
+      watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+      in_flight[32'hC001] = '{src: SrcBase, dst: dst, len: 2500};
+      slot = lme_prod;
+      t0 = int'(cycle);
+      post(SrcBase, dst, 2500, Node, 16'h0, 32'hC001);
+      wait_lme(slot, st);
+      `CHECK(st == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)), $sformatf("retx (a): status %h", st))
+      `CHECK(int'(cycle) - t0 > 3 * 3 * 256, $sformatf("retx (a): completed after %0d cycles", int'(cycle) - t0))
+      csr_expect(CNT_RETX_OFFSET, retx0 + 2, "retx (a): CNT_RETX");
+      csr_expect(CNT_REL_TIMEOUT_OFFSET, tmo0 + 3, "retx (a): CNT_REL_TIMEOUT");
+      `CHECK(watch_pkts[0] == 3 && watch_pkts[1] == 3 && watch_pkts[2] == 3 && watch_pkts[3] == 0,
+             $sformatf("retx (a): packets per attempt %0d %0d %0d %0d", watch_pkts[0],
+                       watch_pkts[1], watch_pkts[2], watch_pkts[3]))
+      `CHECK(watch_bad == 0, "retx (a): a retransmission changed its seq")
+      check_landed(SrcBase, dst, 2500);
+      // The receiver's entries: one per complete copy it did not filter (1..3).
+      n_e = 0;
+      do begin
+        wait_lmr(32'hC001, dst, 2500, 16'h0);
+        n_e++;
+        w0 = lmr_entry_w0_t'(mem_word(LmrBase + 64'(32 * lmr_cons)));
+      end while (w0.status[STATUS_DONE_BIT] && n_e < 3);
+      in_flight.delete(32'hC001);
+      n_descs++; n_desc_err++; n_msgs += n_e; n_pkts += 3; n_unacked += n_e;
+      $display("retx (a): 3 transmissions, %0d LMR entries, %0d cycles", n_e, int'(cycle) - t0);
+
+      // (b) a NACK (driven by the tb after the first copy landed unanswered) -> one
+      // retransmission, ACKed -> OK, no timeout (REL_TIMEOUT long).
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd64);
+      csr_rd(CNT_RETX_OFFSET, retx0);
+      csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
+      dst = dst_ptr;
+      dst_ptr += 64'd4096;
+      prep(SrcBase, dst, 4096);
+      watch_id = 32'hC002;
+      watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+      in_flight[32'hC002] = '{src: SrcBase, dst: dst, len: 4096};
+      slot = lme_prod;
+      t0 = int'(cycle);
+      post(SrcBase, dst, 4096, Node, 16'h0, 32'hC002);
+      wait_lmr(32'hC002, dst, 4096, 16'h0);   // landed, not answered (ACK_OFF)
+      $display("retx (b): first copy, doorbell to LMR entry: %0d cycles", int'(cycle) - t0);
+      n_e = 1;
+      csr_wr(REL_CTRL_OFFSET, 32'h2);         // answers on again
+      repeat (50) @(posedge clk);
+      t0 = int'(cycle);
+      inject_nack(32'hC002);
+      n_nack_inj++;
+      wait_lme(slot, st);
+      `CHECK(st == 16'h8000, $sformatf("retx (b): status %h", st))
+      $display("retx (b): NACK -> retransmitted 4 KiB message ACKed, %0d cycles", int'(cycle) - t0);
+      csr_expect(CNT_RETX_OFFSET, retx0 + 1, "retx (b): CNT_RETX");
+      csr_expect(CNT_REL_TIMEOUT_OFFSET, tmo0, "retx (b): CNT_REL_TIMEOUT");
+      `CHECK(watch_pkts[0] == 4 && watch_pkts[1] == 4 && watch_pkts[2] == 0,
+             $sformatf("retx (b): packets per attempt %0d %0d %0d", watch_pkts[0], watch_pkts[1],
+                       watch_pkts[2]))
+      `CHECK(watch_bad == 0, "retx (b): the retransmission changed its seq")
+      check_landed(SrcBase, dst, 4096);
+      repeat (300) @(posedge clk);
+      w0 = lmr_entry_w0_t'(mem_word(LmrBase + 64'(32 * lmr_cons)));
+      if (w0.status[STATUS_DONE_BIT]) begin
+        wait_lmr(32'hC002, dst, 4096, 16'h0);
+        n_e++;
+      end
+      in_flight.delete(32'hC002);
+      n_descs++; n_msgs += n_e; n_pkts += 8; n_acks++;
+      n_unacked++;   // its first copy, under ACK_OFF
+
+      // (c), (d): the re-read is refused -> RETRY_EXHAUSTED after the first timeout.
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd4);
+      csr_wr(REL_CTRL_OFFSET, 32'h3);
+      for (int k = 0; k < 2; k++) begin
+        logic [31:0] id = 32'hC003 + 32'(k);
+        logic [63:0] sl;
+        dst = dst_ptr;
+        dst_ptr += 64'd256;
+        prep(SrcBase, dst, 40);
+        csr_rd(CNT_RETX_OFFSET, retx0);
+        csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
+        watch_id = id;
+        watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+        in_flight[int'(id)] = '{src: SrcBase, dst: dst, len: 40};
+        slot = lme_prod;
+        sl = LmeBase + 64'(32 * slot);
+        if (k == 0) push_post(SrcBase, dst, 40, 16'h0, id, 1'b1);
+        else post(SrcBase, dst, 40, Node, 16'h0, id);
+        wait_lmr(id, dst, 40, 16'h0);
+        // the slot as a driver must not leave it: (c) an INLINE copy of 40 bytes,
+        // (d) another destination
+        if (k == 0) mem_wr_word(sl + 16, lme_desc_w2_t'{flags: 16'(1 << DESC_FLAG_INLINE_BIT),
+                                                        dest: Node, len: 32'd40});
+        else mem_wr_word(sl + 16, lme_desc_w2_t'{flags: 16'h0, dest: Node + 16'd1, len: 32'd40});
+        wait_lme(slot, st);
+        `CHECK(st == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)), $sformatf("retx (%s): status %h",
+               k == 0 ? "c" : "d", st))
+        csr_expect(CNT_RETX_OFFSET, retx0 + 1, "retx (c/d): CNT_RETX");
+        csr_expect(CNT_REL_TIMEOUT_OFFSET, tmo0 + 1, "retx (c/d): CNT_REL_TIMEOUT");
+        `CHECK(watch_pkts[0] == 1 && watch_pkts[1] == 0, $sformatf(
+               "retx (c/d): packets per attempt %0d %0d", watch_pkts[0], watch_pkts[1]))
+        check_landed(SrcBase, dst, 40);
+        in_flight.delete(int'(id));
+        n_descs++; n_desc_err++; n_msgs++; n_pkts++; n_unacked++;
+      end
+
+      // (e) ring reset while retransmitting: REL_TIMEOUT 1 tick, many retries.
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd1);
+      csr_wr(REL_RETRIES_OFFSET, 32'd15);
+      csr_rd(CNT_RETX_OFFSET, retx0);
+      dst = dst_ptr;
+      dst_ptr += 64'd8192;
+      prep(SrcBase, dst, 4096);
+      in_flight[32'hC005] = '{src: SrcBase, dst: dst, len: 4096};
+      slot = lme_prod;
+      post(SrcBase, dst, 4096, Node, 16'h0, 32'hC005);
+      do csr_rd(CNT_RETX_OFFSET, v); while (v < retx0 + 2);
+      repeat ($urandom_range(0, 300)) @(posedge clk);
+      csr_wr(LME_SIZE_OFFSET, Ring);   // ring reset
+      lme_prod = 0;
+      repeat (2000) @(posedge clk);
+      csr_rd(CNT_RETX_OFFSET, retx0);
+      repeat (2000) @(posedge clk);
+      csr_expect(CNT_RETX_OFFSET, retx0, "retx (e): retransmissions stop at the ring reset");
+      csr_expect(LME_CONS_OFFSET, 0, "retx (e): LME_CONS after the ring reset");
+      // the copies that landed whole (each with its entry, unless the receiver filtered it)
+      n_e = 0;
+      w0 = lmr_entry_w0_t'(mem_word(LmrBase + 64'(32 * lmr_cons)));
+      while (w0.status[STATUS_DONE_BIT]) begin
+        wait_lmr(32'hC005, dst, 4096, 16'h0);
+        n_e++;
+        w0 = lmr_entry_w0_t'(mem_word(LmrBase + 64'(32 * lmr_cons)));
+      end
+      `CHECK(n_e >= 1 && n_e <= 4, $sformatf("retx (e): %0d LMR entries", n_e))
+      check_landed(SrcBase, dst, 4096);
+      in_flight.delete(32'hC005);
+      csr_rd(CNT_RX_DROP_MALFORMED_OFFSET, v);
+      `CHECK(v <= 1, $sformatf("retx (e): %0d malformed drops", v))
+      n_malformed = int'(v);
+      n_msgs += n_e; n_unacked += n_e;
+      $display("retx (e): ring reset during retransmission, %0d copies landed whole, %0d cut", n_e, v);
+      // the card goes on: a new message, answered, completes OK at slot 0
+      csr_wr(REL_CTRL_OFFSET, 32'h2);
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd64);
+      send_self(777, 3, 5, 16'h0);
+      n_acks++;
+      watch_id = '1;
+      csr_wr(REL_CTRL_OFFSET, 32'h0);
+      csr_wr(REL_RETRIES_OFFSET, 32'd0);
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd256);
+      sw_on = 0;
+      check_counters("retransmission", 6, 2);   // + the lag test's 4 to no such node
+      csr_rd(ERR_STATUS_OFFSET, v);
+      `CHECK(v == 32'h30, $sformatf("DESC_ERROR and RX_DROP after retransmission: %h", v))
+      csr_wr(ERR_STATUS_OFFSET, v);
+      csr_wr(INT_STATUS_OFFSET, 32'h1);
+      `CHECK(seq_msgs > 60, $sformatf("only %0d message numbers checked", seq_msgs))
     end
 
     // ---- push window ----
@@ -655,7 +946,7 @@ module tb_ddc_nic;
         in_flight.delete(32'h7777);
         n_msgs++; n_descs++;
       end
-      csr_expect(CNT_PUSH_OFFSET, 32'(pushes), "CNT_PUSH after pushes");
+      csr_expect(CNT_PUSH_OFFSET, 32'(pushes + 1), "CNT_PUSH after pushes (and retx (c)'s)");
       csr_expect(CNT_PUSH_REJECT_OFFSET, 0, "no push rejected yet");
 
       // Ordering: three ring descriptors, then a push (the push path is free) for the 4th
@@ -717,8 +1008,8 @@ module tb_ddc_nic;
       csr_wr(INT_STATUS_OFFSET, 32'h7);
       // ... and the card keeps going.
       send_self(40, 3, 5, 16'h0);
-      n_acks = n_msgs - 4;   // 3 under ACK_OFF, 1 under ACK_OFF with SENDER_WAIT
-      check_counters("after pushes", 2, 2);
+      n_acks = n_msgs - n_unacked;
+      check_counters("after pushes", 6, 2);
     end
 
     // ---- a 64 KiB message: doorbell to LMR entry ----
@@ -743,8 +1034,8 @@ module tb_ddc_nic;
       n_msgs++;
       n_descs++;
       repeat (100) @(posedge clk);
-      n_acks = n_msgs - 4;   // 3 under ACK_OFF, 1 under ACK_OFF with SENDER_WAIT
-      check_counters("after 64 KiB", 2, 2);
+      n_acks = n_msgs - n_unacked;
+      check_counters("after 64 KiB", 6, 2);
     end
 
     // ---- contexts 1..7, each through its own page only ----
@@ -831,8 +1122,8 @@ module tb_ddc_nic;
       end
       // A context with descriptors outstanding cannot reset its ring; an idle one can.
       csr_expect(ctx_reg(3, CTX_LME_SIZE_OFFSET), Ring, "context LME_SIZE");
-      n_acks = n_msgs - 4;   // every context message is a unicast the loopback ACKs
-      check_counters("after contexts", 2, 2);
+      n_acks = n_msgs - n_unacked;   // every context message is a unicast the loopback ACKs
+      check_counters("after contexts", 6, 2);
 
       // Per-context interrupt bits: context 4 sends to context 6 with both IRQ flags.
       begin
@@ -846,6 +1137,37 @@ module tb_ddc_nic;
         csr_expect(INT_STATUS_OFFSET, 32'h0, "INT_STATUS clear");
         n_msgs++;
         n_descs++;
+      end
+
+      // A message waiting for its answer is outstanding: its context cannot reset its
+      // ring until it completes (here RETRY_EXHAUSTED: ACK_OFF, no retries).
+      begin
+        longint t;
+        logic [31:0] v;
+        lme_desc_w3_t w3;
+        int slot = ctx_prod[5], n = 0;
+        csr_wr(REL_TIMEOUT_OFFSET, 32'd4);
+        csr_wr(REL_CTRL_OFFSET, 32'h3);
+        ctx_send(5, 2, 64, 32'h7702, 1'b1, t);
+        csr_wr(ctx_reg(5, CTX_LME_SIZE_OFFSET), Ring / 2);
+        csr_expect(ctx_reg(5, CTX_LME_SIZE_OFFSET), Ring, "LME_SIZE refused while a message waits");
+        csr_rd(ERR_STATUS_OFFSET, v);
+        `CHECK(v[1], "CSR_BAD_VALUE for a ring reset with a message waiting")
+        n_csr_err++;
+        do begin
+          @(posedge clk);
+          n++;
+          w3 = lme_desc_w3_t'(mem_word(ctx_lme(5) + 64'(32 * slot + 24)));
+        end while (!w3.status[STATUS_DONE_BIT] && n < 100000);
+        `CHECK(w3.status == (16'h8000 | 16'(DESC_ERR_RETRY_EXHAUSTED)),
+               $sformatf("context 5 waiting message: status %h", w3.status))
+        csr_wr(ctx_reg(5, CTX_LME_SIZE_OFFSET), Ring);   // idle now: taken
+        csr_expect(CNT_CSR_ERR_OFFSET, n_csr_err, "ring reset of an idle context taken");
+        ctx_prod[5] = 0;
+        csr_wr(REL_CTRL_OFFSET, 32'h0);
+        csr_wr(REL_TIMEOUT_OFFSET, 32'd256);
+        csr_wr(ERR_STATUS_OFFSET, 32'h12);   // CSR_BAD_VALUE, DESC_ERROR
+        n_msgs++; n_descs++; n_desc_err++; n_unacked++;
       end
 
       // A packet for a context without an LMR ring: dropped and counted.

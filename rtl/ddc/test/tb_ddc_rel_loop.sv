@@ -40,6 +40,9 @@ module tb_ddc_rel_loop;
   logic [1:0]  done_res;
   logic [4:0]  timeouts;
   logic        retx_ev, stray;
+  logic [15:0] retx_dest_unused;
+  logic [15:0] retx_seq_unused;
+  logic [3:0]  retx_tries_unused, lag_unused;
 
   ddc_tx_rel_table #(
     .ENTRIES  (Entries),
@@ -58,6 +61,9 @@ module tb_ddc_rel_loop;
     .alloc_idx_o  (alloc_idx),
     .sent_valid_i (sent_valid),
     .sent_idx_i   (sent_idx),
+    .sent_fail_i  (1'b0),
+    .fail_valid_i (1'b0),
+    .fail_idx_i   ('0),
     .ans_valid_i  (ans_valid),
     .ans_src_i    (ans_src),
     .ans_seq_i    (ans_seq),
@@ -67,6 +73,11 @@ module tb_ddc_rel_loop;
     .retx_ready_i (retx_ready),
     .retx_idx_o   (retx_idx),
     .retx_tag_o   (retx_tag),
+    .retx_dest_o  (retx_dest_unused),
+    .retx_seq_o   (retx_seq_unused),
+    .retx_tries_o (retx_tries_unused),
+    .lag_dest_i   (6'd0),
+    .lag_o        (lag_unused),
     .done_sel_en_i(1'b0),
     .done_sel_i   ('0),
     .done_valid_o (done_valid),

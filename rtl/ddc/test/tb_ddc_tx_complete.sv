@@ -9,7 +9,14 @@
 // random delay with ACK, NACK, NACK_REJECT or nothing, plus stray answers; the record
 // completes OK / RETRY_EXHAUSTED / REJECTED / RETRY_EXHAUSTED, never before its answer
 // (or, unanswered, before the timeout), still in record order; a 2-entry table makes
-// records wait for a free entry.
+// records wait for a free entry. A read-error cut of a waiting message ends it at once
+// (DMA_RD). Every good unicast record gets seq = next per dest[5:0] and a lag bounded by the
+// live waiting records of that dest; broadcasts 0.
+// Retransmission (REL_RETRIES 2): each record has an answer script per attempt; a NACK or
+// silence brings a retransmission request (named by context, ring slot, dest, msg_id, seq,
+// lag, attempt) that the model TX path serves after a random delay, now and then cut by a
+// read error or refused on its re-read (EXHAUSTED); results follow the script, never more
+// than the budget of retransmissions, counters (retx, timeouts) match the model.
 module tb_ddc_tx_complete;
   import fasthsl_pkg::*;
 
@@ -22,7 +29,33 @@ module tb_ddc_tx_complete;
   logic        cpl_valid = 1'b0, cpl_ready, cpl_irq = 1'b0;
   desc_err_e   cpl_err = DESC_ERR_OK;
   logic [31:0] cpl_msg_id = '0;
-  logic        msg_done = 1'b0, msg_err = 1'b0;
+  logic        msg_done = 1'b0, msg_err = 1'b0, msg_retx = 1'b0;
+  logic [3:0]  msg_ridx = '0;
+  logic        cpl_unicast = 1'b1;
+  logic [7:0]  seq_o;
+  logic [3:0]  lag_o;
+  logic [3:0]  retries = '0;
+  logic        retx_valid, retx_ready = 1'b0, retx_ctx, retx_o;
+  logic [3:0]  retx_idx, retx_lag;
+  logic [15:0] retx_slot, retx_dest;
+  logic [31:0] retx_msg_id;
+  logic [7:0]  retx_seq;
+  logic [1:0]  retx_attempt;
+  logic        rfail_valid = 1'b0;
+  logic [3:0]  rfail_idx = '0;
+  logic [4:0]  timeouts_o;
+  int          next_seq[64];
+  int          push_n = 0;                      // records queued since the last ring reset
+  int          g_tries[int], g_fin[int], g_slot[int], g_seq[int], g_lag[int];
+  int          msg2g[int];                      // msg_id -> good_idx (wait records)
+  int          n_retx_ev = 0, n_timeouts_ev = 0, m_retx = 0, m_timeouts = 0;
+  int          rt_cut = 0, rt_fail = 0, p_rtbad = 0;
+  typedef struct {
+    longint at;
+    int     idx, g;
+    bit     cut, refuse;
+  } rt_t;
+  rt_t         rt_q[$];
   bit          cut[int];      // good_idx -> its msg_done came with msg_err
   int          p_cut = 0, cuts = 0;
   logic        wr_valid, wr_ready = 1'b0;
@@ -69,7 +102,25 @@ module tb_ddc_tx_complete;
     .cpl_irq_i   (cpl_irq),
     .cpl_dest_i  (cpl_dest),
     .cpl_wait_i  (cpl_wait),
+    .cpl_unicast_i(cpl_unicast),
+    .seq_o       (seq_o),
+    .lag_o       (lag_o),
     .rel_timeout_i(Timeout),
+    .retries_max_i(retries),
+    .retx_valid_o(retx_valid),
+    .retx_ready_i(retx_ready),
+    .retx_idx_o  (retx_idx),
+    .retx_ctx_o  (retx_ctx),
+    .retx_slot_o (retx_slot),
+    .retx_dest_o (retx_dest),
+    .retx_msg_id_o(retx_msg_id),
+    .retx_seq_o  (retx_seq),
+    .retx_lag_o  (retx_lag),
+    .retx_attempt_o(retx_attempt),
+    .rfail_valid_i(rfail_valid),
+    .rfail_idx_i (rfail_idx),
+    .timeouts_o  (timeouts_o),
+    .retx_o      (retx_o),
     .ans_valid_i (ans_valid),
     .ans_src_i   (ans_src),
     .ans_msg_id_i(ans_msg_id),
@@ -77,6 +128,8 @@ module tb_ddc_tx_complete;
     .ans_reject_i(ans_reject),
     .msg_done_i  (msg_done),
     .msg_err_i   (msg_err),
+    .msg_retx_i  (msg_retx),
+    .msg_ridx_i  (msg_ridx),
     .wr_valid_o  (wr_valid),
     .wr_ready_i  (wr_ready),
     .wr_addr_o   (wr_addr),
@@ -97,7 +150,8 @@ module tb_ddc_tx_complete;
     logic [31:0] good_idx;   // index among good records (0-based), for msg_done matching
     logic        wait_ans;
     logic [15:0] dest;
-    logic [2:0]  kind;       // 0 ACK, 1 NACK, 2 NACK_REJECT, 3 no answer
+    logic [3:0][1:0] kinds;  // per attempt: 0 ACK, 1 NACK, 2 NACK_REJECT, 3 no answer
+    logic        unicast;
   } rec_t;
   rec_t   by_good[int];
 
@@ -128,9 +182,11 @@ module tb_ddc_tx_complete;
     r.msg_id = $urandom();
     r.irq = ($urandom_range(0, 1) != 0);
     r.good_idx = 32'(good_made);
-    r.wait_ans = ($urandom_range(0, 99) < p_wait);
-    r.dest = 16'($urandom_range(0, 3));
-    r.kind = 3'($urandom_range(0, 3));
+    r.unicast = ($urandom_range(0, 9) != 0);
+    r.wait_ans = r.unicast && ($urandom_range(0, 99) < p_wait);
+    // dests 0..3 and their aliases 64..67 (numbered together: dest[5:0])
+    r.dest = 16'($urandom_range(0, 3) + 64 * $urandom_range(0, 1));
+    for (int a = 0; a < 4; a++) r.kinds[a] = 2'($urandom_range(0, 3));
     if (r.err == 0) good_made++;
     to_send.push_back(r);
   endtask
@@ -141,6 +197,7 @@ module tb_ddc_tx_complete;
     if (to_send.size() != 0) begin
       cpl_err = desc_err_e'(to_send[0].err); cpl_msg_id = to_send[0].msg_id; cpl_irq = to_send[0].irq;
       cpl_wait = to_send[0].wait_ans; cpl_dest = to_send[0].dest;
+      cpl_unicast = to_send[0].unicast;
     end
     // At most one answer per cycle: the first one due, else now and then a stray one.
     ans_valid = 1'b0;
@@ -162,9 +219,20 @@ module tb_ddc_tx_complete;
       ans_nack   = ($urandom_range(0, 1) != 0);
       ans_reject = ($urandom_range(0, 1) != 0);
     end
-    // The packetizer finishes good messages in order, only after their record exists.
-    msg_done = !drain && (dones_sent < good_pushed) && ($urandom_range(0, 99) < p_done);
-    msg_err  = msg_done && ($urandom_range(0, 99) < p_cut);
+    // The packetizer finishes good messages in order, only after their record exists; a
+    // retransmission due goes first (one message leaves at a time).
+    msg_retx = 1'b0; rfail_valid = 1'b0;
+    retx_ready = !drain && ($urandom_range(0, 99) < 70);
+    if (!drain && rt_q.size() != 0 && rt_q[0].at <= cycle && rt_q[0].refuse) begin
+      rfail_valid = 1'b1; rfail_idx = 4'(rt_q[0].idx);
+    end
+    if (!drain && rt_q.size() != 0 && rt_q[0].at <= cycle && !rt_q[0].refuse) begin
+      msg_done = 1'b1; msg_retx = 1'b1; msg_ridx = 4'(rt_q[0].idx);
+      msg_err  = rt_q[0].cut;
+    end else begin
+      msg_done = !drain && (dones_sent < good_pushed) && ($urandom_range(0, 99) < p_done);
+      msg_err  = msg_done && ($urandom_range(0, 99) < p_cut);
+    end
     wr_ready = ($urandom_range(0, 99) < p_wr);
     #4;
     if (run) begin
@@ -173,26 +241,107 @@ module tb_ddc_tx_complete;
       end
       if (done && int'(cons) != cons_exp) fail($sformatf("cons %0d want %0d", cons, cons_exp));
       pulse_exp = 0;
+      n_retx_ev += int'(retx_o);
+      n_timeouts_ev += int'(timeouts_o);
       if (cpl_valid && cpl_ready) begin
         m_r = to_send.pop_front();
         pushed.push_back(m_r);
         if (m_r.err == 0) begin
+          int g = int'(m_r.good_idx), d = int'(m_r.dest[5:0]), live = 0;
           good_pushed++;
-          by_good[int'(m_r.good_idx)] = m_r;
+          by_good[g] = m_r;
+          // seq: next of dest[5:0] (unicast only); lag: the live waiting entries of dest[5:0]
+          // (pushed records not yet written; the one being written may already be freed)
+          foreach (pushed[i]) begin
+            if (i < pushed.size() - 1 && pushed[i].err == 0 && pushed[i].wait_ans &&
+                int'(pushed[i].dest[5:0]) == d) live++;
+          end
+          if (!m_r.unicast) begin
+            if (seq_o !== 8'h0 || lag_o !== 4'h0) fail("broadcast with seq/lag");
+          end else begin
+            if (int'(seq_o) != next_seq[d] % 256) fail($sformatf("seq %0d, want %0d", seq_o, next_seq[d] % 256));
+            if (int'(lag_o) > live || int'(lag_o) < live - int'(wr_valid))
+              fail($sformatf("lag %0d, %0d live entries of dest %0d", lag_o, live, d));
+            next_seq[d]++;
+          end
+          g_seq[g] = int'(seq_o); g_lag[g] = int'(lag_o);
+          g_tries[g] = 0; g_fin[g] = -1;
+          if (m_r.wait_ans) msg2g[int'(m_r.msg_id)] = g;
         end
+        g_slot[int'(m_r.good_idx)] = push_n % int'(lme_size);
+        push_n++;
       end
-      if (msg_done) begin
+      if (rfail_valid) begin
+        g_fin[rt_q[0].g] = int'(DESC_ERR_RETRY_EXHAUSTED);
+        rt_fail++;
+        void'(rt_q.pop_front());
+      end
+      if (msg_done && msg_retx) begin
+        int g = rt_q[0].g;
+        m_r = by_good[g];
+        sent_at[g] = cycle;
+        if (msg_err) begin
+          g_fin[g] = int'(DESC_ERR_RETRY_EXHAUSTED);
+          rt_cut++;
+        end else begin
+          // this attempt's answer, per the script
+          int k = int'(m_r.kinds[g_tries[g]]);
+          if (k == 0) g_fin[g] = 0;
+          else if (k == 2) g_fin[g] = int'(DESC_ERR_REJECTED);
+          else if (g_tries[g] == int'(retries)) g_fin[g] = int'(DESC_ERR_RETRY_EXHAUSTED);
+          if (k == 3) m_timeouts++;
+          if (k != 3) begin
+            ans_t a;
+            a.at = cycle + longint'($urandom_range(1, 400));
+            a.src = m_r.dest; a.msg_id = m_r.msg_id; a.kind = 2'(k);
+            ans_at[g] = a.at;
+            answers.push_back(a);
+          end
+        end
+        void'(rt_q.pop_front());
+      end else if (msg_done) begin
         cut[dones_sent] = msg_err;
         sent_at[dones_sent] = cycle;
         m_r = by_good[dones_sent];
-        if (m_r.wait_ans && m_r.kind != 3) begin
+        if (m_r.wait_ans && !msg_err) begin
+          int k = int'(m_r.kinds[0]);
+          if (k == 0) g_fin[dones_sent] = 0;
+          else if (k == 2) g_fin[dones_sent] = int'(DESC_ERR_REJECTED);
+          else if (retries == 0) g_fin[dones_sent] = int'(DESC_ERR_RETRY_EXHAUSTED);
+          if (k == 3) m_timeouts++;
+        end
+        if (m_r.wait_ans && m_r.kinds[0] != 3) begin
           ans_t a;
           a.at = cycle + longint'($urandom_range(1, 400));   // within the timeout
-          a.src = m_r.dest; a.msg_id = m_r.msg_id; a.kind = m_r.kind[1:0];
+          a.src = m_r.dest; a.msg_id = m_r.msg_id; a.kind = m_r.kinds[0];
           ans_at[dones_sent] = a.at;
           answers.push_back(a);
         end
         dones_sent++;
+      end
+      if (retx_valid && retx_ready) begin
+        if (!msg2g.exists(int'(retx_msg_id))) fail("retransmission of an unknown message");
+        else begin
+          rt_t t;
+          int g = msg2g[int'(retx_msg_id)];
+          m_r = by_good[g];
+          m_retx++;
+          if (g_fin[g] != -1) fail("retransmission of a message with a result");
+          if (g_tries[g] >= int'(retries)) fail("more retransmissions than REL_RETRIES");
+          g_tries[g]++;
+          if (m_r.kinds[g_tries[g] - 1] == 3 &&
+              cycle < sent_at[g] + longint'((Timeout - 1) * 256 + 1)) fail("retransmission before the timeout");
+          if (m_r.kinds[g_tries[g] - 1] == 1 && cycle <= ans_at[g]) fail("retransmission before the NACK");
+          if (retx_dest !== m_r.dest || int'(retx_seq) != g_seq[g] || int'(retx_lag) != g_lag[g] ||
+              int'(retx_attempt) != g_tries[g] % 4 || int'(retx_slot) != g_slot[g] || retx_ctx !== 1'b0)
+            fail($sformatf("retransmission request fields: dest %0d seq %0d lag %0d att %0d slot %0d",
+                           retx_dest, retx_seq, retx_lag, retx_attempt, retx_slot));
+          t.at = cycle + longint'($urandom_range(1, 200)); t.idx = int'(retx_idx); t.g = g;
+          t.refuse = ($urandom_range(0, 99) < p_rtbad);
+          t.cut = !t.refuse && ($urandom_range(0, 99) < p_rtbad);
+          rt_q.push_back(t);
+          rt_q.sort(x) with (x.at);
+        end
       end
       if (wr_valid && wr_ready) begin
         if (wr_strb !== 8'hFF) fail("strobe");
@@ -205,10 +354,10 @@ module tb_ddc_tx_complete;
           fail("write with no record");
         end else begin
           m_r = pushed.pop_front();
-          if (m_r.err == 0 && m_r.wait_ans) begin
+          if (m_r.err == 0 && m_r.wait_ans && !cut[int'(m_r.good_idx)] &&
+              g_tries[int'(m_r.good_idx)] == 0) begin
             waited++;
-            if (m_r.kind == 3) begin
-              w_silent++;
+            if (m_r.kinds[0] == 3) begin
               if (cycle < sent_at[int'(m_r.good_idx)] + longint'((Timeout - 1) * 256 + 1))
                 fail("unanswered message completed before its timeout");
             end else if (cycle <= ans_at[int'(m_r.good_idx)]) begin
@@ -219,11 +368,14 @@ module tb_ddc_tx_complete;
             m_r.err = 8'(DESC_ERR_DMA_RD);
             cuts++;
           end else if (m_r.err == 0 && m_r.wait_ans) begin
-            unique case (m_r.kind)
-              3'd0: w_ok++;
-              3'd2: begin m_r.err = 8'(DESC_ERR_REJECTED); w_rej++; end
-              default: begin m_r.err = 8'(DESC_ERR_RETRY_EXHAUSTED); w_exh++; end
-            endcase
+            int g = int'(m_r.good_idx);
+            if (g_fin[g] == -1) fail("message completed before its result was due");
+            m_r.err = 8'(g_fin[g]);
+            if (g_fin[g] == 0) w_ok++;
+            else if (g_fin[g] == int'(DESC_ERR_REJECTED)) w_rej++;
+            else w_exh++;
+            if (g_tries[g] == 0 && m_r.kinds[0] == 3) w_silent++;
+            msg2g.delete(int'(m_r.msg_id));
           end
           if (wr_addr !== lme_base + 64'(32 * (written % int'(lme_size))) + 64'd24) fail($sformatf("addr %h", wr_addr));
           if (wr_data !== {16'h0, 16'h8000 | {8'h0, m_r.err}, m_r.msg_id}) fail($sformatf("data %h", wr_data));
@@ -289,6 +441,23 @@ module tb_ddc_tx_complete;
     $display("%0d waited: %0d OK, %0d EXHAUSTED (%0d unanswered), %0d REJECTED", waited, w_ok,
              w_exh, w_silent, w_rej);
     if (w_ok < 50 || w_exh < 100 || w_silent < 40 || w_rej < 40) fail("too few waited results");
+    if (n_timeouts_ev != m_timeouts) fail($sformatf("timeouts %0d, model %0d", n_timeouts_ev, m_timeouts));
+
+    // Retransmissions: REL_RETRIES 2, answer scripts per attempt, some retransmissions cut
+    // by a read error or refused on the re-read.
+    retries = 4'd2; p_rtbad = 10;
+    n_retx_ev = 0; m_retx = 0; n_timeouts_ev = 0; m_timeouts = 0;
+    w_ok = 0; w_exh = 0; w_rej = 0;
+    p_wait = 80; p_stray = 5; p_cut = 5; p_done = 60; p_rec = 70; p_wr = 70;
+    for (int i = 0; i < 600; i++) add(10);
+    wait_done(4000000);
+    $display("retransmission: %0d retransmissions (%0d cut, %0d refused), %0d timeouts; %0d OK, %0d EXHAUSTED, %0d REJECTED",
+             m_retx, rt_cut, rt_fail, m_timeouts, w_ok, w_exh, w_rej);
+    if (n_retx_ev != m_retx) fail($sformatf("retx events %0d, model %0d", n_retx_ev, m_retx));
+    if (n_timeouts_ev != m_timeouts) fail($sformatf("timeouts %0d, model %0d", n_timeouts_ev, m_timeouts));
+    if (m_retx < 200 || rt_cut < 5 || rt_fail < 5 || w_ok < 100 || w_exh < 50 || w_rej < 50)
+      fail("too few retransmission cases");
+    retries = 4'd0; p_rtbad = 0;
     p_stray = 0;
 
     // Ring reset with a write held by the host.
@@ -301,8 +470,8 @@ module tb_ddc_tx_complete;
       lme_size = 16'(3 + k);
       @(negedge clk);
       flush = 1'b0;
-      to_send.delete(); pushed.delete(); answers.delete();
-      written = 0; good_made = 0; good_pushed = 0; dones_sent = 0;
+      to_send.delete(); pushed.delete(); answers.delete(); rt_q.delete(); msg2g.delete();
+      written = 0; good_made = 0; good_pushed = 0; dones_sent = 0; push_n = 0;
       while (!idle) @(negedge clk);
       drain = 1'b0;
       p_wr = 60;

@@ -10,7 +10,8 @@
 // consumed), and the message's msg_done comes with msg_err; the next message is intact.
 // Answer packets (ACK/NACK, 4 flits from the receive side) offered at random: each leaves
 // whole, in order, unchanged, never inside a data packet, under the same credits, and a
-// flush does not cut one.
+// flush does not cut one. The sequence fields (seq, lag, attempt) travel from each job into
+// its header, and every msg_done reports its message's retx flag and rel table entry.
 module tb_ddc_tx_packetizer;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -30,6 +31,10 @@ module tb_ddc_tx_packetizer;
   logic [79:0] job_remote = '0;   // {key, word 1}: the key is the msg_id's low half here
   logic [31:0] job_msg_id = '0, job_offset = '0;
   logic [2:0]  job_src_off = '0;
+  logic [7:0]  job_seq = '0;
+  logic [3:0]  job_lag = '0, job_ridx = '0, msg_ridx;
+  logic [1:0]  job_attempt = '0;
+  logic        job_retx = 1'b0, msg_retx;
   logic        pbuf_valid = 1'b0, pbuf_ready;
   logic [63:0] pbuf_data = '0;
   logic        pbuf_err = 1'b0;
@@ -61,6 +66,11 @@ module tb_ddc_tx_packetizer;
     .job_msg_id_i (job_msg_id),
     .job_offset_i (job_offset),
     .job_src_off_i(job_src_off),
+    .job_seq_i    (job_seq),
+    .job_lag_i    (job_lag),
+    .job_attempt_i(job_attempt),
+    .job_retx_i   (job_retx),
+    .job_ridx_i   (job_ridx),
     .pbuf_valid_i (pbuf_valid),
     .pbuf_ready_o (pbuf_ready),
     .pbuf_data_i  (pbuf_data),
@@ -74,6 +84,8 @@ module tb_ddc_tx_packetizer;
     .pkt_sent_o   (pkt_sent),
     .msg_done_o   (msg_done),
     .msg_err_o    (msg_err),
+    .msg_retx_o   (msg_retx),
+    .msg_ridx_o   (msg_ridx),
     .idle_o       (idle)
   );
 
@@ -89,7 +101,14 @@ module tb_ddc_tx_packetizer;
     logic [2:0]  src_off;
     logic [31:0] base;    // first byte in all_bytes
     logic        bad;     // one of its words carries a read error: ends with EEP
+    logic [7:0]  seq;
+    logic [3:0]  lag;
+    logic [1:0]  attempt;
+    logic        retx;
+    logic [3:0]  ridx;
   } pkt_t;
+
+  logic [4:0]  done_exp[$];   // {retx, ridx} of each message's last packet, in order
 
   pkt_t        to_send[$];     // jobs not yet offered
   pkt_t        expect_q[$];    // packets expected on the link
@@ -150,6 +169,9 @@ module tb_ddc_tx_packetizer;
     p.msg_id = $urandom(); p.offset = 32'($urandom_range(0, MSG_LEN_MAX - 1)); p.src_off = 3'(s);
     p.base = 32'(all_bytes.size());
     p.bad = (bad_word >= 0);
+    p.seq = 8'($urandom()); p.lag = 4'($urandom()); p.attempt = 2'($urandom());
+    p.retx = 1'($urandom()); p.ridx = 4'($urandom());
+    if (last) done_exp.push_back({p.retx, p.ridx});
     for (int k = 0; k < len; k++) all_bytes.push_back(raw[s + k]);
     for (int w = 0; w < n; w++) begin
       logic [63:0] x;
@@ -181,12 +203,12 @@ module tb_ddc_tx_packetizer;
     // DESC_FLAG_BCAST in the job's flags makes a broadcast packet.
     if (w0.dest !== p.dest || w0.src !== node_id ||
         w0.ptype !== (p.flags[DESC_FLAG_BCAST_BIT] ? PTYPE_BCAST : PTYPE_WRITE) || w0.first !== p.first ||
-        w0.last !== p.last || w0.flags !== p.flags[3:0] || w0.len !== 11'(p.len) || w0.attempt !== '0 || w0.lag !== '0 ||
+        w0.last !== p.last || w0.flags !== p.flags[3:0] || w0.len !== 11'(p.len) || w0.attempt !== p.attempt || w0.lag !== p.lag ||
         w0.dctx !== p.remote[50:48] || w0.rsvd62 !== '0) begin
       fail($sformatf("bad w0 %h", cur[0]));
     end
     if (cur[1] !== {p.msg_id[15:0], p.remote[47:0]}) fail("bad w1");
-    if (cur[2] !== {8'h00, p.offset[23:0], p.msg_id}) fail("bad w2");
+    if (cur[2] !== {p.seq, p.offset[23:0], p.msg_id}) fail("bad w2");
     if (p.bad) begin
       // Cut by a read error: full length, EEP instead of the trailer; no CRC to check.
       cut_pkts++;
@@ -217,6 +239,8 @@ module tb_ddc_tx_packetizer;
       job_dest = to_send[0].dest; job_flags = to_send[0].flags; job_first = to_send[0].first;
       job_last = to_send[0].last; job_len = to_send[0].len; job_remote = {to_send[0].msg_id[15:0], to_send[0].remote};
       job_msg_id = to_send[0].msg_id; job_offset = to_send[0].offset; job_src_off = to_send[0].src_off;
+      job_seq = to_send[0].seq; job_lag = to_send[0].lag; job_attempt = to_send[0].attempt;
+      job_retx = to_send[0].retx; job_ridx = to_send[0].ridx;
     end
     pbuf_valid = (words.size() != 0) && ($urandom_range(0, 99) < p_pbuf);
     pbuf_data  = (words.size() != 0) ? words[0] : 64'hx;
@@ -243,7 +267,11 @@ module tb_ddc_tx_packetizer;
         void'(werr.pop_front());
       end
       if (pkt_sent) pkt_sent_n++;
-      if (msg_done) msg_done_n++;
+      if (msg_done) begin
+        msg_done_n++;
+        if (done_exp.size() == 0) fail("msg_done without a last packet");
+        else if ({msg_retx, msg_ridx} !== done_exp.pop_front()) fail("msg_done: wrong retx/ridx");
+      end
       if (msg_err && !msg_done) fail("msg_err without msg_done");
       if (msg_err) msg_err_n++;
       if (tx_flit.valid) begin
@@ -314,6 +342,7 @@ module tb_ddc_tx_packetizer;
     words.delete();
     werr.delete();
     expect_q.delete();
+    done_exp.delete();
     while (!idle) @(negedge clk);
     @(negedge clk);
     drain = 1'b0;

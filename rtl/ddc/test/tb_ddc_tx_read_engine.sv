@@ -10,6 +10,10 @@
 // words 1..7 from the push window): their words go into the buffer in order, only when
 // no read beat is owed, with no DMA read; too long fails with INLINE_LEN; the push window
 // is released exactly once per pushed descriptor, after its last inline word.
+// Sequence fields (seq, lag, attempt) go from each descriptor into all its jobs. Some
+// descriptors are retransmissions (desc_retx_i): they get no completion record, their jobs
+// carry retx and the rel entry, and one that fails its checks (or comes with desc_bad_i)
+// raises rfail with its entry and sends nothing; they pass while cpl_ready is low.
 module tb_ddc_tx_read_engine;
   import fasthsl_pkg::*;
 
@@ -48,6 +52,10 @@ module tb_ddc_tx_read_engine;
   logic [6:0][63:0] push_data = '0;
   logic        push_release, inl_push;
   logic [63:0] inl_data;
+  logic [7:0]  desc_seq = '0, job_seq;
+  logic [3:0]  desc_lag = '0, desc_ridx = '0, job_lag, job_ridx, rfail_idx;
+  logic [1:0]  desc_att = '0, job_att;
+  logic        desc_retx = 1'b0, desc_bad = 1'b0, job_retx, rfail_valid;
 
   always #5 clk = ~clk;
 
@@ -72,6 +80,14 @@ module tb_ddc_tx_read_engine;
     .desc_msg_id_i(desc_msg_id),
     .desc_inline_i(desc_inline),
     .desc_pushed_i(desc_pushed),
+    .desc_seq_i   (desc_seq),
+    .desc_lag_i   (desc_lag),
+    .desc_attempt_i(desc_att),
+    .desc_retx_i  (desc_retx),
+    .desc_ridx_i  (desc_ridx),
+    .desc_bad_i   (desc_bad),
+    .rfail_valid_o(rfail_valid),
+    .rfail_idx_o  (rfail_idx),
     .push_data_i  (push_data),
     .push_release_o(push_release),
     .cpl_valid_o  (cpl_valid),
@@ -90,6 +106,11 @@ module tb_ddc_tx_read_engine;
     .job_msg_id_o (job_msg_id),
     .job_offset_o (job_offset),
     .job_src_off_o(job_src_off),
+    .job_seq_o    (job_seq),
+    .job_lag_o    (job_lag),
+    .job_attempt_o(job_att),
+    .job_retx_o   (job_retx),
+    .job_ridx_o   (job_ridx),
     .req_valid_o  (req_valid),
     .req_ready_i  (req_ready),
     .req_addr_o   (req_addr),
@@ -111,6 +132,12 @@ module tb_ddc_tx_read_engine;
     logic        inl;
     logic        pushed;
     logic [6:0][63:0] words;
+    logic [7:0]  seq;
+    logic [3:0]  lag;
+    logic [1:0]  att;
+    logic        retx;
+    logic [3:0]  ridx;
+    logic        bad;
   } desc_t;
 
   typedef struct packed {
@@ -126,6 +153,7 @@ module tb_ddc_tx_read_engine;
     logic [63:0] local_addr;
     logic        inl;
     logic [7:0][63:0] words;   // inline payload words
+    logic [18:0] rel;          // {seq, lag, attempt, retx, ridx}
   } job_t;
 
   typedef struct packed {
@@ -159,6 +187,9 @@ module tb_ddc_tx_read_engine;
   endtask
 
   int bc_pct = 0;    // broadcast descriptors, % (in the random phase)
+  int rt_pct = 0;    // retransmissions, % of ring descriptors
+  int n_rfail = 0, n_retx = 0;
+  logic [3:0] exp_rfail[$];
 
   task automatic add_desc(logic [63:0] l, logic [63:0] r, logic [31:0] len, logic [15:0] dest,
                           logic inl = 1'b0, logic pushed = 1'b0);
@@ -176,6 +207,9 @@ module tb_ddc_tx_read_engine;
     end
     if (bc && m > BCAST_MTU) m = BCAST_MTU;
     d.inl = inl; d.pushed = pushed;
+    d.seq = 8'($urandom()); d.lag = 4'($urandom()); d.att = 2'($urandom());
+    d.retx = !pushed && (rt_pct != 0) && ($urandom_range(0, 99) < rt_pct);
+    d.ridx = 4'($urandom()); d.bad = d.retx && ($urandom_range(0, 4) == 0);
     for (int i = 0; i < 7; i++) d.words[i] = {$urandom(), $urandom()};
     if (len == 0) d.err = 8'(DESC_ERR_ZERO_LEN);
     else if (len > MSG_LEN_MAX) d.err = 8'(DESC_ERR_LEN_TOO_BIG);
@@ -186,9 +220,11 @@ module tb_ddc_tx_read_engine;
     else if (!bc && (dest < dest_lo || dest > dest_hi)) d.err = 8'(DESC_ERR_BAD_DEST);
     else if (inl && len > (pushed ? INLINE_MAX : INLINE_RING_MAX)) d.err = 8'(DESC_ERR_INLINE_LEN);
     else d.err = 8'(DESC_ERR_OK);
+    if (d.bad) d.err = 8'(DESC_ERR_RETRY_EXHAUSTED);
     to_send.push_back(d);
     if (pushed) n_pushed++;
-    exp_cpl.push_back(d);
+    if (!d.retx) exp_cpl.push_back(d);
+    else if (d.err != 0) exp_rfail.push_back(d.ridx);
     if (d.err == 0) begin
       // A huge message only gets its first jobs modelled (the test flushes it early).
       for (int off = 0; off < int'(len) && off < 100000; off += m) begin
@@ -199,6 +235,7 @@ module tb_ddc_tx_read_engine;
         j.local_addr = inl ? 64'(off) : l + 64'(off); j.src_off = j.local_addr[2:0];
         j.inl = inl;
         j.words = {d.words, l};
+        j.rel = {d.seq, d.lag, d.att, d.retx, d.ridx};
         exp_job.push_back(j);
       end
     end
@@ -211,6 +248,8 @@ module tb_ddc_tx_read_engine;
       desc_local = to_send[0].l; desc_remote = {to_send[0].msg_id[15:0], to_send[0].r}; desc_len = to_send[0].len;
       desc_dest = to_send[0].dest; desc_flags = to_send[0].flags; desc_msg_id = to_send[0].msg_id;
       desc_inline = to_send[0].inl; desc_pushed = to_send[0].pushed;
+      desc_seq = to_send[0].seq; desc_lag = to_send[0].lag; desc_att = to_send[0].att;
+      desc_retx = to_send[0].retx; desc_ridx = to_send[0].ridx; desc_bad = to_send[0].bad;
     end
     push_data = (push_q.size() != 0) ? push_q[0].words : '0;
     cpl_ready = ($urandom_range(0, 99) < p_cpl);
@@ -231,6 +270,7 @@ module tb_ddc_tx_read_engine;
 
       if (desc_valid && desc_ready) begin
         if (!enable) fail("descriptor taken while disabled");
+        if (to_send[0].retx) n_retx++;
         if (to_send[0].pushed) push_q.push_back(to_send[0]);
         void'(to_send.pop_front());
       end
@@ -240,7 +280,13 @@ module tb_ddc_tx_read_engine;
         n_release++;
       end
       if (cpl_valid && !desc_valid) fail("completion record without descriptor");
-      if ((cpl_valid && cpl_ready) != (desc_valid && desc_ready)) fail("completion record and descriptor out of step");
+      if ((cpl_valid && cpl_ready) != (desc_valid && desc_ready && !desc_retx)) fail("completion record and descriptor out of step");
+      if (rfail_valid) begin
+        n_rfail++;
+        if (!(desc_valid && desc_ready && desc_retx)) fail("rfail without a retransmission taken");
+        if (exp_rfail.size() == 0) fail("unexpected rfail");
+        else if (rfail_idx !== exp_rfail.pop_front()) fail("rfail: wrong entry");
+      end
       if (cpl_valid && cpl_ready) begin
         if (exp_cpl.size() == 0) fail("unexpected completion record");
         else begin
@@ -258,7 +304,8 @@ module tb_ddc_tx_read_engine;
           m_job = exp_job.pop_front();
           if (job_dest !== m_job.dest || job_flags !== m_job.flags || job_first !== m_job.first ||
               job_last !== m_job.last || job_len !== m_job.len || job_remote !== {m_job.msg_id[15:0], m_job.remote} ||
-              job_msg_id !== m_job.msg_id || job_offset !== m_job.offset || job_src_off !== m_job.src_off) begin
+              job_msg_id !== m_job.msg_id || job_offset !== m_job.offset || job_src_off !== m_job.src_off ||
+              {job_seq, job_lag, job_att, job_retx, job_ridx} !== m_job.rel) begin
             fail($sformatf("job len %0d off %0d first %b last %b, want len %0d off %0d first %b last %b",
                            job_len, job_offset, job_first, job_last, m_job.len, m_job.offset, m_job.first, m_job.last));
           end
@@ -307,7 +354,7 @@ module tb_ddc_tx_read_engine;
 
   task automatic wait_done(int limit);
     int t = 0;
-    while ((to_send.size() != 0 || exp_cpl.size() != 0 || exp_job.size() != 0 || exp_rd.size() != 0) &&
+    while ((to_send.size() != 0 || exp_cpl.size() != 0 || exp_rfail.size() != 0 || exp_job.size() != 0 || exp_rd.size() != 0) &&
            t < limit) begin
       @(negedge clk);
       t++;
@@ -357,6 +404,7 @@ module tb_ddc_tx_read_engine;
     wait_done(10000);
     if (n_bad != 7) fail($sformatf("%0d bad descriptors, want 7", n_bad));
     bc_pct = 25;
+    rt_pct = 15;
 
     // Random traffic per MTU, stalls everywhere.
     foreach (mtus[k]) begin
@@ -393,6 +441,9 @@ module tb_ddc_tx_read_engine;
       end
       wait_done(400000);
     end
+    rt_pct = 0;
+    $display("%0d retransmissions, %0d refused", n_retx, n_rfail);
+    if (n_retx < 50 || n_rfail < 10) fail("too few retransmissions exercised");
     if (n_release != n_pushed) fail($sformatf("%0d releases for %0d pushed descriptors", n_release, n_pushed));
     bc_pct = 0;
     if (n_inl_words < 200) fail($sformatf("only %0d inline words exercised", n_inl_words));
@@ -417,7 +468,7 @@ module tb_ddc_tx_read_engine;
       flush = 1'b1; drain = 1'b1;
       @(negedge clk);
       flush = 1'b0;
-      to_send.delete(); exp_cpl.delete(); exp_job.delete(); exp_rd.delete(); beat_due.delete();
+      to_send.delete(); exp_cpl.delete(); exp_rfail.delete(); exp_job.delete(); exp_rd.delete(); beat_due.delete();
       push_q.delete();
       pbuf_count = '0;
       pbuf_push = 1'b0;

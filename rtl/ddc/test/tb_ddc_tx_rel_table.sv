@@ -6,7 +6,10 @@
 // everything), then random traffic: a TX path that reports sent after random delays, a
 // network that ACKs, NACKs, rejects, answers late or not at all, and a host that takes
 // results with back-pressure. Every message must end exactly once, with a result that the
-// answers it got justify, after at most retries_max retransmissions.
+// answers it got justify, after at most retries_max retransmissions. A transmission the
+// TX path could not complete (sent_fail_i, or fail_* for a refused re-read) ends the entry
+// at once, EXHAUSTED unless a kept ACK/reject says otherwise. Retransmission requests name
+// the entry's dest, seq and retries spent; the lag port counts live entries of a dest.
 module tb_ddc_tx_rel_table;
   localparam int unsigned Entries  = 4;
   localparam int unsigned TickLog2 = 2;
@@ -28,7 +31,11 @@ module tb_ddc_tx_rel_table;
   logic [15:0]     alloc_dest = '0, alloc_seq = '0, alloc_tag = '0;
   logic [IdxW-1:0] alloc_idx;
   logic            sent_valid = 1'b0;
-  logic [IdxW-1:0] sent_idx = '0;
+  logic [IdxW-1:0] sent_idx = '0, fail_idx = '0;
+  logic            sent_fail = 1'b0, fail_valid = 1'b0;
+  logic [15:0]     retx_dest, retx_seq;
+  logic [3:0]      retx_tries, lag;
+  logic [5:0]      lag_dest = '0;
   logic            ans_valid = 1'b0, ans_nack = 1'b0, ans_reject = 1'b0;
   logic [15:0]     ans_src = '0, ans_seq = '0;
   logic            retx_valid, retx_ready = 1'b0;
@@ -58,6 +65,9 @@ module tb_ddc_tx_rel_table;
     .alloc_idx_o  (alloc_idx),
     .sent_valid_i (sent_valid),
     .sent_idx_i   (sent_idx),
+    .sent_fail_i  (sent_fail),
+    .fail_valid_i (fail_valid),
+    .fail_idx_i   (fail_idx),
     .ans_valid_i  (ans_valid),
     .ans_src_i    (ans_src),
     .ans_seq_i    (ans_seq),
@@ -67,6 +77,11 @@ module tb_ddc_tx_rel_table;
     .retx_ready_i (retx_ready),
     .retx_idx_o   (retx_idx),
     .retx_tag_o   (retx_tag),
+    .retx_dest_o  (retx_dest),
+    .retx_seq_o   (retx_seq),
+    .retx_tries_o (retx_tries),
+    .lag_dest_i   (lag_dest),
+    .lag_o        (lag),
     .done_sel_en_i(1'b0),
     .done_sel_i   ('0),
     .done_valid_o (done_valid),
@@ -157,6 +172,7 @@ module tb_ddc_tx_rel_table;
     int dest, seq, tag;
     int retx;        // retransmissions granted
     bit got_ack, got_reject, got_nack;
+    bit failed;      // a transmission was reported failed
   } slot_t;
 
   slot_t slot [Entries];
@@ -243,6 +259,55 @@ module tb_ddc_tx_rel_table;
     wait_done(3, got, tag, res, cyc);
     `CHECK(!got, "stray ACK produced a result")
 
+    // 6a. A transmission cut by a read error ends EXHAUSTED at once, without waiting.
+    n_retx_ev = 0;
+    do_alloc(5, 104, 11, idx);
+    sent_fail = 1'b1;
+    do_sent(idx);
+    sent_fail = 1'b0;
+    wait_done(2, got, tag, res, cyc);
+    `CHECK(got && tag == 11 && res == ResExhausted, "sent_fail did not end EXHAUSTED at once")
+    // 6b. A refused re-read (fail port) ends EXHAUSTED; the request named the entry.
+    do_alloc(6, 105, 12, idx);
+    do_sent(idx);
+    do_ans(6, 105, 1, 0);
+    #1 `CHECK(retx_valid && retx_dest == 16'd6 && retx_seq == 16'd105 && retx_tries == 4'd1,
+              "retransmission request fields")
+    wait_retx(3, got, idx2, cyc);
+    `CHECK(got && idx2 == idx, "NACK did not retransmit")
+    fail_valid = 1'b1; fail_idx = IdxW'(idx);
+    @(negedge clk);
+    fail_valid = 1'b0;
+    wait_done(2, got, tag, res, cyc);
+    `CHECK(got && tag == 12 && res == ResExhausted, "refused re-read did not end EXHAUSTED")
+    // 6c. ... unless an ACK to the earlier copy came during it: OK.
+    do_alloc(6, 106, 13, idx);
+    do_sent(idx);
+    do_ans(6, 106, 1, 0);
+    wait_retx(3, got, idx2, cyc);
+    do_ans(6, 106, 0, 0);
+    fail_valid = 1'b1; fail_idx = IdxW'(idx);
+    @(negedge clk);
+    fail_valid = 1'b0;
+    wait_done(2, got, tag, res, cyc);
+    `CHECK(got && tag == 13 && res == ResOk, "refused re-read lost a kept ACK")
+    // 6d. lag: live entries per dest[5:0] (64 aliases 0).
+    do_alloc(64, 300, 0, idx);
+    do_alloc(0, 301, 0, idx);
+    do_alloc(1, 302, 0, idx);
+    lag_dest = 6'd0;
+    #1 `CHECK(lag == 4'd2, $sformatf("lag of dest 0: %0d", lag))
+    lag_dest = 6'd1;
+    #1 `CHECK(lag == 4'd1, $sformatf("lag of dest 1: %0d", lag))
+    lag_dest = 6'd2;
+    #1 `CHECK(lag == 4'd0, $sformatf("lag of dest 2: %0d", lag))
+    @(negedge clk);
+    flush = 1'b1;
+    @(negedge clk);
+    flush = 1'b0;
+    #1 `CHECK(lag == 4'd0, "lag after flush")
+    @(negedge clk);
+
     // 6. Full table refuses alloc; flush frees everything and reports nothing.
     for (int i = 0; i < Entries; i++) do_alloc(i, 200 + i, 20 + i, idx);
     #1 `CHECK(!alloc_ready, "full table accepts alloc")
@@ -261,7 +326,9 @@ module tb_ddc_tx_rel_table;
     for (int i = 0; i < Entries; i++) slot[i].live = 0;
     while (finished < NMsg) begin
       // Inputs for this cycle.
-      alloc_valid = 1'b0; sent_valid = 1'b0; ans_valid = 1'b0;
+      alloc_valid = 1'b0; sent_valid = 1'b0; ans_valid = 1'b0; fail_valid = 1'b0;
+      sent_fail   = ($urandom_range(0, 29) == 0);
+      lag_dest    = 6'($urandom_range(0, 3));
       retx_ready  = ($urandom_range(0, 3) != 0);
       done_ready  = ($urandom_range(0, 3) != 0);
       if (allocated < NMsg && $urandom_range(0, 2) == 0) begin
@@ -276,6 +343,14 @@ module tb_ddc_tx_rel_table;
           sent_valid = 1'b1; sent_idx = IdxW'(i);
         end
       end
+      // A retransmission refused before it left (another entry than the sent one).
+      for (int i = 0; i < Entries; i++) begin
+        if (slot[i].live && slot[i].in_tx && slot[i].tx_delay == 0 && slot[i].retx > 0 &&
+            !(sent_valid && sent_idx == IdxW'(i)) && !fail_valid &&
+            $urandom_range(0, 9) == 0) begin
+          fail_valid = 1'b1; fail_idx = IdxW'(i);
+        end
+      end
       if (pend_ans.size() > 0 && pend_ans[0].at <= now) begin
         ans_valid  = 1'b1;
         ans_src    = 16'(pend_ans[0].dest);
@@ -285,17 +360,33 @@ module tb_ddc_tx_rel_table;
       end
       #1;
       // Observe and update the model at this cycle's edge.
+      begin
+        int want_lag = 0;
+        for (int i = 0; i < Entries; i++) begin
+          if (slot[i].live && slot[i].dest % 64 == int'(lag_dest)) want_lag++;
+        end
+        `CHECK(int'(lag) == want_lag, $sformatf("lag %0d, want %0d", lag, want_lag))
+      end
       if (alloc_valid && alloc_ready) begin
         idx = int'(alloc_idx);
         `CHECK(!slot[idx].live, "alloc gave a live entry")
         slot[idx].live = 1; slot[idx].in_tx = 1; slot[idx].tx_delay = $urandom_range(0, 30);
         slot[idx].dest = int'(alloc_dest); slot[idx].seq = seq_n; slot[idx].tag = allocated;
         slot[idx].retx = 0; slot[idx].got_ack = 0; slot[idx].got_reject = 0;
-        slot[idx].got_nack = 0;
+        slot[idx].got_nack = 0; slot[idx].failed = 0;
         allocated++;
         seq_n++;
       end
-      if (sent_valid) begin
+      if (fail_valid) begin
+        idx = int'(fail_idx);
+        slot[idx].in_tx = 0;
+        slot[idx].failed = 1;
+      end
+      if (sent_valid && sent_fail) begin
+        idx = int'(sent_idx);
+        slot[idx].in_tx = 0;
+        slot[idx].failed = 1;
+      end else if (sent_valid) begin
         idx = int'(sent_idx);
         slot[idx].in_tx = 0;
         // The network's answer to this copy: ACK, late ACK, NACK, reject or nothing.
@@ -324,6 +415,8 @@ module tb_ddc_tx_rel_table;
         idx = int'(retx_idx);
         `CHECK(slot[idx].live && !slot[idx].in_tx, "retransmission of an entry the TX path holds")
         `CHECK(int'(retx_tag) == slot[idx].tag, "retransmission tag")
+        `CHECK(int'(retx_dest) == slot[idx].dest && int'(retx_seq) == slot[idx].seq &&
+               int'(retx_tries) == slot[idx].retx + 1, "retransmission dest/seq/tries")
         slot[idx].in_tx    = 1;
         slot[idx].tx_delay = $urandom_range(0, 30);
         slot[idx].retx++;
@@ -337,7 +430,8 @@ module tb_ddc_tx_rel_table;
         case (done_res)
           ResOk:        `CHECK(slot[idx].got_ack, "OK without an ACK")
           ResRejected:  `CHECK(slot[idx].got_reject, "REJECTED without a reject NACK")
-          ResExhausted: `CHECK(slot[idx].retx == Retries, "EXHAUSTED before the budget was spent")
+          ResExhausted: `CHECK(slot[idx].retx == Retries || slot[idx].failed,
+                               "EXHAUSTED before the budget was spent")
           default:      `CHECK(0, "bad result code")
         endcase
         res_count[done_res]++;
@@ -354,7 +448,7 @@ module tb_ddc_tx_rel_table;
         break;
       end
     end
-    alloc_valid = 1'b0; sent_valid = 1'b0; ans_valid = 1'b0;
+    alloc_valid = 1'b0; sent_valid = 1'b0; ans_valid = 1'b0; fail_valid = 1'b0;
     `CHECK(res_count[0] > NMsg / 4 && res_count[1] > 10 && res_count[2] > 10,
            $sformatf("result mix too thin: ok %0d exhausted %0d rejected %0d",
                      res_count[0], res_count[1], res_count[2]))
