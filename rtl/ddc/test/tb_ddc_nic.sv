@@ -1244,6 +1244,8 @@ module tb_ddc_nic;
       dst_ptr += 64'(300 + 64);
       msg_id = $urandom();
       prep(src, dst, 300);
+      // Known to the LMR check in case the sender numbered it (then it is delivered).
+      in_flight[int'(msg_id)] = '{src: src, dst: dst, len: 300};
       slot = lme_prod;
       post(src, dst, 300, Node, 16'h0, msg_id);
       wait_lme(slot, st);
@@ -1266,6 +1268,7 @@ module tb_ddc_nic;
         n_msgs++;
         $display("DEDUP: second message numbered %0d after %0d: delivered", mon_seq[1], seq1);
       end
+      in_flight.delete(int'(msg_id));
       n_descs++;
       csr_expect(CNT_RX_SEQ_EVICT_OFFSET, 32'h0, "CNT_RX_SEQ_EVICT");
       // DEDUP off again: every message delivered
