@@ -54,7 +54,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use fasthsl_contract::router_regs as rt;
-use fasthsl_contract::{desc_flag, PktHdr, RouteBounds, RouteCtrl, ROUTE_ENTRIES};
+use fasthsl_contract::{desc_flag, PktHdr, Ptype, RouteBounds, RouteCtrl, ROUTE_ENTRIES};
 use fasthsl_topology::{Topology, ROUTER_PORTS};
 
 use crate::ffi::{self, RouterFifoModel, RouterIn, RouterModel, RouterOut};
@@ -152,6 +152,17 @@ impl FromStr for Routing {
 
 /// Header bit of DESC_FLAG_ADAPTIVE (word 0 carries the descriptor's flags at 47:40).
 pub const ADAPTIVE_HEAD_BIT: u64 = (desc_flag::ADAPTIVE as u64) << 40;
+
+/// Head bits of ptype BCAST (word 0 bits 35:32): the routers replicate such a packet to
+/// the node range `lo | hi << 8` in its dest field.
+pub const BCAST_HEAD_BITS: u64 = (Ptype::Bcast as u64) << 32;
+
+/// Whether a head flit is a broadcast, and its node range.
+pub fn head_bcast_range(flit: u64) -> Option<(usize, usize)> {
+    let hdr = PktHdr::from_words(&[flit, 0, 0]);
+    (hdr.ptype == Ptype::Bcast as u8)
+        .then(|| (usize::from(hdr.dest & 0xFF), usize::from(hdr.dest >> 8)))
+}
 
 /// Destination pattern of the generated traffic.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -790,9 +801,14 @@ impl Scoreboard {
             .ok()
             .filter(|&i| usize::from(q[i].head_dest) == dest);
         let Some(mut i) = pos else {
-            // A unicast head for another node is misrouted whatever its sequence number;
-            // one for this node that is not outstanding is a duplicate or was never sent.
-            if dest != sink {
+            // A unicast head for another node (or a broadcast for a range without it) is
+            // misrouted whatever its sequence number; one for this node that is not
+            // outstanding is a duplicate or was never sent.
+            let for_me = match head_bcast_range(data) {
+                Some((lo, hi)) => (lo..=hi).contains(&sink),
+                None => dest == sink,
+            };
+            if !for_me {
                 self.errors.push(ScoreError::Misrouted { sink, dest, src });
             } else {
                 self.errors.push(ScoreError::Unexpected { sink, src, seq });
@@ -972,6 +988,8 @@ impl Dests {
 enum Fate {
     Deliver(usize),
     Drop,
+    /// A broadcast: once at every node of `lo..=hi` but the source.
+    Group(usize, usize),
 }
 
 /// A packet waiting in (or at the head of) a source queue.
@@ -991,6 +1009,8 @@ struct Pending {
     cut: bool,
     /// Sent with the ADAPTIVE flag.
     adaptive: bool,
+    /// Sent as ptype BCAST (the head's dest field is a node range).
+    bcast: bool,
 }
 
 /// Link output of a generator or sink, registered: what the router sees next cycle.
@@ -1086,6 +1106,7 @@ impl Terminal {
             ordered: !adaptive,
             cut: false,
             adaptive,
+            bcast: false,
         });
     }
 
@@ -1103,7 +1124,12 @@ impl Terminal {
         let mut ev = TermEvents::default();
         if inp.valid {
             ev.taken = true;
-            ev.done = board.flit(self.node, now, inp.last, inp.err, inp.data);
+            ev.done = match src.mix.as_ref() {
+                Some(m) => self
+                    .mix
+                    .sink_flit(m, board, self.node, now, inp.last, inp.err, inp.data),
+                None => board.flit(self.node, now, inp.last, inp.err, inp.data),
+            };
         }
         // A stalled sink (soak) holds its credits back, as a NIC with a full buffer.
         let stalled = src
@@ -1133,19 +1159,20 @@ impl Terminal {
         if self.credits > 0 {
             if self.current.is_none() && phase == Phase::Run {
                 if let Some(pk) = self.queue.pop_front() {
+                    let e = Expected {
+                        seq: pk.seq,
+                        created: pk.created,
+                        flits: pk.flits,
+                        eep: pk.eep,
+                        ordered: pk.ordered,
+                        head_dest: pk.head_dest,
+                    };
                     match pk.fate {
-                        Fate::Deliver(d) => board.expect_at(
-                            self.node,
-                            &[d],
-                            Expected {
-                                seq: pk.seq,
-                                created: pk.created,
-                                flits: pk.flits,
-                                eep: pk.eep,
-                                ordered: pk.ordered,
-                                head_dest: pk.head_dest,
-                            },
-                        ),
+                        Fate::Deliver(d) => board.expect_at(self.node, &[d], e),
+                        Fate::Group(lo, hi) => {
+                            let sinks: Vec<usize> = (lo..=hi).filter(|&n| n != self.node).collect();
+                            board.expect_at(self.node, &sinks, e);
+                        }
                         Fate::Drop => board.dropped += 1,
                     }
                     ev.started = Some(pk);
@@ -1163,6 +1190,9 @@ impl Terminal {
                 );
                 if *idx == 0 && pk.adaptive {
                     out.data |= ADAPTIVE_HEAD_BIT;
+                }
+                if *idx == 0 && pk.bcast {
+                    out.data |= BCAST_HEAD_BITS;
                 }
                 *idx += 1;
                 out.last = *idx == pk.flits;
