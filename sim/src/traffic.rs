@@ -599,12 +599,16 @@ pub struct Expected {
     pub flits: u32,
     /// The last flit carries `err` (EEP); no other flit may.
     pub eep: bool,
-    /// Must arrive after every earlier ordered packet of its pair (deterministic
-    /// routing). An unordered packet (adaptive routing, later) may overtake and be
-    /// overtaken; it is still checked for exactly-once delivery.
+    /// Must arrive after every earlier ordered packet of its pair and `lane`
+    /// (deterministic routing). An unordered packet (adaptive routing) may overtake and
+    /// be overtaken; it is still checked for exactly-once delivery.
     pub ordered: bool,
+    /// Order lane: ordered packets are in order with the ordered packets of their own
+    /// lane only (0 unicast; 1 broadcast, which travels on its own queue and tree, so
+    /// unicast packets of the pair may pass it, but not another broadcast).
+    pub lane: u8,
     /// The destination field of its head: the sink's id for unicast, a group address
-    /// for a packet expected at several sinks (broadcast, later).
+    /// for a packet expected at several sinks (broadcast).
     pub head_dest: u16,
 }
 
@@ -686,6 +690,7 @@ impl Scoreboard {
                 flits,
                 eep: false,
                 ordered: true,
+                lane: 0,
                 head_dest: dest as u16,
             },
         );
@@ -817,11 +822,11 @@ impl Scoreboard {
         };
         let e = q[i];
         if e.ordered {
-            // In-order delivery per pair: any older ordered packet still outstanding
-            // was lost (unordered ones may still come).
+            // In-order delivery per pair and lane: any older ordered packet of the lane
+            // still outstanding was lost (unordered ones may still come).
             let mut j = 0;
             while j < i {
-                if q[j].ordered {
+                if q[j].ordered && q[j].lane == e.lane {
                     let lost = q.remove(j).expect("in range");
                     self.outstanding -= 1;
                     self.errors.push(ScoreError::Lost {
@@ -1165,6 +1170,7 @@ impl Terminal {
                         flits: pk.flits,
                         eep: pk.eep,
                         ordered: pk.ordered,
+                        lane: u8::from(pk.bcast),
                         head_dest: pk.head_dest,
                     };
                     match pk.fate {

@@ -142,11 +142,12 @@ fn watchdog_fires_and_names_the_blocked_ports() {
 
 /// The first broadcast copy reaching node 5 is lost (or seen twice) on its way to the
 /// scoreboard: the run must fail, naming that copy.
-fn bcast_fault(spec: &str, fault: BcastFault) -> TrafficError {
+fn bcast_fault(spec: &str, fault: BcastFault, ordered: bool) -> TrafficError {
     let t: Topology = spec.parse().unwrap();
     let c = SoakConfig {
         bcast_fault: Some((fault, 5)),
         watchdog: 2_000,
+        ordered,
         ..SoakConfig::new(RouterKind::Voq, t, 8_000, 4)
     };
     soak(&c).expect_err("a broadcast copy was lost or doubled; the soak must fail")
@@ -154,8 +155,20 @@ fn bcast_fault(spec: &str, fault: BcastFault) -> TrafficError {
 
 #[test]
 fn lost_broadcast_copy_fails_the_run() {
-    match bcast_fault("mesh:4x4", BcastFault::LoseCopy) {
-        // Nothing is left in the network at the end: the copy is named missing, not a stall.
+    // Broadcasts keep their order per (source, node): a later broadcast of the same
+    // source reaching node 5 shows the copy lost, during the run.
+    match bcast_fault("mesh:4x4", BcastFault::LoseCopy, true) {
+        TrafficError::IntegrityAt { errors, .. } => {
+            assert!(
+                matches!(errors[..], [ScoreError::Lost { sink: 5, .. }]),
+                "{errors:?}"
+            );
+        }
+        e => panic!("expected a lost copy, got {e}"),
+    }
+    // Without order checks it is found at the end: nothing is left in the network, so
+    // the copy is named missing, not reported as a stall.
+    match bcast_fault("mesh:4x4", BcastFault::LoseCopy, false) {
         TrafficError::IntegrityAt { errors, .. } => {
             assert!(
                 matches!(errors[..], [ScoreError::Missing { sink: 5, .. }]),
@@ -168,7 +181,7 @@ fn lost_broadcast_copy_fails_the_run() {
 
 #[test]
 fn duplicated_broadcast_copy_fails_the_run() {
-    match bcast_fault("hypercube:6", BcastFault::DuplicateCopy) {
+    match bcast_fault("hypercube:6", BcastFault::DuplicateCopy, true) {
         TrafficError::IntegrityAt { errors, .. } => {
             assert!(
                 matches!(errors[..], [ScoreError::Unexpected { sink: 5, .. }]),
@@ -247,6 +260,7 @@ fn exp(seq: u32, flits: u32, eep: bool, ordered: bool, head_dest: u16) -> Expect
         flits,
         eep,
         ordered,
+        lane: 0,
         head_dest,
     }
 }
@@ -309,6 +323,49 @@ fn scoreboard_order_is_per_packet_and_groups_reach_every_sink() {
             dest: 0x8000,
             src: 0
         }]
+    );
+}
+
+#[test]
+fn scoreboard_orders_broadcasts_among_themselves_only() {
+    let g = 0x0300; // the range 0..=3
+    let bc = |seq| Expected {
+        lane: 1,
+        ..exp(seq, 2, false, true, g)
+    };
+    let bflits = |seq| {
+        let mut f = flits(0, g.into(), seq, 5, 2);
+        f[0] |= BCAST_HEAD_BITS;
+        f
+    };
+    // Unicast #1 passes broadcast #0 and broadcast #3 passes unicast #2: both fine.
+    let mut b = Scoreboard::new(3);
+    b.expect_at(0, &[1], bc(0));
+    b.expect_at(0, &[1], exp(1, 2, false, true, 1));
+    b.expect_at(0, &[1], exp(2, 2, false, true, 1));
+    b.expect_at(0, &[1], bc(3));
+    assert!(feed(&mut b, 1, &flits(0, 1, 1, 5, 2), &[]).is_some());
+    assert!(feed(&mut b, 1, &bflits(0), &[]).is_some());
+    assert!(feed(&mut b, 1, &bflits(3), &[]).is_some());
+    assert!(feed(&mut b, 1, &flits(0, 1, 2, 5, 2), &[]).is_some());
+    assert!(b.finish().is_empty());
+    // Broadcast #3 before broadcast #0: #0 is lost, and if it comes after all, it is
+    // not outstanding any more (a copy for a node of its range: a duplicate).
+    let mut b = Scoreboard::new(3);
+    b.expect_at(0, &[1], bc(0));
+    b.expect_at(0, &[1], bc(3));
+    assert!(feed(&mut b, 1, &bflits(3), &[]).is_some());
+    assert!(feed(&mut b, 1, &bflits(0), &[]).is_none());
+    let e = b.finish();
+    assert!(
+        matches!(
+            e[..],
+            [
+                ScoreError::Lost { seq: 0, .. },
+                ScoreError::Unexpected { seq: 0, .. }
+            ]
+        ),
+        "{e:?}"
     );
 }
 

@@ -60,9 +60,11 @@
 //! routers get [`Topology::bcast_tables`] (as `program_routes` writes them) and the
 //! scoreboard expects each broadcast exactly once, intact, at every node of the range
 //! but the source ([`super::Scoreboard::expect_at`]), from the range itself, not from the
-//! tables. Broadcasts are not checked for order: they travel in their own queue and on
-//! their own tree, so unicast packets of the same pair may overtake them and be
-//! overtaken. A range holding only the source has an empty output set at its first
+//! tables. Broadcasts travel in their own queue and on their own tree, so unicast
+//! packets of the same pair may overtake them and be overtaken; but the tree's path from
+//! a source to a node is fixed and each router input keeps its broadcasts in one FIFO,
+//! so broadcasts are checked for order among themselves per (source, node) (order lane
+//! 1, [`super::Expected::lane`]). A range holding only the source has an empty output set at its first
 //! router, which drops it and counts it in RT_DROP ([`Walker::walk_bcast`] predicts
 //! where). The FIFO organisation has no replication and drops every broadcast at the
 //! first router input, counted there: the soak checks exactly that for it.
@@ -540,7 +542,7 @@ pub(super) fn create(t: &mut Terminal, mix: &Mix, now: u64) {
             (lo, lo + rng.below(n - lo))
         };
         pk.bcast = true;
-        pk.ordered = false;
+        pk.ordered = mix.ordered;
         pk.head_dest = bcast_dest(lo as u8, hi as u8);
         pk.flits = 1 + rng.below(BCAST_PKT_FLITS as usize) as u32;
         pk.fate = if mix.bcast_dropped || mix.walker.walk_bcast(src, lo, hi).0.is_empty() {
