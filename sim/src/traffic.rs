@@ -1130,9 +1130,10 @@ impl Terminal {
         if inp.valid {
             ev.taken = true;
             ev.done = match src.mix.as_ref() {
-                Some(m) => self
-                    .mix
-                    .sink_flit(m, board, self.node, now, inp.last, inp.err, inp.data),
+                Some(m) => {
+                    self.mix
+                        .sink_flit(m, board, self.node, now, (inp.last, inp.err, inp.data))
+                }
                 None => board.flit(self.node, now, inp.last, inp.err, inp.data),
             };
         }

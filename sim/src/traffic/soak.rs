@@ -64,9 +64,9 @@
 //! packets of the same pair may overtake them and be overtaken; but the tree's path from
 //! a source to a node is fixed and each router input keeps its broadcasts in one FIFO,
 //! so broadcasts are checked for order among themselves per (source, node) (order lane
-//! 1, [`super::Expected::lane`]). A range holding only the source has an empty output set at its first
-//! router, which drops it and counts it in RT_DROP ([`Walker::walk_bcast`] predicts
-//! where). The FIFO organisation has no replication and drops every broadcast at the
+//! 1, [`super::Expected::lane`]). A range holding only the source has an empty output
+//! set at its first router, which drops it and counts it in RT_DROP
+//! ([`Walker::walk_bcast`] predicts where). The FIFO organisation has no replication and drops every broadcast at the
 //! first router input, counted there: the soak checks exactly that for it.
 //! [`SoakConfig::bcast_fault`] makes one sink lose or double one broadcast copy on its
 //! way to the scoreboard, to show that the run then fails.
@@ -371,18 +371,15 @@ pub(super) struct MixState {
 }
 
 impl MixState {
-    /// A flit taken by this node's sink goes to the scoreboard, through the broadcast
-    /// fault if one is set for this node.
-    #[allow(clippy::too_many_arguments)]
+    /// A flit `(last, err, data)` taken by this node's sink goes to the scoreboard,
+    /// through the broadcast fault if one is set for this node.
     pub(super) fn sink_flit(
         &mut self,
         mix: &Mix,
         board: &mut Scoreboard,
         node: usize,
         now: u64,
-        last: bool,
-        err: bool,
-        data: u64,
+        (last, err, data): (bool, bool, u64),
     ) -> Option<Delivery> {
         let head = !self.sink_open;
         self.sink_open = !last;
