@@ -4,11 +4,12 @@
 //!
 //! ```text
 //! cargo run --release -p fasthsl-sim --example soak -- [--cycles N] [--seed S]
-//!     [--topology SPEC,...] [--router fifo,voq] [--adaptive SHARE] [--jobs J]
+//!     [--topology SPEC,...] [--router fifo,voq] [--adaptive SHARE] [--bcast SHARE]
+//!     [--jobs J]
 //! ```
 //! Defaults: 10 000 000 cycles, seed 1, star:8 full:8 ring:16 mesh:4x4 torus:4x4
 //! hypercube:6 ring:64 mesh:8x8, both organisations, a quarter of the good packets
-//! adaptive (`SoakConfig::new`), 1 job. Wall time is reported per
+//! adaptive and 3 % broadcasts (`SoakConfig::new`), 1 job. Wall time is reported per
 //! run; it is the only non-deterministic number here.
 
 use std::process::ExitCode;
@@ -29,6 +30,7 @@ struct Args {
     topologies: Vec<(String, Topology)>,
     routers: Vec<RouterKind>,
     adaptive: Option<f64>,
+    bcast: Option<f64>,
     jobs: usize,
 }
 
@@ -39,6 +41,7 @@ fn parse() -> Result<Args, String> {
         topologies: Vec::new(),
         routers: vec![RouterKind::Fifo, RouterKind::Voq],
         adaptive: None,
+        bcast: None,
         jobs: 1,
     };
     let mut topo = DEFAULT_TOPOLOGIES.to_string();
@@ -67,6 +70,13 @@ fn parse() -> Result<Args, String> {
                 }
                 a.adaptive = Some(v);
             }
+            "--bcast" => {
+                let v: f64 = val()?.parse().map_err(|_| "--bcast: not a number")?;
+                if !(0.0..=1.0).contains(&v) {
+                    return Err("--bcast: a share within 0..=1".into());
+                }
+                a.bcast = Some(v);
+            }
             "--jobs" => {
                 a.jobs = val()?.parse().map_err(|_| "--jobs: not a number")?;
                 if a.jobs == 0 {
@@ -75,7 +85,7 @@ fn parse() -> Result<Args, String> {
             }
             "-h" | "--help" => {
                 return Err("usage: soak [--cycles N] [--seed S] [--topology SPEC,...] \
-                            [--router fifo,voq] [--adaptive SHARE] [--jobs J]"
+                            [--router fifo,voq] [--adaptive SHARE] [--bcast SHARE] [--jobs J]"
                     .into())
             }
             _ => return Err(format!("unknown argument '{flag}' (try --help)")),
@@ -118,6 +128,9 @@ fn main() -> ExitCode {
                 if let Some(share) = a.adaptive {
                     c.adaptive = share;
                 }
+                if let Some(share) = a.bcast {
+                    c.bcast = share;
+                }
                 let t0 = Instant::now();
                 let res = soak(&c);
                 let wall = t0.elapsed().as_secs_f64();
@@ -133,7 +146,7 @@ fn main() -> ExitCode {
                             "{{{head},\"ok\":true,\"cycles\":{},\"packets_sent\":{},\
                              \"packets_delivered\":{},\"flits_delivered\":{},\
                              \"eep_delivered\":{},\"cut_short\":{},\"overlong_sent\":{},\"adaptive_sent\":{},\
-                             \"dropped\":{},\"rt_drop\":{},\"rt_eep\":{},\"accepted\":{:.4},\
+                             \"bcast_sent\":{},\"bcast_copies\":{},\"dropped\":{},\"rt_drop\":{},\"rt_eep\":{},\"accepted\":{:.4},\
                              \"max_latency\":{},\"slowest\":\"{}\",\"longest_idle\":{},\
                              \"router_cycles_per_s\":{:.0}}}",
                             r.cycles,
@@ -144,6 +157,8 @@ fn main() -> ExitCode {
                             r.cut_short,
                             r.overlong_sent,
                             r.adaptive_sent,
+                            r.bcast_sent,
+                            r.bcast_copies,
                             r.dropped,
                             r.rt_drop,
                             r.rt_eep,
@@ -157,8 +172,9 @@ fn main() -> ExitCode {
                             (r.cycles * t.routers() as u64) as f64 / wall.max(1e-9)
                         );
                         eprintln!(
-                            "soak: {spec} {router}: ok, {} cycles, {} packets checked, {wall:.1} s",
-                            r.cycles, r.packets_delivered
+                            "soak: {spec} {router}: ok, {} cycles, {} packets checked ({} broadcast \
+                             copies of {} broadcasts), {wall:.1} s",
+                            r.cycles, r.packets_delivered, r.bcast_copies, r.bcast_sent
                         );
                     }
                     Err(e) => {

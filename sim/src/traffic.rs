@@ -54,7 +54,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use fasthsl_contract::router_regs as rt;
-use fasthsl_contract::{desc_flag, PktHdr, RouteBounds, RouteCtrl, ROUTE_ENTRIES};
+use fasthsl_contract::{desc_flag, PktHdr, Ptype, RouteBounds, RouteCtrl, ROUTE_ENTRIES};
 use fasthsl_topology::{Topology, ROUTER_PORTS};
 
 use crate::ffi::{self, RouterFifoModel, RouterIn, RouterModel, RouterOut};
@@ -152,6 +152,17 @@ impl FromStr for Routing {
 
 /// Header bit of DESC_FLAG_ADAPTIVE (word 0 carries the descriptor's flags at 47:40).
 pub const ADAPTIVE_HEAD_BIT: u64 = (desc_flag::ADAPTIVE as u64) << 40;
+
+/// Head bits of ptype BCAST (word 0 bits 35:32): the routers replicate such a packet to
+/// the node range `lo | hi << 8` in its dest field.
+pub const BCAST_HEAD_BITS: u64 = (Ptype::Bcast as u64) << 32;
+
+/// Whether a head flit is a broadcast, and its node range.
+pub fn head_bcast_range(flit: u64) -> Option<(usize, usize)> {
+    let hdr = PktHdr::from_words(&[flit, 0, 0]);
+    (hdr.ptype == Ptype::Bcast as u8)
+        .then(|| (usize::from(hdr.dest & 0xFF), usize::from(hdr.dest >> 8)))
+}
 
 /// Destination pattern of the generated traffic.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -588,12 +599,16 @@ pub struct Expected {
     pub flits: u32,
     /// The last flit carries `err` (EEP); no other flit may.
     pub eep: bool,
-    /// Must arrive after every earlier ordered packet of its pair (deterministic
-    /// routing). An unordered packet (adaptive routing, later) may overtake and be
-    /// overtaken; it is still checked for exactly-once delivery.
+    /// Must arrive after every earlier ordered packet of its pair and `lane`
+    /// (deterministic routing). An unordered packet (adaptive routing) may overtake and
+    /// be overtaken; it is still checked for exactly-once delivery.
     pub ordered: bool,
+    /// Order lane: ordered packets are in order with the ordered packets of their own
+    /// lane only (0 unicast; 1 broadcast, which travels on its own queue and tree, so
+    /// unicast packets of the pair may pass it, but not another broadcast).
+    pub lane: u8,
     /// The destination field of its head: the sink's id for unicast, a group address
-    /// for a packet expected at several sinks (broadcast, later).
+    /// for a packet expected at several sinks (broadcast).
     pub head_dest: u16,
 }
 
@@ -675,6 +690,7 @@ impl Scoreboard {
                 flits,
                 eep: false,
                 ordered: true,
+                lane: 0,
                 head_dest: dest as u16,
             },
         );
@@ -790,9 +806,14 @@ impl Scoreboard {
             .ok()
             .filter(|&i| usize::from(q[i].head_dest) == dest);
         let Some(mut i) = pos else {
-            // A unicast head for another node is misrouted whatever its sequence number;
-            // one for this node that is not outstanding is a duplicate or was never sent.
-            if dest != sink {
+            // A unicast head for another node (or a broadcast for a range without it) is
+            // misrouted whatever its sequence number; one for this node that is not
+            // outstanding is a duplicate or was never sent.
+            let for_me = match head_bcast_range(data) {
+                Some((lo, hi)) => (lo..=hi).contains(&sink),
+                None => dest == sink,
+            };
+            if !for_me {
                 self.errors.push(ScoreError::Misrouted { sink, dest, src });
             } else {
                 self.errors.push(ScoreError::Unexpected { sink, src, seq });
@@ -801,11 +822,11 @@ impl Scoreboard {
         };
         let e = q[i];
         if e.ordered {
-            // In-order delivery per pair: any older ordered packet still outstanding
-            // was lost (unordered ones may still come).
+            // In-order delivery per pair and lane: any older ordered packet of the lane
+            // still outstanding was lost (unordered ones may still come).
             let mut j = 0;
             while j < i {
-                if q[j].ordered {
+                if q[j].ordered && q[j].lane == e.lane {
                     let lost = q.remove(j).expect("in range");
                     self.outstanding -= 1;
                     self.errors.push(ScoreError::Lost {
@@ -950,6 +971,8 @@ impl Dests {
 enum Fate {
     Deliver(usize),
     Drop,
+    /// A broadcast: once at every node of `lo..=hi` but the source.
+    Group(usize, usize),
 }
 
 /// A packet waiting in (or at the head of) a source queue.
@@ -969,6 +992,8 @@ struct Pending {
     cut: bool,
     /// Sent with the ADAPTIVE flag.
     adaptive: bool,
+    /// Sent as ptype BCAST (the head's dest field is a node range).
+    bcast: bool,
 }
 
 /// Link output of a generator or sink, registered: what the router sees next cycle.
@@ -1064,6 +1089,7 @@ impl Terminal {
             ordered: !adaptive,
             cut: false,
             adaptive,
+            bcast: false,
         });
     }
 
@@ -1081,7 +1107,13 @@ impl Terminal {
         let mut ev = TermEvents::default();
         if inp.valid {
             ev.taken = true;
-            ev.done = board.flit(self.node, now, inp.last, inp.err, inp.data);
+            ev.done = match src.mix.as_ref() {
+                Some(m) => {
+                    self.mix
+                        .sink_flit(m, board, self.node, now, (inp.last, inp.err, inp.data))
+                }
+                None => board.flit(self.node, now, inp.last, inp.err, inp.data),
+            };
         }
         // A stalled sink (soak) holds its credits back, as a NIC with a full buffer.
         let stalled = src
@@ -1111,19 +1143,21 @@ impl Terminal {
         if self.credits > 0 {
             if self.current.is_none() && phase == Phase::Run {
                 if let Some(pk) = self.queue.pop_front() {
+                    let e = Expected {
+                        seq: pk.seq,
+                        created: pk.created,
+                        flits: pk.flits,
+                        eep: pk.eep,
+                        ordered: pk.ordered,
+                        lane: u8::from(pk.bcast),
+                        head_dest: pk.head_dest,
+                    };
                     match pk.fate {
-                        Fate::Deliver(d) => board.expect_at(
-                            self.node,
-                            &[d],
-                            Expected {
-                                seq: pk.seq,
-                                created: pk.created,
-                                flits: pk.flits,
-                                eep: pk.eep,
-                                ordered: pk.ordered,
-                                head_dest: pk.head_dest,
-                            },
-                        ),
+                        Fate::Deliver(d) => board.expect_at(self.node, &[d], e),
+                        Fate::Group(lo, hi) => {
+                            let sinks: Vec<usize> = (lo..=hi).filter(|&n| n != self.node).collect();
+                            board.expect_at(self.node, &sinks, e);
+                        }
                         Fate::Drop => board.dropped += 1,
                     }
                     ev.started = Some(pk);
@@ -1141,6 +1175,9 @@ impl Terminal {
                 );
                 if *idx == 0 && pk.adaptive {
                     out.data |= ADAPTIVE_HEAD_BIT;
+                }
+                if *idx == 0 && pk.bcast {
+                    out.data |= BCAST_HEAD_BITS;
                 }
                 *idx += 1;
                 out.last = *idx == pk.flits;

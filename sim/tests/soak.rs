@@ -3,7 +3,7 @@
 //! packet and every router error counter checked; plus the checks that the soak's own
 //! machinery (watchdog, EEP and order rules, table walk) can fail.
 
-use fasthsl_sim::traffic::soak::{soak, PathEnd, SoakConfig, SoakReport, Walker};
+use fasthsl_sim::traffic::soak::{soak, BcastFault, PathEnd, SoakConfig, SoakReport, Walker};
 use fasthsl_sim::traffic::*;
 use fasthsl_sim::Topology;
 
@@ -37,6 +37,20 @@ fn run(router: RouterKind, spec: &str, seed: u64) -> SoakReport {
         r.adaptive_sent * 8 > r.packets_sent,
         "{spec} {router}: {r:?}"
     );
+    // 3 % of the good packets are broadcasts. The VOQ router replicates them: every
+    // copy was checked by the scoreboard (a range of the source alone is dropped, so
+    // only most broadcasts have copies). The FIFO router drops and counts every one.
+    assert!(
+        r.bcast_sent * 100 > r.packets_sent,
+        "{spec} {router}: {r:?}"
+    );
+    match router {
+        RouterKind::Voq => assert!(r.bcast_copies > r.bcast_sent, "{spec} {router}: {r:?}"),
+        RouterKind::Fifo => {
+            assert_eq!(r.bcast_copies, 0, "{spec} {router}");
+            assert!(r.dropped > r.bcast_sent, "{spec} {router}: {r:?}");
+        }
+    }
     // EEP is counted at every router input a packet enters, so at least once each.
     assert!(r.rt_eep >= r.eep_delivered, "{spec} {router}: {r:?}");
     // Saturating sources keep the network busy (hotspot epochs hold it down the most).
@@ -84,8 +98,10 @@ fn soak_is_deterministic_and_seeded() {
 #[test]
 fn good_traffic_alone_bumps_no_counter() {
     let t: Topology = "mesh:4x4".parse().unwrap();
+    // No broadcasts either: the FIFO router drops and counts them.
     let c = SoakConfig {
         malformed: 0.0,
+        bcast: 0.0,
         ..SoakConfig::new(RouterKind::Fifo, t, 5_000, 3)
     };
     let r = soak(&c).unwrap();
@@ -122,6 +138,84 @@ fn watchdog_fires_and_names_the_blocked_ports() {
         }
         other => panic!("expected a stall, got {other:?}"),
     }
+}
+
+/// The first broadcast copy reaching node 5 is lost (or seen twice) on its way to the
+/// scoreboard: the run must fail, naming that copy.
+fn bcast_fault(spec: &str, fault: BcastFault, ordered: bool) -> TrafficError {
+    let t: Topology = spec.parse().unwrap();
+    let c = SoakConfig {
+        bcast_fault: Some((fault, 5)),
+        watchdog: 2_000,
+        ordered,
+        ..SoakConfig::new(RouterKind::Voq, t, 8_000, 4)
+    };
+    soak(&c).expect_err("a broadcast copy was lost or doubled; the soak must fail")
+}
+
+#[test]
+fn lost_broadcast_copy_fails_the_run() {
+    // Broadcasts keep their order per (source, node): a later broadcast of the same
+    // source reaching node 5 shows the copy lost, during the run.
+    match bcast_fault("mesh:4x4", BcastFault::LoseCopy, true) {
+        TrafficError::IntegrityAt { errors, .. } => {
+            assert!(
+                matches!(errors[..], [ScoreError::Lost { sink: 5, .. }]),
+                "{errors:?}"
+            );
+        }
+        e => panic!("expected a lost copy, got {e}"),
+    }
+    // Without order checks it is found at the end: nothing is left in the network, so
+    // the copy is named missing, not reported as a stall.
+    match bcast_fault("mesh:4x4", BcastFault::LoseCopy, false) {
+        TrafficError::IntegrityAt { errors, .. } => {
+            assert!(
+                matches!(errors[..], [ScoreError::Missing { sink: 5, .. }]),
+                "{errors:?}"
+            );
+        }
+        e => panic!("expected a missing copy, got {e}"),
+    }
+}
+
+#[test]
+fn duplicated_broadcast_copy_fails_the_run() {
+    match bcast_fault("hypercube:6", BcastFault::DuplicateCopy, true) {
+        TrafficError::IntegrityAt { errors, .. } => {
+            assert!(
+                matches!(errors[..], [ScoreError::Unexpected { sink: 5, .. }]),
+                "{errors:?}"
+            );
+        }
+        e => panic!("expected a duplicate copy, got {e}"),
+    }
+}
+
+#[test]
+fn walker_follows_the_broadcast_trees() {
+    let t: Topology = "mesh:4x4".parse().unwrap();
+    let w = Walker::new(&t)
+        .unwrap()
+        .with_bcast(t.bcast_tables().unwrap());
+    for (src, lo, hi) in [(5, 0, 15), (0, 3, 12), (15, 14, 15), (6, 6, 6)] {
+        let (mut reached, drops) = w.walk_bcast(src, lo, hi);
+        reached.sort_unstable();
+        let want: Vec<usize> = (lo..=hi).filter(|&n| n != src).collect();
+        assert_eq!(reached, want, "{src} -> {lo}..={hi}");
+        // Only the source alone gives an empty set: dropped at its router's NIC input.
+        let dropped = if want.is_empty() {
+            vec![(src, 0)]
+        } else {
+            vec![]
+        };
+        assert_eq!(drops, dropped, "{src} -> {lo}..={hi}");
+    }
+    // Without broadcast tables (as the FIFO router behaves) the first router drops it.
+    assert_eq!(
+        Walker::new(&t).unwrap().walk_bcast(3, 0, 15),
+        (vec![], vec![(3, 0)])
+    );
 }
 
 #[test]
@@ -166,6 +260,7 @@ fn exp(seq: u32, flits: u32, eep: bool, ordered: bool, head_dest: u16) -> Expect
         flits,
         eep,
         ordered,
+        lane: 0,
         head_dest,
     }
 }
@@ -232,6 +327,49 @@ fn scoreboard_order_is_per_packet_and_groups_reach_every_sink() {
 }
 
 #[test]
+fn scoreboard_orders_broadcasts_among_themselves_only() {
+    let g = 0x0300; // the range 0..=3
+    let bc = |seq| Expected {
+        lane: 1,
+        ..exp(seq, 2, false, true, g)
+    };
+    let bflits = |seq| {
+        let mut f = flits(0, g.into(), seq, 5, 2);
+        f[0] |= BCAST_HEAD_BITS;
+        f
+    };
+    // Unicast #1 passes broadcast #0 and broadcast #3 passes unicast #2: both fine.
+    let mut b = Scoreboard::new(3);
+    b.expect_at(0, &[1], bc(0));
+    b.expect_at(0, &[1], exp(1, 2, false, true, 1));
+    b.expect_at(0, &[1], exp(2, 2, false, true, 1));
+    b.expect_at(0, &[1], bc(3));
+    assert!(feed(&mut b, 1, &flits(0, 1, 1, 5, 2), &[]).is_some());
+    assert!(feed(&mut b, 1, &bflits(0), &[]).is_some());
+    assert!(feed(&mut b, 1, &bflits(3), &[]).is_some());
+    assert!(feed(&mut b, 1, &flits(0, 1, 2, 5, 2), &[]).is_some());
+    assert!(b.finish().is_empty());
+    // Broadcast #3 before broadcast #0: #0 is lost, and if it comes after all, it is
+    // not outstanding any more (a copy for a node of its range: a duplicate).
+    let mut b = Scoreboard::new(3);
+    b.expect_at(0, &[1], bc(0));
+    b.expect_at(0, &[1], bc(3));
+    assert!(feed(&mut b, 1, &bflits(3), &[]).is_some());
+    assert!(feed(&mut b, 1, &bflits(0), &[]).is_none());
+    let e = b.finish();
+    assert!(
+        matches!(
+            e[..],
+            [
+                ScoreError::Lost { seq: 0, .. },
+                ScoreError::Unexpected { seq: 0, .. }
+            ]
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn bad_soak_settings_are_rejected() {
     let t = Topology::star(8).unwrap();
     let base = SoakConfig::new(RouterKind::Fifo, t, 1_000, 1);
@@ -246,6 +384,14 @@ fn bad_soak_settings_are_rejected() {
         },
         SoakConfig {
             watchdog: 0,
+            ..base.clone()
+        },
+        SoakConfig {
+            bcast: -0.1,
+            ..base.clone()
+        },
+        SoakConfig {
+            bcast_fault: Some((BcastFault::LoseCopy, 8)),
             ..base.clone()
         },
         SoakConfig {

@@ -8,7 +8,7 @@ use fasthsl_contract::{
     desc_flag, router_regs as rr, status_done, DescErr, LmrEntry, RouteBounds, RouteCtrl, ID_MAGIC,
     ROUTER_CSR_BASE, ROUTE_ENTRIES,
 };
-use fasthsl_driver::{Card, CardConfig, Device, DmaBuffer, DriverError, PutTicket};
+use fasthsl_driver::{Card, CardConfig, Device, DmaBuffer, DriverError, PutTicket, Routing};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice, Topology};
 use fasthsl_topology::routing::shortest_path_tables;
 use fasthsl_topology::{bcast_dest, check, check_bcast, CheckError, RouterTables, ROUTER_PORTS};
@@ -60,6 +60,8 @@ struct Sent {
 enum Routes {
     /// `Card::program_routes` on every node: writes, then reads every entry back.
     Driver,
+    /// `Card::program_routes_with(.., Routing::Adaptive)` on every node.
+    DriverAdaptive,
     /// The same tables as posted writes through each router's manager, no read-back:
     /// the driver's read-back is 128 serialized MMIO reads (16k cycles) per router,
     /// which on 64 nodes would be most of the test's run time.
@@ -101,10 +103,14 @@ fn up_slot(spec: &str, routes: Routes, slot: usize, shared_iova: bool) -> Net {
         cards.push(card);
     }
     match routes {
-        Routes::Driver => {
+        Routes::Driver | Routes::DriverAdaptive => {
+            let routing = match routes {
+                Routes::DriverAdaptive => Routing::Adaptive,
+                _ => Routing::Deterministic,
+            };
             let mut programmed = Vec::new();
             for c in &cards {
-                programmed.extend(c.program_routes(&topo).unwrap());
+                programmed.extend(c.program_routes_with(&topo, routing).unwrap());
             }
             programmed.sort();
             assert_eq!(programmed, (0..topo.routers()).collect::<Vec<_>>());
@@ -532,8 +538,10 @@ fn torus_4x4_all_pairs_concurrently() {
     net.assert_clean();
 }
 
-/// Adaptive routing end to end: the adaptive tables (west-last alternatives) through
-/// the driver's NICs, every ordered pair of a 4x4 mesh at once with DESC_FLAG_ADAPTIVE,
+/// Adaptive routing end to end: the driver programs the adaptive tables (west-last
+/// alternatives, `program_routes_with(.., Routing::Adaptive)`); every router's RT_CTRL
+/// entries read back with the port and amask the topology computes (alternatives
+/// present); then every ordered pair of a 4x4 mesh at once with DESC_FLAG_ADAPTIVE,
 /// messages of up to 4 KiB (several packets each). Packets of a message may overtake
 /// each other; every message still completes with its LMR entry, every byte in place.
 #[test]
@@ -541,7 +549,26 @@ fn mesh_4x4_adaptive_all_pairs_concurrently() {
     let topo: Topology = "mesh:4x4".parse().unwrap();
     let tables = topo.adaptive_tables().unwrap();
     check(&topo, &tables).unwrap();
-    let mut net = up_slot("mesh:4x4", Routes::These(tables), 4096, false);
+    let mut net = up_slot("mesh:4x4", Routes::DriverAdaptive, 4096, false);
+    let mut alternatives = 0;
+    for rt in &tables {
+        let dev = net.cards[topo.manager_of(rt.router)].device();
+        for (input, table) in rt.inputs.iter().enumerate() {
+            for e in 0..ROUTE_ENTRIES as usize {
+                let idx = (input * ROUTE_ENTRIES as usize + e) as u32;
+                let reg = ROUTER_CSR_BASE as u32 + rr::RT_CTRL + idx * rr::RT_CTRL_STRIDE;
+                let got = RouteCtrl::from_words(&[dev.bar_read32(reg).unwrap()]);
+                let want = table.get(e).map_or(RouteCtrl::default(), |iv| RouteCtrl {
+                    port: iv.port,
+                    amask: iv.amask,
+                    valid: true,
+                });
+                assert_eq!(got, want, "router {} input {input} entry {e}", rt.router);
+                alternatives += usize::from(got.valid && got.amask != 0);
+            }
+        }
+    }
+    assert!(alternatives > 0, "the adaptive tables have alternatives");
     net.flags = desc_flag::ADAPTIVE;
     net.writes(&all_pairs(16), 4000, false, 4);
     net.assert_clean();

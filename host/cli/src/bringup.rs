@@ -7,7 +7,7 @@
 use std::rc::Rc;
 
 use anyhow::{bail, ensure, Context, Result};
-use fasthsl_driver::{Card, CardConfig, Device, DeviceError, DmaBuffer, Pace};
+use fasthsl_driver::{Card, CardConfig, Device, DeviceError, DmaBuffer, Pace, Routing};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 use fasthsl_vfio::VfioDevice;
@@ -24,13 +24,31 @@ pub fn configured_cards(
     rx_window: impl Fn(usize) -> usize,
     after_configure: impl FnMut(usize, &mut Card<SimDevice>) -> Result<()>,
 ) -> Result<Vec<Card<SimDevice>>> {
+    configured_cards_routed(
+        cluster,
+        topology,
+        Routing::Deterministic,
+        rx_window,
+        after_configure,
+    )
+}
+
+/// [`configured_cards`] with the routing tables of `routing`.
+pub fn configured_cards_routed(
+    cluster: &Cluster,
+    topology: &Topology,
+    routing: Routing,
+    rx_window: impl Fn(usize) -> usize,
+    after_configure: impl FnMut(usize, &mut Card<SimDevice>) -> Result<()>,
+) -> Result<Vec<Card<SimDevice>>> {
     let devs = (0..topology.nodes()).map(|n| cluster.device(n)).collect();
-    configure_all(devs, topology, rx_window, after_configure)
+    configure_all(devs, topology, routing, rx_window, after_configure)
 }
 
 fn configure_all<D: Device>(
     devs: Vec<D>,
     topology: &Topology,
+    routing: Routing,
     rx_window: impl Fn(usize) -> usize,
     mut after_configure: impl FnMut(usize, &mut Card<D>) -> Result<()>,
 ) -> Result<Vec<Card<D>>> {
@@ -46,8 +64,8 @@ fn configure_all<D: Device>(
         cards.push(card);
     }
     for (n, card) in cards.iter().enumerate() {
-        card.program_routes(topology)
-            .with_context(|| format!("programming the routers of node {n}"))?;
+        card.program_routes_with(topology, routing)
+            .with_context(|| format!("programming the routers of node {n} ({routing} routing)"))?;
     }
     Ok(cards)
 }
@@ -222,6 +240,8 @@ pub struct Testbed<D: BenchDevice> {
     pub cards: Vec<Card<D>>,
     /// The network the routes were computed for.
     pub topology: Topology,
+    /// The routing tables the routers got.
+    pub routing: Routing,
     /// Where times come from.
     pub clock: Clock,
     /// "simulator" (in this process), or the `--device` backends.
@@ -236,12 +256,31 @@ impl Testbed<SimDevice> {
         rx_window: impl Fn(usize) -> usize,
         after_configure: impl FnMut(usize, &mut Card<SimDevice>) -> Result<()>,
     ) -> Result<Self> {
+        Self::sim_routed(
+            topology,
+            Routing::Deterministic,
+            cfg,
+            rx_window,
+            after_configure,
+        )
+    }
+
+    /// [`Self::sim`] with the routing tables of `routing`.
+    pub fn sim_routed(
+        topology: &Topology,
+        routing: Routing,
+        cfg: SimConfig,
+        rx_window: impl Fn(usize) -> usize,
+        after_configure: impl FnMut(usize, &mut Card<SimDevice>) -> Result<()>,
+    ) -> Result<Self> {
         let ns_per_cycle = cfg.clock_period_ps as f64 / 1000.0;
         let cluster = Cluster::new(topology, cfg).context("building the simulated cluster")?;
-        let cards = configured_cards(&cluster, topology, rx_window, after_configure)?;
+        let cards =
+            configured_cards_routed(&cluster, topology, routing, rx_window, after_configure)?;
         Ok(Testbed {
             cards,
             topology: topology.clone(),
+            routing,
             clock: Clock::Modeled { ns_per_cycle },
             backend: "simulator",
         })
@@ -253,6 +292,23 @@ impl Testbed<CardDevice> {
     pub fn devices(
         specs: &[String],
         topology: &Topology,
+        rx_window: impl Fn(usize) -> usize,
+        after_configure: impl FnMut(usize, &mut Card<CardDevice>) -> Result<()>,
+    ) -> Result<Self> {
+        Self::devices_routed(
+            specs,
+            topology,
+            Routing::Deterministic,
+            rx_window,
+            after_configure,
+        )
+    }
+
+    /// [`Self::devices`] with the routing tables of `routing`.
+    pub fn devices_routed(
+        specs: &[String],
+        topology: &Topology,
+        routing: Routing,
         rx_window: impl Fn(usize) -> usize,
         after_configure: impl FnMut(usize, &mut Card<CardDevice>) -> Result<()>,
     ) -> Result<Self> {
@@ -301,10 +357,11 @@ impl Testbed<CardDevice> {
             },
             _ => Clock::Wall,
         };
-        let cards = configure_all(devs, topology, rx_window, after_configure)?;
+        let cards = configure_all(devs, topology, routing, rx_window, after_configure)?;
         Ok(Testbed {
             cards,
             topology: topology.clone(),
+            routing,
             clock,
             backend: kinds[0],
         })

@@ -7,11 +7,11 @@ use anyhow::{bail, ensure, Context, Result};
 use fasthsl_driver::contract::{desc_flag, status_done, DescErr, LmrEntry};
 use fasthsl_driver::{Card, Device, DmaBuffer};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
-use fasthsl_topology::Topology;
+use fasthsl_topology::{Routing, Topology};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use crate::bringup::configured_cards;
+use crate::bringup::configured_cards_routed;
 use fasthsl_rng::Rng;
 
 /// Untouched bytes checked on each side of every received message.
@@ -26,6 +26,8 @@ const PAIR_MAX: usize = 4096;
 pub struct DemoOptions {
     /// The network.
     pub topology: Topology,
+    /// Routing tables; with adaptive ones every write is sent DESC_FLAG_ADAPTIVE.
+    pub routing: Routing,
     /// Seed of every random choice.
     pub seed: u64,
     /// Largest message of the transfer sweep and the ping-pong.
@@ -58,6 +60,8 @@ pub struct Report {
     pub nodes: usize,
     /// Topology text.
     pub topology: String,
+    /// Routing tables used.
+    pub routing: Routing,
     /// Seed used.
     pub seed: u64,
     /// Every check passed.
@@ -96,6 +100,8 @@ pub struct Bench {
     /// Node `n`'s source buffer.
     src: Vec<DmaBuffer>,
     rx_len: usize,
+    /// Flags added to every write (DESC_FLAG_ADAPTIVE with adaptive routing).
+    flags: u16,
 }
 
 /// Device time allowed for one message of `len` bytes: generous (the link moves about
@@ -107,7 +113,12 @@ fn timeout_ns(len: usize) -> u64 {
 impl Bench {
     /// Builds the cluster, configures every card with a receive region large enough
     /// for `max_size`-byte messages, and programs the routes.
-    pub fn up(topology: &Topology, max_size: usize, wave: Option<&Path>) -> Result<Bench> {
+    pub fn up(
+        topology: &Topology,
+        routing: Routing,
+        max_size: usize,
+        wave: Option<&Path>,
+    ) -> Result<Bench> {
         let nodes = topology.nodes();
         let rx_len = (max_size + 2 * GUARD + 4096)
             .max(nodes * PAIR_SLOT)
@@ -124,9 +135,10 @@ impl Bench {
         }
         let cluster = Cluster::new(topology, cfg).context("building the simulated cluster")?;
         let mut src = Vec::with_capacity(nodes);
-        let cards = configured_cards(
+        let cards = configured_cards_routed(
             &cluster,
             topology,
+            routing,
             |_| rx_len,
             |_, card| {
                 src.push(card.device().dma_alloc(src_len)?);
@@ -138,6 +150,10 @@ impl Bench {
             cards,
             src,
             rx_len,
+            flags: match routing {
+                Routing::Deterministic => 0,
+                Routing::Adaptive => desc_flag::ADAPTIVE,
+            },
         })
     }
 
@@ -146,7 +162,8 @@ impl Bench {
     fn post(&mut self, rng: &mut Rng, w: &mut Write) -> Result<()> {
         w.data = rng.bytes(w.len);
         w.pattern = rng.next_u64() as u8;
-        w.flags = (rng.next_u64() as u16) & (desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE);
+        w.flags =
+            (rng.next_u64() as u16) & (desc_flag::IRQ_LOCAL | desc_flag::IRQ_REMOTE) | self.flags;
         self.cards[w.src]
             .device()
             .mem_write(&self.src[w.src], w.src_off, &w.data)?;
@@ -365,7 +382,7 @@ pub fn run(opts: &DemoOptions) -> Result<(Report, Bench)> {
     };
 
     bar.set_message("bring-up and routing");
-    let mut bench = Bench::up(topo, opts.max_size, opts.wave.as_deref())?;
+    let mut bench = Bench::up(topo, opts.routing, opts.max_size, opts.wave.as_deref())?;
     let mut transfers = 0;
 
     bar.set_message("transfer sweep");
@@ -455,6 +472,7 @@ pub fn run(opts: &DemoOptions) -> Result<(Report, Bench)> {
     let report = Report {
         nodes,
         topology: topo.to_string(),
+        routing: opts.routing,
         seed: opts.seed,
         verified: failures.is_empty(),
         failures,
@@ -490,11 +508,11 @@ fn ping_pong(
     let dev0 = b.cards[0].device().clone();
     let (t0, c0) = (dev0.now_ns(), dev0.cycles().unwrap_or(0));
     for _ in 0..iterations {
-        b.cards[0].put(1, &b.src[0], 0, rx1, size, 0)?;
+        b.cards[0].put(1, &b.src[0], 0, rx1, size, b.flags)?;
         let e = b.cards[1]
             .wait_lmr(to)
             .context("ping-pong: node 1 waiting for ping")?;
-        b.cards[1].put(0, &b.src[1], 0, rx0, size, 0)?;
+        b.cards[1].put(0, &b.src[1], 0, rx0, size, b.flags)?;
         let f = b.cards[0]
             .wait_lmr(to)
             .context("ping-pong: node 0 waiting for pong")?;

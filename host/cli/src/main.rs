@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use fasthsl_driver::contract::MSG_LEN_MAX;
-use fasthsl_topology::Topology;
+use fasthsl_topology::{Routing, Topology};
 use serde_json::json;
 
 /// FastHSL: remote-write NIC (PCI-DDC) and RCUBE router, simulated or real.
@@ -80,6 +80,11 @@ struct ClusterArgs {
     /// are the same for the same seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Routing tables: deterministic, or adaptive (alternatives on mesh and hypercube,
+    /// `Topology::adaptive_tables`) with every write sent DESC_FLAG_ADAPTIVE
+    #[arg(long, value_name = "ROUTING", default_value = "deterministic",
+          value_parser = parse_routing)]
+    routing: Routing,
     /// Print one JSON object on stdout instead of tables (no progress bar)
     #[arg(long)]
     json: bool,
@@ -124,6 +129,10 @@ struct StatsArgs {
 
 fn parse_topology(s: &str) -> Result<Topology, String> {
     s.parse::<Topology>().map_err(|e| e.to_string())
+}
+
+fn parse_routing(s: &str) -> Result<Routing, String> {
+    s.parse::<Routing>().map_err(|e| e.to_string())
 }
 
 /// Bytes with an optional binary suffix: 4096, 64K, 64KiB, 1M, 1MiB.
@@ -190,6 +199,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn demo_cmd(a: &DemoArgs) -> Result<ExitCode> {
     let opts = demo::DemoOptions {
         topology: a.cluster.topology(),
+        routing: a.cluster.routing,
         seed: a.cluster.seed,
         max_size: a.max_size,
         iterations: a.iterations,
@@ -201,6 +211,7 @@ fn demo_cmd(a: &DemoArgs) -> Result<ExitCode> {
         let v = json!({
             "nodes": r.nodes,
             "topology": r.topology,
+            "routing": r.routing.name(),
             "seed": r.seed,
             "verified": r.verified,
             "transfers": r.transfers,
@@ -226,9 +237,10 @@ fn demo_cmd(a: &DemoArgs) -> Result<ExitCode> {
 
 fn print_report(r: &demo::Report) {
     outln!(
-        "FastHSL demo: {} ({} nodes), seed {}",
+        "FastHSL demo: {} ({} nodes, {} routing), seed {}",
         r.topology,
         r.nodes,
+        r.routing,
         r.seed
     );
     outln!(
@@ -290,6 +302,7 @@ fn human_size(n: usize) -> String {
 fn sim_stats(a: &ClusterArgs) -> Result<ExitCode> {
     let opts = demo::DemoOptions {
         topology: a.topology(),
+        routing: a.routing,
         seed: a.seed,
         max_size: 4096,
         iterations: 1,
@@ -397,5 +410,12 @@ mod tests {
             Cli::try_parse_from(["fasthsl", "demo", "--nodes", "2", "--topology", "star:2"])
                 .is_err()
         );
+        assert_eq!(a.cluster.routing, Routing::Deterministic);
+        let cli = Cli::try_parse_from(["fasthsl", "demo", "--routing", "adaptive"]).unwrap();
+        let Command::Demo(a) = cli.command else {
+            panic!()
+        };
+        assert_eq!(a.cluster.routing, Routing::Adaptive);
+        assert!(Cli::try_parse_from(["fasthsl", "demo", "--routing", "west-first"]).is_err());
     }
 }

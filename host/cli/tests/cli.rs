@@ -377,3 +377,17 @@ fn pingpong_with_windows_measures_keyed_puts() {
     let o = fasthsl(&["bench", "pingpong", "--windows", "--layer", "--json"]);
     assert!(!o.status.success());
 }
+
+/// `--routing adaptive`: the driver programs the adaptive tables (read back by it) and
+/// every put carries DESC_FLAG_ADAPTIVE. On full:2 there is one path, so modeled latency
+/// and bandwidth stay the same; the summary names the routing. A bad value is refused.
+#[test]
+fn pingpong_with_adaptive_routing() {
+    let (off, on) = pingpong_same_without_and_with("--routing=adaptive", "32K");
+    assert_eq!(on[2]["routing"].as_str(), Some("adaptive"));
+    assert_eq!(off[2]["routing"].as_str(), Some("deterministic"));
+    let o = fasthsl(&["bench", "pingpong", "--routing", "west-first"]);
+    assert!(!o.status.success());
+    let e = text(&o.stderr);
+    assert!(e.contains("unknown routing 'west-first'"), "{e}");
+}

@@ -63,6 +63,7 @@ use fasthsl_contract::{
     MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
 pub use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
+pub use fasthsl_topology::Routing;
 use fasthsl_topology::{Topology, TopologyError};
 use ring::{LmeRing, LmrCursor};
 use window::WindowTable;
@@ -1175,7 +1176,20 @@ impl<D: Device> Card<D> {
     /// Programs the routing tables of the routers this node manages (the router page of
     /// its BAR) from `topology`, then reads every entry back. Returns the routers
     /// programmed (empty when another node's card carries this node's router).
+    /// Deterministic routing: [`Self::program_routes_with`] chooses.
     pub fn program_routes(&self, topology: &Topology) -> Result<Vec<usize>, DriverError> {
+        self.program_routes_with(topology, Routing::Deterministic)
+    }
+
+    /// [`Self::program_routes`] with the tables of `routing`: with [`Routing::Adaptive`]
+    /// the entries also carry their alternative outputs (`route_ctrl.amask`), which the
+    /// routers use for packets of messages sent with DESC_FLAG_ADAPTIVE; other messages
+    /// keep their one route. The broadcast tables are the same either way.
+    pub fn program_routes_with(
+        &self,
+        topology: &Topology,
+        routing: Routing,
+    ) -> Result<Vec<usize>, DriverError> {
         let node = self.active()?.cfg.node_id;
         if usize::from(node) >= topology.nodes() {
             return Err(DriverError::NodeNotInTopology {
@@ -1187,7 +1201,7 @@ impl<D: Device> Card<D> {
         if routers.len() > 1 {
             return Err(DriverError::TooManyRouters { node, routers });
         }
-        let tables = topology.routing_tables()?;
+        let tables = topology.tables(routing)?;
         let d = &self.dev;
         for &r in &routers {
             let id = d.bar_read32(ROUTER_CSR_BASE as u32 + rt::RT_ID)?;

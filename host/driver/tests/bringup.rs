@@ -10,10 +10,12 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use fasthsl_driver::contract::{
-    ctrl, err, int, nic_regs as nic, push, router_regs as rt, RouteBounds, CONTRACT_VERSION,
-    ID_MAGIC, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
+    ctrl, err, int, nic_regs as nic, push, router_regs as rt, RouteBounds, RouteCtrl,
+    CONTRACT_VERSION, ID_MAGIC, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
-use fasthsl_driver::{Card, CardConfig, Device, DeviceError, DmaBuffer, DriverError, Pace};
+use fasthsl_driver::{
+    Card, CardConfig, Device, DeviceError, DmaBuffer, DriverError, Pace, Routing,
+};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 
@@ -421,6 +423,62 @@ fn routes_are_programmed_and_verified() {
     );
     dev.heal();
     assert_eq!(c.program_routes(&t).unwrap(), vec![1]);
+}
+
+/// Every RT_CTRL entry of the card's router, as read through its BAR.
+fn route_ctrls<D: Device>(d: &D) -> Vec<RouteCtrl> {
+    (0..ROUTER_PORTS as usize)
+        .flat_map(|i| (0..ROUTE_ENTRIES as usize).map(move |e| (i, e)))
+        .map(|(i, e)| {
+            let v = d
+                .bar_read32(router_reg(rt::RT_CTRL, rt::RT_CTRL_STRIDE, i, e))
+                .unwrap();
+            RouteCtrl::from_words(&[v])
+        })
+        .collect()
+}
+
+/// RT_CTRL entries router `r` should hold with `routing`.
+fn want_ctrls(t: &Topology, r: usize, routing: Routing) -> Vec<RouteCtrl> {
+    let tables = t.tables(routing).unwrap();
+    (0..ROUTER_PORTS as usize)
+        .flat_map(|i| (0..ROUTE_ENTRIES as usize).map(move |e| (i, e)))
+        .map(|(i, e)| {
+            tables[r]
+                .inputs
+                .get(i)
+                .and_then(|v| v.get(e))
+                .map_or(RouteCtrl::default(), |iv| RouteCtrl {
+                    port: iv.port,
+                    amask: iv.amask,
+                    valid: true,
+                })
+        })
+        .collect()
+}
+
+#[test]
+fn adaptive_routes_carry_their_alternatives_and_can_be_taken_back() {
+    // The centre router of a 3x3 mesh: west-last alternatives on several inputs.
+    let t = topo("mesh:3x3");
+    let cl = Cluster::new(&t, SimConfig::default()).unwrap();
+    let mut c = Card::open(cl.device(4)).unwrap();
+    c.configure(small(&t, 4)).unwrap();
+    assert_eq!(
+        c.program_routes_with(&t, Routing::Adaptive).unwrap(),
+        vec![4]
+    );
+    let got = route_ctrls(c.device());
+    assert_eq!(got, want_ctrls(&t, 4, Routing::Adaptive));
+    assert!(
+        got.iter().any(|e| e.valid && e.amask != 0),
+        "alternatives programmed"
+    );
+    // Back to deterministic: the same ports, every alternative gone.
+    assert_eq!(c.program_routes(&t).unwrap(), vec![4]);
+    let got = route_ctrls(c.device());
+    assert_eq!(got, want_ctrls(&t, 4, Routing::Deterministic));
+    assert!(got.iter().all(|e| e.amask == 0));
 }
 
 #[test]

@@ -50,6 +50,50 @@ pub const PORT_NORTH: usize = 4;
 
 const SYNTAX: &str = "star:N, full:N, ring:N, mesh:XxY, torus:XxY, hypercube:D";
 
+/// Which routing tables the routers get ([`Topology::tables`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Routing {
+    /// One route per destination ([`Topology::routing_tables`]): packets of a pair stay
+    /// in order.
+    #[default]
+    Deterministic,
+    /// The same routes plus deadlock-free alternatives ([`Topology::adaptive_tables`]),
+    /// taken only by packets sent with DESC_FLAG_ADAPTIVE; those may overtake each other.
+    Adaptive,
+}
+
+impl Routing {
+    /// The name used on command lines and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Routing::Deterministic => "deterministic",
+            Routing::Adaptive => "adaptive",
+        }
+    }
+}
+
+impl fmt::Display for Routing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A routing name that is neither `deterministic` nor `adaptive`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown routing '{0}' (known: deterministic, adaptive)")]
+pub struct UnknownRouting(pub String);
+
+impl FromStr for Routing {
+    type Err = UnknownRouting;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "deterministic" => Ok(Routing::Deterministic),
+            "adaptive" => Ok(Routing::Adaptive),
+            _ => Err(UnknownRouting(s.into())),
+        }
+    }
+}
+
 /// Errors in a topology description.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TopologyError {
@@ -443,6 +487,14 @@ impl Topology {
         routing::adaptive_tables(self)
     }
 
+    /// The tables of `routing`: [`Self::routing_tables`] or [`Self::adaptive_tables`].
+    pub fn tables(&self, routing: Routing) -> Result<Vec<RouterTables>, TopologyError> {
+        match routing {
+            Routing::Deterministic => self.routing_tables(),
+            Routing::Adaptive => self.adaptive_tables(),
+        }
+    }
+
     /// The broadcast tables of every router (see [`bcast`]): per input and output, the
     /// interval of nodes a broadcast arriving there reaches through that output.
     pub fn bcast_tables(&self) -> Result<Vec<BcastTables>, TopologyError> {
@@ -644,6 +696,29 @@ impl fmt::Display for Topology {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn routing_names_and_tables() {
+        for r in [Routing::Deterministic, Routing::Adaptive] {
+            assert_eq!(r.name().parse::<Routing>(), Ok(r));
+        }
+        assert_eq!(" Adaptive".parse::<Routing>(), Ok(Routing::Adaptive));
+        assert!("west-first".parse::<Routing>().is_err());
+        assert_eq!(Routing::default(), Routing::Deterministic);
+        let t = Topology::mesh(4, 4).unwrap();
+        assert_eq!(
+            t.tables(Routing::Deterministic).unwrap(),
+            t.routing_tables().unwrap()
+        );
+        let a = t.tables(Routing::Adaptive).unwrap();
+        assert_eq!(a, t.adaptive_tables().unwrap());
+        // Adaptive mesh tables do carry alternatives.
+        assert!(a
+            .iter()
+            .flat_map(|r| &r.inputs)
+            .flatten()
+            .any(|i| i.amask != 0));
+    }
 
     #[test]
     fn full_network_uses_one_hop_and_distinct_ports() {

@@ -53,20 +53,33 @@
 //! everything else is. Malformed packets are never adaptive: the counters they bump
 //! are predicted by walking their one (primary) route.
 //!
-//! # Extending
-//! A broadcast packet is one [`super::Scoreboard::expect_at`] with the set of sinks and
-//! its group address as the head's destination; [`Walker`] would then follow every
-//! output of a set. The soak does not send broadcasts yet (`sim/tests/topologies.rs`
-//! and `tb_rcube_router_bcast` mix them with unicast).
+//! # Broadcasts
+//! A share [`SoakConfig::bcast`] of the good packets is a hardware broadcast (ptype
+//! BCAST) of 1..=`BCAST_PKT_FLITS` flits to a node range: all nodes for a quarter of
+//! them, else a random contiguous range (which may or may not hold the source). The
+//! routers get [`Topology::bcast_tables`] (as `program_routes` writes them) and the
+//! scoreboard expects each broadcast exactly once, intact, at every node of the range
+//! but the source ([`super::Scoreboard::expect_at`]), from the range itself, not from the
+//! tables. Broadcasts travel in their own queue and on their own tree, so unicast
+//! packets of the same pair may overtake them and be overtaken; but the tree's path from
+//! a source to a node is fixed and each router input keeps its broadcasts in one FIFO,
+//! so broadcasts are checked for order among themselves per (source, node) (order lane
+//! 1, [`super::Expected::lane`]). A range holding only the source has an empty output
+//! set at its first router, which drops it and counts it in RT_DROP
+//! ([`Walker::walk_bcast`] predicts where). The FIFO organisation has no replication and drops every broadcast at the
+//! first router input, counted there: the soak checks exactly that for it.
+//! [`SoakConfig::bcast_fault`] makes one sink lose or double one broadcast copy on its
+//! way to the scoreboard, to show that the run then fails.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use fasthsl_topology::RouterTables;
+use fasthsl_contract::BCAST_PKT_FLITS;
+use fasthsl_topology::{bcast_dest, BcastTables, RouterTables};
 
 use super::{
-    Fate, Net, Peer, Pending, Phase, Rng, RouterKind, ScoreError, Terminal, Topology,
-    TrafficConfig, TrafficError, MAX_PACKET_FLITS, ROUTER_PORTS,
+    head_bcast_range, Delivery, Fate, Net, Peer, Pending, Phase, Rng, RouterKind, ScoreError,
+    Scoreboard, Terminal, Topology, TrafficConfig, TrafficError, MAX_PACKET_FLITS, ROUTER_PORTS,
 };
 use fasthsl_contract::router_regs as rt;
 
@@ -104,11 +117,26 @@ pub struct SoakConfig {
     /// Fault injection for testing the watchdog: (node, cycle) from which that node's
     /// sink never returns a credit again.
     pub dead_sink: Option<(usize, u64)>,
+    /// Share of the good packets sent as hardware broadcasts, 0..=1 (module docs).
+    pub bcast: f64,
+    /// Fault injection for testing the scoreboard: the first broadcast copy reaching
+    /// this node's sink is lost or seen twice on its way to the scoreboard.
+    pub bcast_fault: Option<(BcastFault, usize)>,
+}
+
+/// What [`SoakConfig::bcast_fault`] does to one broadcast copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BcastFault {
+    /// The sink takes the copy (credits returned) but the scoreboard never sees it.
+    LoseCopy,
+    /// The scoreboard sees the copy twice.
+    DuplicateCopy,
 }
 
 impl SoakConfig {
     /// The standard mix: 3 % malformed, 0.5 % over-long, a quarter of the good packets
-    /// adaptive, stalling sinks, watchdog 10 000 cycles, order checked.
+    /// adaptive and 3 % broadcasts, stalling sinks, watchdog 10 000 cycles, order
+    /// checked.
     pub fn new(router: RouterKind, topology: Topology, cycles: u64, seed: u64) -> Self {
         SoakConfig {
             router,
@@ -122,6 +150,8 @@ impl SoakConfig {
             ordered: true,
             adaptive: 0.25,
             dead_sink: None,
+            bcast: 0.03,
+            bcast_fault: None,
         }
     }
 }
@@ -146,7 +176,13 @@ pub struct SoakReport {
     pub overlong_sent: u64,
     /// Packets sent with the ADAPTIVE flag.
     pub adaptive_sent: u64,
-    /// Packets with an unknown destination, dropped by a router.
+    /// Broadcast packets sent (each is one packet in `packets_sent`).
+    pub bcast_sent: u64,
+    /// Broadcast copies delivered and checked (each is one packet in
+    /// `packets_delivered`): one per node of each range but the source.
+    pub bcast_copies: u64,
+    /// Packets dropped by a router: unknown destination, broadcasts with an empty
+    /// output set (and every broadcast on the FIFO organisation).
     pub dropped: u64,
     /// Sum of every router's RT_DROP counters (equal, per counter, to the expectation).
     pub rt_drop: u64,
@@ -179,6 +215,7 @@ pub enum PathEnd {
 #[derive(Debug, Clone)]
 pub struct Walker {
     tables: Vec<RouterTables>,
+    bcast: Option<Vec<BcastTables>>,
     peers: Vec<[Option<Peer>; ROUTER_PORTS]>,
     attach: Vec<(usize, usize)>,
 }
@@ -207,9 +244,63 @@ impl Walker {
         }
         Walker {
             tables,
+            bcast: None,
             peers,
             attach,
         }
+    }
+
+    /// With the broadcast tables the routers were given.
+    pub fn with_bcast(mut self, bcast: Vec<BcastTables>) -> Self {
+        self.bcast = Some(bcast);
+        self
+    }
+
+    /// Follows a broadcast from `src` to nodes `lo..=hi` through the broadcast tables, as
+    /// `rcube_bcast_lookup` does (every enabled output but the arrival port whose
+    /// interval overlaps the range; none: dropped). Returns the nodes reached, once per
+    /// copy, and the router inputs that drop it. Without broadcast tables every router
+    /// drops it at once.
+    pub fn walk_bcast(
+        &self,
+        src: usize,
+        lo: usize,
+        hi: usize,
+    ) -> (Vec<usize>, Vec<(usize, usize)>) {
+        let (mut reached, mut drops) = (Vec::new(), Vec::new());
+        let mut todo = vec![self.attach[src]];
+        let mut visits = 0;
+        while let Some((r, p)) = todo.pop() {
+            visits += 1;
+            if visits > self.peers.len() * ROUTER_PORTS {
+                // A tree that loops: reported as a drop where it went round.
+                drops.push((r, p));
+                break;
+            }
+            let row = self
+                .bcast
+                .as_ref()
+                .and_then(|b| b.get(r))
+                .and_then(|b| b.inputs.get(p));
+            let outs: Vec<usize> = (0..ROUTER_PORTS)
+                .filter(|&o| o != p)
+                .filter(|&o| {
+                    row.and_then(|row| row[o])
+                        .is_some_and(|(a, b)| usize::from(a) <= hi && lo <= usize::from(b))
+                })
+                .collect();
+            if outs.is_empty() {
+                drops.push((r, p));
+            }
+            for o in outs {
+                match self.peers[r][o] {
+                    Some(Peer::Node(n)) => reached.push(n),
+                    Some(Peer::Router(r2, p2)) => todo.push((r2, p2)),
+                    None => {}
+                }
+            }
+        }
+        (reached, drops)
     }
 
     /// The router inputs a packet from `src` with destination field `dest` enters, in
@@ -254,10 +345,14 @@ pub(super) struct Mix {
     seed: u64,
     dead_sink: Option<(usize, u64)>,
     walker: Arc<Walker>,
+    bcast: f64,
+    /// The routers cannot replicate (FIFO organisation): broadcasts end at the first one.
+    bcast_dropped: bool,
+    bcast_fault: Option<(BcastFault, usize)>,
 }
 
 /// Per-terminal state of the mix.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct MixState {
     on: bool,
     phase_left: u64,
@@ -267,9 +362,54 @@ pub(super) struct MixState {
     /// One sequence number space per source, so a packet expected at several sinks
     /// (broadcast) has one number, and per pair the numbers still increase.
     seq: u32,
+    /// Sink: a packet is arriving (its head has been taken, its last flit not yet).
+    sink_open: bool,
+    /// Sink: [`SoakConfig::bcast_fault`] 0 armed, 1 on the copy arriving, 2 done.
+    fault: u8,
+    /// Sink: flits of the copy to be seen twice.
+    replay: Vec<(bool, bool, u64)>,
 }
 
 impl MixState {
+    /// A flit `(last, err, data)` taken by this node's sink goes to the scoreboard,
+    /// through the broadcast fault if one is set for this node.
+    pub(super) fn sink_flit(
+        &mut self,
+        mix: &Mix,
+        board: &mut Scoreboard,
+        node: usize,
+        now: u64,
+        (last, err, data): (bool, bool, u64),
+    ) -> Option<Delivery> {
+        let head = !self.sink_open;
+        self.sink_open = !last;
+        let Some((kind, _)) = mix.bcast_fault.filter(|&(_, n)| n == node) else {
+            return board.flit(node, now, last, err, data);
+        };
+        if head && self.fault == 0 && head_bcast_range(data).is_some() {
+            self.fault = 1;
+        }
+        if self.fault != 1 {
+            return board.flit(node, now, last, err, data);
+        }
+        if last {
+            self.fault = 2;
+        }
+        match kind {
+            BcastFault::LoseCopy => None,
+            BcastFault::DuplicateCopy => {
+                let d = board.flit(node, now, last, err, data);
+                self.replay.push((last, err, data));
+                if last {
+                    for (l, e, x) in std::mem::take(&mut self.replay) {
+                        board.flit(node, now, l, e, x);
+                    }
+                }
+                d
+            }
+        }
+    }
+
     /// Whether this sink withholds credits this cycle.
     pub(super) fn sink_stalled(&mut self, mix: &Mix, rng: &mut Rng, node: usize, now: u64) -> bool {
         if mix
@@ -361,6 +501,7 @@ pub(super) fn create(t: &mut Terminal, mix: &Mix, now: u64) {
         ordered: mix.ordered,
         cut: false,
         adaptive: false,
+        bcast: false,
     };
     if rng.unit() < mix.overlong {
         flits = MAX_PACKET_FLITS + 1 + rng.below((OVERLONG_MAX - MAX_PACKET_FLITS) as usize) as u32;
@@ -389,7 +530,24 @@ pub(super) fn create(t: &mut Terminal, mix: &Mix, now: u64) {
             pk.eep = rng.below(2) == 0;
         }
     }
-    if !pk.eep && pk.head_dest == dest as u16 && rng.unit() < mix.adaptive {
+    let good = !pk.eep && pk.head_dest == dest as u16;
+    if mix.bcast > 0.0 && good && pk.flits <= MAX_PACKET_FLITS && rng.unit() < mix.bcast {
+        let (lo, hi) = if rng.below(4) == 0 {
+            (0, n - 1)
+        } else {
+            let lo = rng.below(n);
+            (lo, lo + rng.below(n - lo))
+        };
+        pk.bcast = true;
+        pk.ordered = mix.ordered;
+        pk.head_dest = bcast_dest(lo as u8, hi as u8);
+        pk.flits = 1 + rng.below(BCAST_PKT_FLITS as usize) as u32;
+        pk.fate = if mix.bcast_dropped || mix.walker.walk_bcast(src, lo, hi).0.is_empty() {
+            Fate::Drop
+        } else {
+            Fate::Group(lo, hi)
+        };
+    } else if good && rng.unit() < mix.adaptive {
         pk.adaptive = true;
         pk.ordered = false;
     }
@@ -418,6 +576,10 @@ pub(super) struct Tracker {
     cut_short: u64,
     overlong: u64,
     adaptive: u64,
+    bcast: u64,
+    bcast_copies: u64,
+    /// The routers drop broadcasts at the first input (FIFO organisation).
+    bcast_dropped: bool,
     dropped: u64,
 }
 
@@ -428,7 +590,7 @@ fn frame(open: &mut Option<(u64, u32)>, data: u64, last: bool) {
 }
 
 impl Tracker {
-    fn new(walker: Arc<Walker>, net: &Net) -> Self {
+    fn new(walker: Arc<Walker>, net: &Net, bcast_dropped: bool) -> Self {
         let nr = net.routers.len();
         let mut names: Vec<[String; ROUTER_PORTS]> = (0..nr)
             .map(|_| std::array::from_fn(|_| "-".into()))
@@ -460,6 +622,9 @@ impl Tracker {
             cut_short: 0,
             overlong: 0,
             adaptive: 0,
+            bcast: 0,
+            bcast_copies: 0,
+            bcast_dropped,
             dropped: 0,
         }
     }
@@ -471,6 +636,30 @@ impl Tracker {
             self.overlong += 1;
         }
         self.adaptive += u64::from(pk.adaptive);
+        if pk.bcast {
+            self.bcast += 1;
+            let (lo, hi) = (
+                usize::from(pk.head_dest & 0xFF),
+                usize::from(pk.head_dest >> 8),
+            );
+            match pk.fate {
+                Fate::Group(..) => {
+                    self.bcast_copies += (lo..=hi).filter(|&n| n != src).count() as u64;
+                }
+                _ => {
+                    let drops = if self.bcast_dropped {
+                        vec![self.walker.attach[src]]
+                    } else {
+                        self.walker.walk_bcast(src, lo, hi).1
+                    };
+                    for (r, p) in drops {
+                        self.exp_drop[r][p] += 1;
+                    }
+                    self.dropped += 1;
+                }
+            }
+            return;
+        }
         let unicast_good = pk.fate == Fate::Deliver(usize::from(pk.head_dest));
         if unicast_good && !pk.eep {
             return;
@@ -539,6 +728,20 @@ impl Tracker {
         self.last_move = now;
     }
 
+    /// Whether router `r`'s port `p` holds flits, has a packet open in either direction
+    /// or an output without credits.
+    fn busy(&self, r: usize, p: usize) -> bool {
+        let held = (self.flits_in[r][p] + ROUTER_BUF).saturating_sub(self.credits_back[r][p]);
+        let credits = self.credits_in[r][p].saturating_sub(self.flits_out[r][p]);
+        held > 0 || self.open_in[r][p].is_some() || self.open_out[r][p].is_some() || credits == 0
+    }
+
+    /// No cabled router port is [`Self::busy`]: nothing is left in the network.
+    fn network_empty(&self) -> bool {
+        (0..self.names.len())
+            .all(|r| (0..ROUTER_PORTS).all(|p| self.names[r][p] == "-" || !self.busy(r, p)))
+    }
+
     /// Every router port that holds flits, has a packet open or an output without
     /// credits, for the watchdog's report.
     fn ports(&self) -> String {
@@ -561,7 +764,7 @@ impl Tracker {
                     (self.flits_in[r][p] + ROUTER_BUF).saturating_sub(self.credits_back[r][p]);
                 let credits = self.credits_in[r][p].saturating_sub(self.flits_out[r][p]);
                 let (oi, oo) = (self.open_in[r][p], self.open_out[r][p]);
-                if held == 0 && oi.is_none() && oo.is_none() && credits > 0 {
+                if !self.busy(r, p) {
                     continue;
                 }
                 let _ = write!(
@@ -602,6 +805,12 @@ fn check(c: &SoakConfig) -> Result<(), TrafficError> {
     if !(0.0..=1.0).contains(&c.adaptive) {
         return bad("the adaptive share must be within 0..=1");
     }
+    if !(0.0..=1.0).contains(&c.bcast) {
+        return bad("the broadcast share must be within 0..=1");
+    }
+    if c.bcast_fault.is_some_and(|(_, n)| n >= c.topology.nodes()) {
+        return bad("the broadcast fault's node is not a node of the network");
+    }
     if c.watchdog == 0 {
         return bad("the watchdog needs at least one cycle");
     }
@@ -641,7 +850,21 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         super::Routing::Adaptive => c.topology.adaptive_tables(),
     }
     .map_err(|e| TrafficError::Routing(e.to_string()))?;
-    let walker = Arc::new(Walker::from_tables(&c.topology, tables));
+    let mut walker = Walker::from_tables(&c.topology, tables);
+    if c.bcast > 0.0 {
+        // The broadcast tables `program_routes` writes; a network without them (ids
+        // beyond a broadcast range) cannot carry the broadcast share.
+        let bt = c.topology.bcast_tables().map_err(|e| {
+            TrafficError::Config(format!(
+                "{}: no broadcast tables ({e}); run it with a broadcast share of 0",
+                c.topology
+            ))
+        })?;
+        push_bcast_tables(&mut net, &bt);
+        walker = walker.with_bcast(bt);
+    }
+    let walker = Arc::new(walker);
+    let bcast_dropped = c.router == RouterKind::Fifo;
     // Net::new marks every packet adaptive under Routing::Adaptive; here the mix decides.
     net.source.adaptive = false;
     net.source.mix = Some(Mix {
@@ -656,8 +879,11 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         seed: c.seed,
         dead_sink: c.dead_sink,
         walker: walker.clone(),
+        bcast: c.bcast,
+        bcast_dropped,
+        bcast_fault: c.bcast_fault,
     });
-    net.track = Some(Box::new(Tracker::new(walker, &net)));
+    net.track = Some(Box::new(Tracker::new(walker, &net, bcast_dropped)));
     net.configure()?;
 
     let mut flits = 0u64;
@@ -668,6 +894,18 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         let idle = net.cycle - t.last_move;
         if idle >= c.watchdog {
             let p = pending(net);
+            let sending = net
+                .terms
+                .iter()
+                .any(|t| t.current.is_some() || !t.queue.is_empty());
+            if p > 0 && !sending && t.network_empty() {
+                // Nothing is left anywhere: what the scoreboard still waits for was lost
+                // (or swallowed without a trace), so name it rather than call it a stall.
+                return Err(TrafficError::IntegrityAt {
+                    cycle: net.cycle,
+                    errors: net.board.clone().finish(),
+                });
+            }
             if p > 0 {
                 return Err(TrafficError::Stall {
                     cycle: net.cycle,
@@ -771,6 +1009,8 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         cut_short: t.cut_short,
         overlong_sent: t.overlong,
         adaptive_sent: t.adaptive,
+        bcast_sent: t.bcast,
+        bcast_copies: t.bcast_copies,
         dropped: t.dropped,
         rt_drop,
         rt_eep,
@@ -779,4 +1019,25 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         slowest,
         longest_idle,
     })
+}
+
+/// Queues the broadcast tables' writes (RT_BC_BOUNDS of every enabled output, then
+/// RT_BC_MASK per input, as `program_routes` orders them) for [`Net::configure`], which
+/// also reads each back.
+fn push_bcast_tables(net: &mut Net, bt: &[BcastTables]) {
+    for t in bt {
+        let q = &mut net.cfg[t.router];
+        for (p, row) in t.inputs.iter().enumerate() {
+            for (o, e) in row.iter().enumerate() {
+                if let Some((lo, hi)) = e {
+                    let idx = (p * ROUTER_PORTS + o) as u32;
+                    q.push_back((
+                        rt::RT_BC_BOUNDS + idx * rt::RT_BC_BOUNDS_STRIDE,
+                        u32::from(*lo) | u32::from(*hi) << 16,
+                    ));
+                }
+            }
+            q.push_back((rt::RT_BC_MASK + p as u32 * rt::RT_BC_MASK_STRIDE, t.mask(p)));
+        }
+    }
 }

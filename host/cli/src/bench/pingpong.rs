@@ -7,8 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
-use fasthsl_driver::contract::{status_done, DescErr};
-use fasthsl_driver::{Device, DmaBuffer, DriverError, Pace, PutPath, PutTicket, WindowPerms};
+use fasthsl_driver::contract::{desc_flag, status_done, DescErr};
+use fasthsl_driver::{
+    Device, DmaBuffer, DriverError, Pace, PutPath, PutTicket, Routing, WindowPerms,
+};
 use fasthsl_msg::layout::Layout;
 use fasthsl_msg::{Endpoint, MsgConfig, Request};
 use fasthsl_sim::{SimConfig, Topology};
@@ -64,6 +66,12 @@ pub struct PingpongArgs {
     /// Seed of the message data; modeled results are the same for the same seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Routing tables: deterministic, or adaptive (Topology::adaptive_tables: alternatives
+    /// on mesh and hypercube) with every put sent DESC_FLAG_ADAPTIVE (the --layer
+    /// messages stay deterministic)
+    #[arg(long, value_name = "ROUTING", default_value = "deterministic",
+          value_parser = crate::parse_routing)]
+    routing: Routing,
     /// Message sizes, bytes: comma list, K/KiB and M/MiB suffixes (1..=16 MiB). Default:
     /// powers of two from 1 B to 1 MiB
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::parse_size)]
@@ -139,6 +147,16 @@ struct Pair<D: BenchDevice> {
     rx_len: usize,
     /// Receive window key of nodes 0 and 1 (0: no windows).
     keys: [u16; 2],
+    /// Descriptor flags of every put (DESC_FLAG_ADAPTIVE with adaptive routing).
+    flags: u16,
+}
+
+/// Descriptor flags of the puts under `routing`.
+fn put_flags(routing: Routing) -> u16 {
+    match routing {
+        Routing::Deterministic => 0,
+        Routing::Adaptive => desc_flag::ADAPTIVE,
+    }
 }
 
 /// Device time allowed for one message: only a stuck card times out.
@@ -164,13 +182,14 @@ fn buffer_sizes(max_size: usize, layer: bool) -> (usize, usize) {
 }
 
 impl Pair<fasthsl_sim::SimDevice> {
-    fn sim(topology: &Topology, max_size: usize, layer: bool) -> Result<Self> {
+    fn sim(topology: &Topology, routing: Routing, max_size: usize, layer: bool) -> Result<Self> {
         let (rx_len, src_len) = buffer_sizes(max_size, layer);
         let mut cfg = SimConfig::default();
         cfg.host_mem_bytes = cfg.host_mem_bytes.max(2 * (rx_len + src_len) + (8 << 20));
         let mut src = Vec::new();
-        let tb = Testbed::sim(
+        let tb = Testbed::sim_routed(
             topology,
+            routing,
             cfg,
             |_| rx_len,
             |_, card| {
@@ -183,6 +202,7 @@ impl Pair<fasthsl_sim::SimDevice> {
             src,
             rx_len,
             keys: [0; 2],
+            flags: put_flags(routing),
         })
     }
 }
@@ -191,14 +211,16 @@ impl Pair<bringup::CardDevice> {
     fn devices(
         specs: &[String],
         topology: &Topology,
+        routing: Routing,
         max_size: usize,
         layer: bool,
     ) -> Result<Self> {
         let (rx_len, src_len) = buffer_sizes(max_size, layer);
         let mut src = Vec::new();
-        let tb = Testbed::devices(
+        let tb = Testbed::devices_routed(
             specs,
             topology,
+            routing,
             |_| rx_len,
             |_, card| {
                 src.push(card.device().dma_alloc(src_len)?);
@@ -210,6 +232,7 @@ impl Pair<bringup::CardDevice> {
             src,
             rx_len,
             keys: [0; 2],
+            flags: put_flags(routing),
         })
     }
 }
@@ -243,7 +266,7 @@ impl<D: BenchDevice> Pair<D> {
             remote,
             key,
             size,
-            0,
+            self.flags,
         )
     }
 
@@ -499,13 +522,13 @@ pub fn run(a: &PingpongArgs) -> Result<ExitCode> {
     sizes.dedup();
     let max_size = sizes.iter().copied().max().unwrap_or(1).max(a.bidir_size);
     if a.devices.is_empty() {
-        let mut pair = Pair::sim(&topology, max_size, a.layer)?;
+        let mut pair = Pair::sim(&topology, a.routing, max_size, a.layer)?;
         if a.windows {
             pair.register_windows()?;
         }
         measure(a, pair, &sizes)
     } else {
-        let mut pair = Pair::devices(&a.devices, &topology, max_size, a.layer)?;
+        let mut pair = Pair::devices(&a.devices, &topology, a.routing, max_size, a.layer)?;
         if a.windows {
             pair.register_windows()?;
         }
@@ -519,6 +542,7 @@ fn measure<D: BenchDevice>(
     sizes: &[usize],
 ) -> Result<ExitCode> {
     let topology = pair.tb.topology.clone();
+    let routing = pair.tb.routing;
     let clock = pair.tb.clock;
     let mut rng = Rng::new(a.seed);
     for c in &pair.tb.cards {
@@ -539,12 +563,13 @@ fn measure<D: BenchDevice>(
     };
     if !a.json {
         println!(
-            "ping-pong and streaming, nodes 0 <-> 1 of {topology} ({}, seed {})",
+            "ping-pong and streaming, nodes 0 <-> 1 of {topology} ({}, {} routing, seed {})",
             if clock.counts_cycles() {
                 "modeled time"
             } else {
                 "host wall-clock time"
             },
+            pair.tb.routing,
             a.seed
         );
         if a.layer {
@@ -672,6 +697,7 @@ fn measure<D: BenchDevice>(
         "bidir_mbytes_per_s": bidir,
         "bidir_size": (a.bidir_size > 0).then_some(a.bidir_size),
         "topology": topology.to_string(),
+        "routing": routing.name(),
         "seed": a.seed,
         "iterations": a.iterations,
         "windows": a.windows,
