@@ -9,6 +9,7 @@ use fasthsl_contract::{
     CONTRACT_VERSION, ID_MAGIC, MTU_MAX, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
 use fasthsl_device::{Device, DeviceError};
+use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, Flit, SimConfig, Topology};
 
 /// Cycles a test may wait for one message (generous; typical is well under 2000).
@@ -100,7 +101,7 @@ fn remote_write(spec: &str, src: usize, dst: usize, len: usize, src_off: usize, 
     program_routes(&c);
     let mut tx = bring_up(&c, src, 4096);
     let mut rx = bring_up(&c, dst, dst_off + len + 4096);
-    let mut rng = Rng(0x5eed ^ len as u64);
+    let mut rng = Rng::new(0x5eed ^ len as u64);
     let data = rng.bytes(len);
     let sbuf = tx.dev.dma_alloc(src_off + len).unwrap();
     tx.dev.mem_write(&sbuf, src_off, &data).unwrap();
@@ -209,15 +210,15 @@ fn packets_on_the_wire_carry_a_correct_crc() {
     program_routes(&c);
     let mut tx = bring_up(&c, 0, 4096);
     let mut rx = bring_up(&c, 1, 64 << 10);
-    let mut rng = Rng(0xC4C4_2026);
+    let mut rng = Rng::new(0xC4C4_2026);
     let sbuf = tx.dev.dma_alloc(64 << 10).unwrap();
     c.set_tap(0, true);
 
     let mut msgs = Vec::new();
     for i in 0..12u32 {
-        let len = rng.range(1, 2600) as usize;
-        let src_off = rng.range(0, 4096) as usize;
-        let dst_off = rng.range(0, 4096) as usize + (i as usize) * 4096;
+        let len = rng.range(1, 2599);
+        let src_off = rng.range(0, 4095);
+        let dst_off = rng.range(0, 4095) + (i as usize) * 4096;
         let data = rng.bytes(len);
         tx.dev.mem_write(&sbuf, src_off, &data).unwrap();
         let remote = rx.rxwin.iova() + dst_off as u64;
@@ -342,7 +343,7 @@ fn scenario(skip_idle: bool) -> (Vec<u64>, Vec<Flit>, u64, Vec<u8>) {
     program_routes(&c);
     let mut a = bring_up(&c, 0, 16 << 10);
     let mut b = bring_up(&c, 1, 16 << 10);
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let abuf = a.dev.dma_alloc(8192).unwrap();
     let bbuf = b.dev.dma_alloc(8192).unwrap();
     a.dev.mem_write(&abuf, 0, &rng.bytes(8192)).unwrap();
@@ -350,7 +351,7 @@ fn scenario(skip_idle: bool) -> (Vec<u64>, Vec<Flit>, u64, Vec<u8>) {
     c.set_tap(0, true);
     let mut marks = Vec::new();
     for i in 0..3u32 {
-        let len = rng.range(100, 3000) as u32;
+        let len = rng.range(100, 2999) as u32;
         let s0 = post(
             &mut a,
             desc(

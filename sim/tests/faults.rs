@@ -949,8 +949,8 @@ fn stream_exactly_once(
         in_flight[s].push_back((len, t));
         net.collect();
     }
-    for s in 0..2 {
-        while let Some((len, t)) = in_flight[s].pop_front() {
+    for (s, queue) in in_flight.iter_mut().enumerate() {
+        while let Some((len, t)) = queue.pop_front() {
             let c = net.cards[s].wait_completion(&t, timeout(len)).unwrap();
             assert_eq!(
                 c.result,

@@ -21,20 +21,7 @@ const GUARD: usize = 32;
 /// (deadlocked) network times out.
 const TIMEOUT_NS: u64 = 2_000_000;
 
-/// SplitMix64: deterministic test data without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use fasthsl_rng::Rng;
 
 struct Net {
     slot: usize,
@@ -191,7 +178,7 @@ impl Net {
     /// any, then checks completions, LMR entries, the data and the bytes around it.
     /// Lengths are random in 1..=max_len, or exactly max_len.
     fn writes(&mut self, pairs: &[(usize, usize)], max_len: usize, exact: bool, seed: u64) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let slot = self.slot;
         let mut sent = Vec::new();
         for &(s, d) in pairs {
@@ -200,7 +187,7 @@ impl Net {
             } else {
                 1 + rng.below(max_len)
             };
-            let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
             // Disjoint ranges: a sender's source slot per destination, a receiver's
             // target slot per sender, so everything can be in flight at once.
             let src_off = d * slot + rng.below(8);
@@ -289,7 +276,7 @@ impl Net {
     /// must get it at the same address (source's slot, same offset on every receiver),
     /// with its own LMR entry, and no other node anything.
     fn bcasts(&mut self, list: &[(usize, usize, usize)], max_len: usize, seed: u64) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let slot = self.slot;
         let n = self.topo.nodes();
         let iova = self.cards[0].rx_iova().unwrap();
@@ -299,7 +286,7 @@ impl Net {
         let mut sent = Vec::new();
         for (k, &(s, lo, hi)) in list.iter().enumerate() {
             let len = 1 + rng.below(max_len);
-            let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
             let src_off = k * slot + rng.below(8);
             let dst_off = s * slot + GUARD + rng.below(slot - 2 * GUARD - len + 1);
             self.cards[s]
@@ -425,7 +412,7 @@ fn bcast_on(spec: &str, routes: Routes, len: usize, seed: u64) {
         net.cluster.cycles() - t0,
         r.max_depth
     );
-    let mut rng = Rng(seed + 1);
+    let mut rng = Rng::new(seed + 1);
     let ranges: Vec<_> = (0..n)
         .map(|s| {
             let lo = rng.below(n);

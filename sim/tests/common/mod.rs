@@ -23,25 +23,6 @@ pub struct Node {
     pub lmr_cons: u32,
 }
 
-/// Deterministic xorshift64 stream for test data.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform-ish in lo..hi.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo)
-    }
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
-
 pub fn cluster(spec: &str) -> Cluster {
     let t: Topology = spec.parse().expect("topology");
     Cluster::new(&t, SimConfig::default()).expect("cluster")
