@@ -367,6 +367,20 @@ fn pingpong_with_sender_wait_costs_nothing() {
     assert_eq!(off[2]["sender_wait"].as_bool(), Some(false));
 }
 
+/// Contract 1.7 reliability on a clean link (sender wait, retries, duplicate filter): the
+/// sequence check and the retransmission tags cost no cycle on the ping-pong or the stream.
+#[test]
+fn pingpong_reliable_costs_nothing() {
+    let (off, on) = pingpong_same_without_and_with("--reliable", "64K");
+    assert_eq!(on[2]["dedup"].as_bool(), Some(true));
+    assert_eq!(on[2]["sender_wait"].as_bool(), Some(true));
+    assert_eq!(on[2]["retries"].as_u64(), Some(7));
+    assert_eq!(off[2]["retries"].as_u64(), Some(0));
+    // More than the 4-bit REL_RETRIES holds is refused before anything runs.
+    let o = fasthsl(&["bench", "pingpong", "--reliable=16", "--json"]);
+    assert!(!o.status.success());
+}
+
 /// The window check costs no cycle: same modeled latency and bandwidth with keyed puts.
 #[test]
 fn pingpong_with_windows_measures_keyed_puts() {

@@ -105,6 +105,13 @@ pub struct PingpongArgs {
     /// 1.7): the cost of the duplicate check. Needs senders that number their messages
     #[arg(long)]
     dedup: bool,
+    /// End-to-end reliability as a faulty network needs it (contract 1.7, on every card):
+    /// descriptors wait for the answer, a message is retransmitted up to RETRIES times
+    /// after a NACK or an answer timeout, and receivers drop duplicates (SENDER_WAIT,
+    /// REL_RETRIES, DEDUP; docs/RELIABILITY.md). Its cost on a clean link
+    #[arg(long, value_name = "RETRIES", num_args = 0..=1, default_missing_value = "7",
+          value_parser = clap::value_parser!(u32).range(0..=15))]
+    reliable: Option<u32>,
     /// Receive windows with keys on (docs/WINDOWS.md): each node registers its receive
     /// region as one window and every put carries the peer's key, so the cards check keys
     /// and ranges on every packet
@@ -547,10 +554,13 @@ fn measure<D: BenchDevice>(
     let mut rng = Rng::new(a.seed);
     for c in &pair.tb.cards {
         c.set_acknowledge(!a.no_ack)?;
-        c.set_sender_wait(a.sender_wait)?;
+        c.set_sender_wait(a.sender_wait || a.reliable.is_some())?;
         // Only when asked: the default run's register traffic stays as it was.
-        if a.dedup {
+        if a.dedup || a.reliable.is_some() {
             c.set_dedup(true)?;
+        }
+        if let Some(retries) = a.reliable {
+            c.set_retries(retries)?;
         }
     }
 
@@ -704,8 +714,9 @@ fn measure<D: BenchDevice>(
         "sim_cycles": devs[0].cycles(),
         "iommu_faults": faults,
         "acknowledge": !a.no_ack,
-        "sender_wait": a.sender_wait,
-        "dedup": a.dedup,
+        "sender_wait": a.sender_wait || a.reliable.is_some(),
+        "dedup": a.dedup || a.reliable.is_some(),
+        "retries": a.reliable.unwrap_or(0),
     });
     let summary = bringup::with_description(summary, describe);
     if a.json {
