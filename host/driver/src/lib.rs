@@ -1671,23 +1671,37 @@ impl<D: Device> Card<D> {
     /// (REL_CTRL.ACK_OFF clear: the reset state). Off gives the behaviour before contract
     /// 1.5, for comparison (docs/RELIABILITY.md). Cards before 1.5 never answer.
     pub fn set_acknowledge(&self, on: bool) -> Result<(), DriverError> {
-        if self.version < ACK_VERSION {
-            return if on {
-                Err(DriverError::AckUnsupported {
-                    version: self.version,
-                })
+        // ACK_OFF is the inverted switch: set means "no answers".
+        self.set_rel_ctrl_bit(
+            contract::rel_ctrl::ACK_OFF,
+            !on,
+            on,
+            ACK_VERSION,
+            |version| DriverError::AckUnsupported { version },
+        )
+    }
+
+    /// Sets or clears one REL_CTRL bit, keeping the others. On a card older than
+    /// `since` the bit does not exist: asking for the feature (`wanted`) is an error,
+    /// asking for its absence is already true.
+    fn set_rel_ctrl_bit(
+        &self,
+        bit: u32,
+        set: bool,
+        wanted: bool,
+        since: u32,
+        unsupported: impl FnOnce(u32) -> DriverError,
+    ) -> Result<(), DriverError> {
+        if self.version < since {
+            return if wanted {
+                Err(unsupported(self.version))
             } else {
                 Ok(())
             };
         }
-        // Keep the other REL_CTRL bits (SENDER_WAIT).
-        let v = self.dev.bar_read32(nic::REL_CTRL)? & !contract::rel_ctrl::ACK_OFF;
-        let v = if on {
-            v
-        } else {
-            v | contract::rel_ctrl::ACK_OFF
-        };
-        self.dev.bar_write32(nic::REL_CTRL, v)?;
+        let v = self.dev.bar_read32(nic::REL_CTRL)? & !bit;
+        self.dev
+            .bar_write32(nic::REL_CTRL, if set { v | bit } else { v })?;
         Ok(())
     }
 
@@ -1698,23 +1712,10 @@ impl<D: Device> Card<D> {
     /// reset state): a descriptor completes when its packets have left. Broadcasts never
     /// wait. Retransmission: [`Card::set_retries`] (docs/RELIABILITY.md).
     pub fn set_sender_wait(&self, on: bool) -> Result<(), DriverError> {
-        if self.version < SENDER_WAIT_VERSION {
-            return if on {
-                Err(DriverError::SenderWaitUnsupported {
-                    version: self.version,
-                })
-            } else {
-                Ok(())
-            };
-        }
-        let v = self.dev.bar_read32(nic::REL_CTRL)? & !contract::rel_ctrl::SENDER_WAIT;
-        let v = if on {
-            v | contract::rel_ctrl::SENDER_WAIT
-        } else {
-            v
-        };
-        self.dev.bar_write32(nic::REL_CTRL, v)?;
-        Ok(())
+        let bit = contract::rel_ctrl::SENDER_WAIT;
+        self.set_rel_ctrl_bit(bit, on, on, SENDER_WAIT_VERSION, |version| {
+            DriverError::SenderWaitUnsupported { version }
+        })
     }
 
     /// Whether this card's receiver drops duplicate packets by (source, seq)
@@ -1726,19 +1727,13 @@ impl<D: Device> Card<D> {
     /// REL_TIMEOUT * (REL_RETRIES + 2) ticks after its last packet, from this card's own
     /// settings, so configure every card alike. Off (reset): no duplicate check.
     pub fn set_dedup(&self, on: bool) -> Result<(), DriverError> {
-        if self.version < DEDUP_VERSION {
-            return if on {
-                Err(DriverError::DedupUnsupported {
-                    version: self.version,
-                })
-            } else {
-                Ok(())
-            };
-        }
-        let v = self.dev.bar_read32(nic::REL_CTRL)? & !contract::rel_ctrl::DEDUP;
-        let v = if on { v | contract::rel_ctrl::DEDUP } else { v };
-        self.dev.bar_write32(nic::REL_CTRL, v)?;
-        Ok(())
+        self.set_rel_ctrl_bit(
+            contract::rel_ctrl::DEDUP,
+            on,
+            on,
+            DEDUP_VERSION,
+            |version| DriverError::DedupUnsupported { version },
+        )
     }
 
     /// The answer timeout of [`Card::set_sender_wait`], in ticks of 2^REL_TICK_LOG2 core
