@@ -111,44 +111,10 @@ impl FromStr for RouterKind {
     }
 }
 
-/// How the routers route: the tables programmed and how packets are marked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub enum Routing {
-    /// [`Topology::routing_tables`], packets without the ADAPTIVE flag.
-    #[default]
-    Deterministic,
-    /// [`Topology::adaptive_tables`], every packet ADAPTIVE.
-    Adaptive,
-}
-
-impl Routing {
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
-        match self {
-            Routing::Deterministic => "deterministic",
-            Routing::Adaptive => "adaptive",
-        }
-    }
-}
-
-impl fmt::Display for Routing {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Routing {
-    type Err = TrafficError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "deterministic" => Ok(Routing::Deterministic),
-            "adaptive" => Ok(Routing::Adaptive),
-            _ => Err(TrafficError::Config(format!(
-                "unknown routing '{s}' (known: deterministic, adaptive)"
-            ))),
-        }
-    }
-}
+/// How the routers route: the tables programmed and how packets are marked (Adaptive:
+/// every packet ADAPTIVE). The topology crate's choice, so the driver, the CLI and the
+/// traffic harness name routings alike.
+pub use fasthsl_topology::Routing;
 
 /// Header bit of DESC_FLAG_ADAPTIVE (word 0 carries the descriptor's flags at 47:40).
 pub const ADAPTIVE_HEAD_BIT: u64 = (desc_flag::ADAPTIVE as u64) << 40;

@@ -51,7 +51,7 @@ pub const PORT_NORTH: usize = 4;
 const SYNTAX: &str = "star:N, full:N, ring:N, mesh:XxY, torus:XxY, hypercube:D";
 
 /// Which routing tables the routers get ([`Topology::tables`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Routing {
     /// One route per destination ([`Topology::routing_tables`]): packets of a pair stay
     /// in order.

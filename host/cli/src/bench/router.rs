@@ -108,7 +108,8 @@ fn parse_kind(s: &str) -> Result<RouterKind, String> {
 }
 
 fn parse_routing(s: &str) -> Result<Routing, String> {
-    s.parse().map_err(|e: traffic::TrafficError| e.to_string())
+    s.parse()
+        .map_err(|e: fasthsl_topology::UnknownRouting| e.to_string())
 }
 
 fn parse_pattern(s: &str) -> Result<Pattern, String> {
