@@ -104,14 +104,20 @@ impl Net {
     /// for the sender's completion (which says the packets left, not that they arrived).
     fn send(&mut self, rng: &mut Rng, s: usize, d: usize, len: usize) -> u32 {
         let t = self.post(rng, s, d, len);
-        let c = self.cards[s].wait_completion(&t, timeout(len)).unwrap();
+        self.wait_ok(s, len, &t);
+        self.collect();
+        t.msg_id
+    }
+
+    /// Waits for the completion of `s`'s message `t` of `len` bytes; it must be OK.
+    fn wait_ok(&mut self, s: usize, len: usize, t: &PutTicket) {
+        let c = self.cards[s].wait_completion(t, timeout(len)).unwrap();
         assert_eq!(
             c.result,
             Ok(()),
-            "{s} -> {d}, {len} B: the sender completes"
+            "{s}, {len} B, msg {}: the sender completes",
+            t.msg_id
         );
-        self.collect();
-        t.msg_id
     }
 
     /// [`Net::send`] without waiting for anything (the source bytes must stay untouched
@@ -932,14 +938,7 @@ fn stream_exactly_once(
         let len = sizes[rng.below(sizes.len())];
         if in_flight[s].len() == window {
             let (len, t) = in_flight[s].pop_front().unwrap();
-            let c = net.cards[s].wait_completion(&t, timeout(len)).unwrap();
-            assert_eq!(
-                c.result,
-                Ok(()),
-                "{s} -> {}, {len} B, msg {}",
-                1 - s,
-                t.msg_id
-            );
+            net.wait_ok(s, len, &t);
             done += 1;
         }
         let slot = (i / 2) % window;
@@ -951,14 +950,7 @@ fn stream_exactly_once(
     }
     for (s, queue) in in_flight.iter_mut().enumerate() {
         while let Some((len, t)) = queue.pop_front() {
-            let c = net.cards[s].wait_completion(&t, timeout(len)).unwrap();
-            assert_eq!(
-                c.result,
-                Ok(()),
-                "{s} -> {}, {len} B, msg {}",
-                1 - s,
-                t.msg_id
-            );
+            net.wait_ok(s, len, &t);
             done += 1;
         }
     }
@@ -1057,8 +1049,7 @@ fn retransmission_recovers_a_link_cut() {
         let a = net.post(&mut rng, 0, 1, MTU);
         let b = net.post_at(&mut rng, 1, 0, 3 * MTU, SRC / 2);
         for (s, t, len) in [(0, a, MTU), (1, b, 3 * MTU)] {
-            let c = net.cards[s].wait_completion(&t, timeout(len)).unwrap();
-            assert_eq!(c.result, Ok(()), "{s}: msg {}", t.msg_id);
+            net.wait_ok(s, len, &t);
         }
         net.collect();
     }
