@@ -2,13 +2,15 @@
 
 package fasthsl_pkg;
 
-  localparam logic [31:0] CONTRACT_VERSION = 32'h00010007;
+  localparam logic [31:0] CONTRACT_VERSION = 32'h00010008;
   // Value of the ID register: ASCII 'FSHL'.
   localparam logic [31:0] ID_MAGIC = 32'h4653484C;
   // Width of a node id.
   localparam int unsigned NODE_W = 16;
   // The sender's answer timer ticks every 2^REL_TICK_LOG2 core cycles (REL_TIMEOUT).
   localparam int unsigned REL_TICK_LOG2 = 8;
+  // TX_QUANTUM at reset: log2 of the bytes of one message sent before the TX serves the next context (4 KiB).
+  localparam int unsigned TX_QUANTUM_RESET = 12;
   // Largest payload of one packet, bytes. A multiple of 8.
   localparam int unsigned MTU_MAX = 1024;
   // Largest message a descriptor may carry, bytes (16 MiB).
@@ -101,6 +103,7 @@ package fasthsl_pkg;
   localparam int unsigned REL_CTRL_ACK_OFF_BIT = 0;
   localparam int unsigned REL_CTRL_SENDER_WAIT_BIT = 1;
   localparam int unsigned REL_CTRL_DEDUP_BIT = 2;
+  localparam int unsigned REL_CTRL_EARLY_NACK_BIT = 3;
 
   // INT_STATUS / INT_MASK bits.
   localparam int unsigned INT_LME_DONE_BIT = 0;
@@ -275,6 +278,7 @@ package fasthsl_pkg;
   localparam logic [15:0] REL_CTRL_OFFSET = 16'h0098;
   localparam logic [15:0] REL_TIMEOUT_OFFSET = 16'h009C;
   localparam logic [15:0] REL_RETRIES_OFFSET = 16'h00A0;
+  localparam logic [15:0] TX_QUANTUM_OFFSET = 16'h00A4;
   localparam logic [15:0] WIN_CFG_OFFSET = 16'h00E0;
   localparam logic [15:0] WIN_REJ_INFO_OFFSET = 16'h00E4;
   localparam logic [15:0] WIN_REJ_MSG_ID_OFFSET = 16'h00E8;
@@ -326,6 +330,8 @@ package fasthsl_pkg;
   localparam logic [15:0] CNT_REL_TIMEOUT_OFFSET = 16'h0150;
   localparam logic [15:0] CNT_RX_DUP_OFFSET = 16'h0154;
   localparam logic [15:0] CNT_RX_SEQ_EVICT_OFFSET = 16'h0158;
+  localparam logic [15:0] CNT_RX_EARLY_NACK_OFFSET = 16'h015C;
+  localparam logic [15:0] CNT_RX_LMR_FULL_OFFSET = 16'h0168;
 
   // router registers (byte offsets)
   localparam logic [15:0] RT_ID_OFFSET = 16'h0000;

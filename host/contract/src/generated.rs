@@ -4,13 +4,15 @@
 #![allow(clippy::identity_op, clippy::unnecessary_cast, clippy::unreadable_literal)]
 
 /// Contract version, major in the high 16 bits.
-pub const CONTRACT_VERSION: u32 = 0x00010007;
+pub const CONTRACT_VERSION: u32 = 0x00010008;
 /// Value of the ID register: ASCII 'FSHL'.
 pub const ID_MAGIC: u32 = 0x4653484c;
 /// Width of a node id.
 pub const NODE_W: u32 = 0x10;
 /// The sender's answer timer ticks every 2^REL_TICK_LOG2 core cycles (REL_TIMEOUT).
 pub const REL_TICK_LOG2: u64 = 0x8;
+/// TX_QUANTUM at reset: log2 of the bytes of one message sent before the TX serves the next context (4 KiB).
+pub const TX_QUANTUM_RESET: u64 = 0xc;
 /// Largest payload of one packet, bytes. A multiple of 8.
 pub const MTU_MAX: u64 = 0x400;
 /// Largest message a descriptor may carry, bytes (16 MiB).
@@ -270,12 +272,14 @@ pub mod rel_ctrl {
     pub const SENDER_WAIT: u32 = 1 << 1;
     /// The receiver drops duplicates by (src, seq) (ddc_rx_seq_window, CNT_RX_DUP) and acknowledges a duplicate's last packet again; needs senders that number their messages (contract 1.7 senders). Sources are remembered REL_TIMEOUT * (REL_RETRIES + 2) ticks after their last packet (this card's own settings: all cards are configured alike). Clear (reset): no duplicate check. Contract 1.7.
     pub const DEDUP: u32 = 1 << 2;
+    /// The receiver answers NACK as soon as the last packet of a unicast message without DESC_FLAG_ADAPTIVE arrives and bytes of the message are still missing (deterministic routes deliver a message's packets in order, so the missing ones were lost), instead of when its tracker gives the message up. Counted in CNT_RX_EARLY_NACK. Contract 1.8.
+    pub const EARLY_NACK: u32 = 1 << 3;
     /// Every defined bit.
-    pub const ALL: u32 = ACK_OFF | SENDER_WAIT | DEDUP;
+    pub const ALL: u32 = ACK_OFF | SENDER_WAIT | DEDUP | EARLY_NACK;
 
     /// Names of the defined bits set in `value`, lowest first.
     pub fn names(value: u32) -> Vec<&'static str> {
-        const NAMES: [(u32, &str); 3] = [(ACK_OFF, "ACK_OFF"), (SENDER_WAIT, "SENDER_WAIT"), (DEDUP, "DEDUP")];
+        const NAMES: [(u32, &str); 4] = [(ACK_OFF, "ACK_OFF"), (SENDER_WAIT, "SENDER_WAIT"), (DEDUP, "DEDUP"), (EARLY_NACK, "EARLY_NACK")];
         NAMES.iter().filter(|(bit, _)| value & bit != 0).map(|&(_, name)| name).collect()
     }
 }
@@ -996,12 +1000,14 @@ pub mod nic_regs {
     pub const INT_COAL_LME_DONE: u32 = 0x090;
     /// Coalescing of INT_STATUS.LMR_NEW (int_coal format), same rules as INT_COAL_LME_DONE (LMR_SIZE restarts it). (rw)
     pub const INT_COAL_LMR_NEW: u32 = 0x094;
-    /// End-to-end reliability control (REL_CTRL bits). bit 0 ACK_OFF: send no ACK/NACK. bit 1 SENDER_WAIT: descriptors complete on the answer. bit 2 DEDUP: the receiver drops duplicates. Reset 0: answers are sent, descriptors complete when their last packet left, no duplicate check. (rw)
+    /// End-to-end reliability control (REL_CTRL bits). bit 0 ACK_OFF: send no ACK/NACK. bit 1 SENDER_WAIT: descriptors complete on the answer. bit 2 DEDUP: the receiver drops duplicates. bit 3 EARLY_NACK: the receiver NACKs a deterministically routed message whose last packet arrives with bytes missing. Reset 0: answers are sent, descriptors complete when their last packet left, no duplicate check, a message is NACKed only when its tracker gives it up. (rw)
     pub const REL_CTRL: u32 = 0x098;
     /// REL_CTRL.SENDER_WAIT: ticks of 2^REL_TICK_LOG2 core cycles a sent message waits for its answer before it completes RETRY_EXHAUSTED (it expires on the n-th tick after its last packet left); 0 acts as 1. Reset: 256 (65 536..65 792 cycles, ~262 us at 250 MHz). Contract 1.6. (rw)
     pub const REL_TIMEOUT: u32 = 0x09c;
     /// REL_CTRL.SENDER_WAIT: retransmissions allowed per message (0..15) after a NACK or a timeout, before it completes RETRY_EXHAUSTED. A retransmission re-reads the descriptor from its LME ring slot and the payload from host memory. Reset 0: no retransmission. Contract 1.7. (rw)
     pub const REL_RETRIES: u32 = 0x0a0;
+    /// Fairness between contexts: log2 of the payload bytes the TX sends of one message before it serves the next context with work (packet-granular round robin; a message longer than 2^TX_QUANTUM is sent in segments, interleaved with other contexts' messages). Values 6..24 (64 B .. 16 MiB); 0 turns segmenting off (a whole message at a time, the behaviour before contract 1.8); other values rejected (ERR_STATUS.CSR_BAD_VALUE). Reset TX_QUANTUM_RESET (4 KiB). Contract 1.8. (rw)
+    pub const TX_QUANTUM: u32 = 0x0a4;
     /// Receive window table: bit 0 ENFORCE (WIN_CFG bits). Reset 0: keys ignored, only RXWIN checked (docs/WINDOWS.md). (rw)
     pub const WIN_CFG: u32 = 0x0e0;
     /// Refusal log (win_rej_info format): the first packet the window checks refused since the log was cleared (reason RXWIN included). Further refusals only count (CNT_RX_DROP_WINDOW, CNT_RX_REJECT_*) until software writes 1 to bit 31, which clears the log. WIN_REJ_MSG_ID and WIN_REJ_ADDR_* belong to the same packet. (rw1c)
@@ -1104,6 +1110,10 @@ pub mod nic_regs {
     pub const CNT_RX_DUP: u32 = 0x154;
     /// Duplicate-filter slots taken over by another source id (more than 64 sources whose ids share low 6 bits): the earlier source's late copies are no longer recognised. Contract 1.7. (ro)
     pub const CNT_RX_SEQ_EVICT: u32 = 0x158;
+    /// NACKs sent early (REL_CTRL.EARLY_NACK): a deterministically routed message's last packet arrived with bytes of the message missing. Also counted in CNT_NACK_TX. Contract 1.8. (ro)
+    pub const CNT_RX_EARLY_NACK: u32 = 0x15c;
+    /// Messages of contexts 1..7 that completed while their context's LMR ring was full: the entry is not written and the message is NACKed (a sender with REL_RETRIES sends it again), so one context that does not drain its ring never stalls reception for the others (ERR_STATUS.RX_DROP). Context 0 keeps back-pressure (page 0's rule). Contract 1.8. (ro)
+    pub const CNT_RX_LMR_FULL: u32 = 0x168;
 }
 
 /// ROUTER register byte offsets.
