@@ -12,6 +12,7 @@ use crate::device::SimDevice;
 use crate::faults::{self, FaultCounters, FaultSpec, Faults, LinkFaults, LinkSelector, Port, Wire};
 use crate::ffi::{self, NicIn, NicModel, NicOut, RouterIn, RouterModel, RouterOut};
 use crate::host::{Host, Mmio, Target};
+use crate::wiring::{self, Peer, Peers, TerminalOut};
 use crate::{Endpoint, Flit, IommuFault, LinkFlits, SimConfig, SimError, Violation};
 
 /// A simulated cluster: one NIC model per node, one router model per router, wired as
@@ -21,13 +22,6 @@ use crate::{Endpoint, Flit, IommuFault, LinkFlits, SimConfig, SimError, Violatio
 #[derive(Clone)]
 pub struct Cluster {
     pub(crate) inner: Rc<RefCell<Inner>>,
-}
-
-/// What a router port is cabled to.
-#[derive(Debug, Clone, Copy)]
-enum Peer {
-    Nic(usize),
-    Router(usize, usize),
 }
 
 pub(crate) struct Inner {
@@ -48,7 +42,7 @@ pub(crate) struct Inner {
     /// Node -> (router, port) its NIC plugs into.
     nic_att: Vec<(usize, usize)>,
     /// Per router, its connected ports only (idle ports cost nothing per cycle).
-    peers: Vec<Vec<(usize, Peer)>>,
+    peers: Peers,
     /// Per node, the routers whose config page its BAR shows.
     managed: Vec<Vec<usize>>,
     /// Per router, reads sent to its config port: (node, token), in order.
@@ -84,20 +78,7 @@ impl Cluster {
 
         let nodes = topology.nodes();
         let nrouters = topology.routers();
-        let mut peers: Vec<Vec<(usize, Peer)>> = vec![Vec::new(); nrouters];
-        let mut nic_att = Vec::with_capacity(nodes);
-        for n in 0..nodes {
-            let a = topology.attachment(n);
-            peers[a.router].push((a.port, Peer::Nic(n)));
-            nic_att.push((a.router, a.port));
-        }
-        for l in topology.links() {
-            peers[l.a.0].push((l.a.1, Peer::Router(l.b.0, l.b.1)));
-            peers[l.b.0].push((l.b.1, Peer::Router(l.a.0, l.a.1)));
-        }
-        for p in &mut peers {
-            p.sort_by_key(|&(port, _)| port);
-        }
+        let (peers, nic_att) = wiring::cabling(topology);
 
         let mut nics: Vec<NicModel> = (0..nodes).map(|_| NicModel::new()).collect();
         let mut routers: Vec<RouterModel> = (0..nrouters).map(|_| RouterModel::new()).collect();
@@ -506,33 +487,19 @@ impl Inner {
             ni.rx_data = ro.out_data[p];
             ni.tx_credit = (ro.in_credit >> p) & 1;
         }
+        let nic_out = &self.nic_out;
         for (r, ports) in self.peers.iter().enumerate() {
-            let (mut v, mut l, mut e, mut c) = (0u8, 0u8, 0u8, 0u8);
             let ri = &mut self.router_in[r];
-            for &(p, peer) in ports {
-                match peer {
-                    Peer::Nic(n) => {
-                        let o = &self.nic_out[n];
-                        v |= o.tx_valid << p;
-                        l |= o.tx_last << p;
-                        e |= o.tx_err << p;
-                        c |= o.rx_credit << p;
-                        ri.in_data[p] = o.tx_data;
-                    }
-                    Peer::Router(r2, p2) => {
-                        let o = &self.router_out[r2];
-                        v |= ((o.out_valid >> p2) & 1) << p;
-                        l |= ((o.out_last >> p2) & 1) << p;
-                        e |= ((o.out_err >> p2) & 1) << p;
-                        c |= ((o.in_credit >> p2) & 1) << p;
-                        ri.in_data[p] = o.out_data[p2];
-                    }
+            wiring::gather_inputs(ri, ports, &self.router_out, |n| {
+                let o = &nic_out[n];
+                TerminalOut {
+                    valid: o.tx_valid != 0,
+                    last: o.tx_last != 0,
+                    err: o.tx_err != 0,
+                    credit: o.rx_credit != 0,
+                    data: o.tx_data,
                 }
-            }
-            ri.in_valid = v;
-            ri.in_last = l;
-            ri.in_err = e;
-            ri.out_credit = c;
+            });
             ri.cfg_valid = 0;
         }
         if let Some(f) = self.faults.as_deref_mut() {

@@ -49,6 +49,7 @@ pub mod faults;
 mod ffi;
 mod host;
 pub mod traffic;
+mod wiring;
 
 use std::path::PathBuf;
 

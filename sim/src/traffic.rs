@@ -58,6 +58,7 @@ use fasthsl_contract::{desc_flag, PktHdr, Ptype, RouteBounds, RouteCtrl, ROUTE_E
 use fasthsl_topology::{Topology, ROUTER_PORTS};
 
 use crate::ffi::{self, RouterFifoModel, RouterIn, RouterModel, RouterOut};
+use crate::wiring::{self, Peers, TerminalOut};
 
 pub mod soak;
 
@@ -1195,13 +1196,6 @@ impl Model {
     }
 }
 
-/// What a router port is cabled to.
-#[derive(Debug, Clone, Copy)]
-enum Peer {
-    Node(usize),
-    Router(usize, usize),
-}
-
 /// Phase of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -1219,7 +1213,7 @@ struct Net {
     routers: Vec<Model>,
     rin: Vec<RouterIn>,
     rout: Vec<RouterOut>,
-    peers: Vec<Vec<(usize, Peer)>>,
+    peers: Peers,
     attach: Vec<(usize, usize)>,
     terms: Vec<Terminal>,
     board: Scoreboard,
@@ -1248,20 +1242,7 @@ impl Net {
             Routing::Adaptive => t.adaptive_tables(),
         }
         .map_err(|e| TrafficError::Routing(e.to_string()))?;
-        let mut peers: Vec<Vec<(usize, Peer)>> = vec![Vec::new(); t.routers()];
-        let mut attach = Vec::with_capacity(nodes);
-        for n in 0..nodes {
-            let a = t.attachment(n);
-            peers[a.router].push((a.port, Peer::Node(n)));
-            attach.push((a.router, a.port));
-        }
-        for l in t.links() {
-            peers[l.a.0].push((l.a.1, Peer::Router(l.b.0, l.b.1)));
-            peers[l.b.0].push((l.b.1, Peer::Router(l.a.0, l.a.1)));
-        }
-        for p in &mut peers {
-            p.sort_by_key(|&(port, _)| port);
-        }
+        let (peers, attach) = wiring::cabling(t);
         let mut cfg = vec![VecDeque::new(); t.routers()];
         for rt_ in &tables {
             let q = &mut cfg[rt_.router];
@@ -1398,33 +1379,18 @@ impl Net {
         self.done.clear();
 
         // Router inputs of this cycle: what the terminals and neighbours drove last cycle.
+        let terms = &self.terms;
         for (r, ports) in self.peers.iter().enumerate() {
-            let (mut v, mut l, mut e, mut c) = (0u8, 0u8, 0u8, 0u8);
-            let ri = &mut self.rin[r];
-            for &(p, peer) in ports {
-                match peer {
-                    Peer::Node(n) => {
-                        let o = &self.terms[n].out;
-                        v |= u8::from(o.valid) << p;
-                        l |= u8::from(o.last) << p;
-                        e |= u8::from(o.err) << p;
-                        c |= u8::from(o.credit) << p;
-                        ri.in_data[p] = o.data;
-                    }
-                    Peer::Router(r2, p2) => {
-                        let o = &self.rout[r2];
-                        v |= ((o.out_valid >> p2) & 1) << p;
-                        l |= ((o.out_last >> p2) & 1) << p;
-                        e |= ((o.out_err >> p2) & 1) << p;
-                        c |= ((o.in_credit >> p2) & 1) << p;
-                        ri.in_data[p] = o.out_data[p2];
-                    }
+            wiring::gather_inputs(&mut self.rin[r], ports, &self.rout, |n| {
+                let o = &terms[n].out;
+                TerminalOut {
+                    valid: o.valid,
+                    last: o.last,
+                    err: o.err,
+                    credit: o.credit,
+                    data: o.data,
                 }
-            }
-            ri.in_valid = v;
-            ri.in_last = l;
-            ri.in_err = e;
-            ri.out_credit = c;
+            });
         }
 
         // Terminals: registered logic clocked on the same edge, inputs from last cycle.

@@ -78,9 +78,10 @@ use fasthsl_contract::BCAST_PKT_FLITS;
 use fasthsl_topology::{bcast_dest, BcastTables, RouterTables};
 
 use super::{
-    head_bcast_range, Delivery, Fate, Net, Peer, Pending, Phase, Rng, RouterKind, ScoreError,
-    Scoreboard, Terminal, Topology, TrafficConfig, TrafficError, MAX_PACKET_FLITS, ROUTER_PORTS,
+    head_bcast_range, Delivery, Fate, Net, Pending, Phase, Rng, RouterKind, ScoreError, Scoreboard,
+    Terminal, Topology, TrafficConfig, TrafficError, MAX_PACKET_FLITS, ROUTER_PORTS,
 };
+use crate::wiring::{self, Peer};
 use fasthsl_contract::router_regs as rt;
 
 /// Longest over-long packet, flits.
@@ -231,17 +232,17 @@ impl Walker {
 
     /// From a topology and the tables its routers were given.
     pub fn from_tables(t: &Topology, tables: Vec<RouterTables>) -> Self {
-        let mut peers = vec![[None; ROUTER_PORTS]; t.routers()];
-        let mut attach = Vec::new();
-        for n in 0..t.nodes() {
-            let a = t.attachment(n);
-            peers[a.router][a.port] = Some(Peer::Node(n));
-            attach.push((a.router, a.port));
-        }
-        for l in t.links() {
-            peers[l.a.0][l.a.1] = Some(Peer::Router(l.b.0, l.b.1));
-            peers[l.b.0][l.b.1] = Some(Peer::Router(l.a.0, l.a.1));
-        }
+        let (cabled, attach) = wiring::cabling(t);
+        let peers = cabled
+            .iter()
+            .map(|ports| {
+                let mut by_port = [None; ROUTER_PORTS];
+                for &(p, peer) in ports {
+                    by_port[p] = Some(peer);
+                }
+                by_port
+            })
+            .collect();
         Walker {
             tables,
             bcast: None,
@@ -294,7 +295,7 @@ impl Walker {
             }
             for o in outs {
                 match self.peers[r][o] {
-                    Some(Peer::Node(n)) => reached.push(n),
+                    Some(Peer::Terminal(n)) => reached.push(n),
                     Some(Peer::Router(r2, p2)) => todo.push((r2, p2)),
                     None => {}
                 }
@@ -324,7 +325,7 @@ impl Walker {
                 _ => return (inputs, PathEnd::Drop(r, p)),
             };
             match self.peers[r][q] {
-                Some(Peer::Node(n)) => return (inputs, PathEnd::Node(n)),
+                Some(Peer::Terminal(n)) => return (inputs, PathEnd::Node(n)),
                 Some(Peer::Router(r2, p2)) => at = (r2, p2),
                 None => return (inputs, PathEnd::Nowhere(r, q)),
             }
@@ -598,7 +599,7 @@ impl Tracker {
         for (r, ports) in net.peers.iter().enumerate() {
             for &(p, peer) in ports {
                 names[r][p] = match peer {
-                    Peer::Node(n) => format!("node {n}"),
+                    Peer::Terminal(n) => format!("node {n}"),
                     Peer::Router(r2, p2) => format!("router {r2} port {p2}"),
                 };
             }
