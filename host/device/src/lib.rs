@@ -9,8 +9,16 @@
 //! [`Device::mem_write`] rather than through Rust references: the card writes it behind
 //! the compiler's back, so on real hardware every access must be volatile, and in the
 //! simulator the memory lives inside the host model.
+//!
+//! [`PageDevice`] narrows any device to one 4 KiB page of BAR0 (a user-level context's
+//! page, [`BarPage::context`]): register accesses outside it are refused before they
+//! reach the card; the VFIO backend has its own page handle that maps only the page.
 
 use std::fmt;
+
+mod page;
+
+pub use page::{BarPage, PageDevice, BAR_PAGE};
 
 /// Errors a backend reports at the library boundary.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +55,18 @@ pub enum DeviceError {
     /// Anything else a backend needs to say, with an actionable message.
     #[error("{0}")]
     Backend(String),
+    /// A page handle asked for a page that is not one (not 4 KiB aligned, past the BAR,
+    /// or the page of a context the card does not have).
+    #[error("no BAR0 page at {base:#x}: {reason}")]
+    BadPage { base: u64, reason: String },
+    /// A register access through a page handle ([`PageDevice`], a backend's page
+    /// mapping) outside its page, or not 4-byte aligned: refused before it reaches the card.
+    #[error("BAR0 offset {offset:#x} is not a register of this handle's page [{base:#x}, +0x1000): {reason}")]
+    PageOffset {
+        offset: u32,
+        base: u32,
+        reason: &'static str,
+    },
 }
 
 /// A DMA-able buffer: host memory the card may read and write, at a bus address (IOVA).
