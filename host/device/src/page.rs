@@ -184,7 +184,7 @@ mod tests {
             (0x10000, 0x10000),             // starts at the end
             (0xF000, 0xF800),               // ends past a BAR that is not whole pages
             (0x1_0000_0000, 0x2_0000_0000), // beyond 32-bit offsets
-            (u64::MAX & !0xFFF, u64::MAX),  // end overflows
+            (!0xFFF, u64::MAX),             // end overflows
         ] {
             assert!(
                 matches!(BarPage::new(base, len), Err(DeviceError::BadPage { .. })),
@@ -222,7 +222,7 @@ mod tests {
             (0x4FFC, "outside the page"),
             (0x6000, "outside the page"),
             (0x0, "outside the page"),
-            (u32::MAX & !3, "outside the page"),
+            (!3, "outside the page"),
             (0x5002, "not 4-byte aligned"),
             (0x5FFE, "not 4-byte aligned"),
         ] {
