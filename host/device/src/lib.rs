@@ -177,6 +177,50 @@ pub trait Device {
     }
 }
 
+/// A borrowed device is a device: a [`PageDevice`] or a context can share the handle of
+/// the card's owner in the same process (a vfio-user socket serves one connection).
+impl<D: Device + ?Sized> Device for &D {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
+        (**self).bar_read32(offset)
+    }
+    fn bar_write32(&self, offset: u32, value: u32) -> Result<(), DeviceError> {
+        (**self).bar_write32(offset, value)
+    }
+    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
+        (**self).dma_alloc(len)
+    }
+    fn dma_free(&self, buf: DmaBuffer) -> Result<(), DeviceError> {
+        (**self).dma_free(buf)
+    }
+    fn mem_write(&self, buf: &DmaBuffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
+        (**self).mem_write(buf, offset, data)
+    }
+    fn mem_read(&self, buf: &DmaBuffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
+        (**self).mem_read(buf, offset, out)
+    }
+    fn relax(&self, pace: Pace) {
+        (**self).relax(pace)
+    }
+    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
+        (**self).wait_irq(timeout_ns)
+    }
+    fn now_ns(&self) -> u64 {
+        (**self).now_ns()
+    }
+    fn cycles(&self) -> Option<u64> {
+        (**self).cycles()
+    }
+    fn mem_read_u64(&self, buf: &DmaBuffer, offset: usize) -> Result<u64, DeviceError> {
+        (**self).mem_read_u64(buf, offset)
+    }
+    fn mem_write_u64(&self, buf: &DmaBuffer, offset: usize, value: u64) -> Result<(), DeviceError> {
+        (**self).mem_write_u64(buf, offset, value)
+    }
+}
+
 impl fmt::Display for DmaBuffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:#x}+{:#x}", self.iova, self.len)

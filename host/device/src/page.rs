@@ -258,7 +258,7 @@ mod tests {
         }
     }
 
-    impl Device for &Fake {
+    impl Device for Fake {
         fn name(&self) -> String {
             "fake".into()
         }
