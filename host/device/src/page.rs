@@ -304,10 +304,10 @@ mod tests {
         // Same offsets, same registers as through the whole BAR.
         assert_eq!(
             page.bar_read32(base + 0x10).unwrap(),
-            (&fake).bar_read32(base + 0x10).unwrap()
+            fake.bar_read32(base + 0x10).unwrap()
         );
         page.bar_write32(base + 0xFFC, 0xABCD).unwrap();
-        assert_eq!((&fake).bar_read32(base + 0xFFC).unwrap(), 0xABCD);
+        assert_eq!(fake.bar_read32(base + 0xFFC).unwrap(), 0xABCD);
         let reached = fake.seen.borrow().len();
         // Outside the page, both ways, and unaligned: refused, nothing reaches the card.
         for off in [0, base - 4, base + 0x1000, base + 0x2000, base + 2] {
