@@ -9,8 +9,16 @@
 //! [`Device::mem_write`] rather than through Rust references: the card writes it behind
 //! the compiler's back, so on real hardware every access must be volatile, and in the
 //! simulator the memory lives inside the host model.
+//!
+//! [`PageDevice`] narrows any device to one 4 KiB page of BAR0 (a user-level context's
+//! page, [`BarPage::context`]): register accesses outside it are refused before they
+//! reach the card; the VFIO backend has its own page handle that maps only the page.
 
 use std::fmt;
+
+mod page;
+
+pub use page::{BarPage, PageDevice, BAR_PAGE};
 
 /// Errors a backend reports at the library boundary.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +55,18 @@ pub enum DeviceError {
     /// Anything else a backend needs to say, with an actionable message.
     #[error("{0}")]
     Backend(String),
+    /// A page handle asked for a page that is not one (not 4 KiB aligned, past the BAR,
+    /// or the page of a context the card does not have).
+    #[error("no BAR0 page at {base:#x}: {reason}")]
+    BadPage { base: u64, reason: String },
+    /// A register access through a page handle ([`PageDevice`], a backend's page
+    /// mapping) outside its page, or not 4-byte aligned: refused before it reaches the card.
+    #[error("BAR0 offset {offset:#x} is not a register of this handle's page [{base:#x}, +0x1000): {reason}")]
+    PageOffset {
+        offset: u32,
+        base: u32,
+        reason: &'static str,
+    },
 }
 
 /// A DMA-able buffer: host memory the card may read and write, at a bus address (IOVA).
@@ -154,6 +174,50 @@ pub trait Device {
     /// Writes a little-endian u64 into a DMA buffer.
     fn mem_write_u64(&self, buf: &DmaBuffer, offset: usize, value: u64) -> Result<(), DeviceError> {
         self.mem_write(buf, offset, &value.to_le_bytes())
+    }
+}
+
+/// A borrowed device is a device: a [`PageDevice`] or a context can share the handle of
+/// the card's owner in the same process (a vfio-user socket serves one connection).
+impl<D: Device + ?Sized> Device for &D {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
+        (**self).bar_read32(offset)
+    }
+    fn bar_write32(&self, offset: u32, value: u32) -> Result<(), DeviceError> {
+        (**self).bar_write32(offset, value)
+    }
+    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
+        (**self).dma_alloc(len)
+    }
+    fn dma_free(&self, buf: DmaBuffer) -> Result<(), DeviceError> {
+        (**self).dma_free(buf)
+    }
+    fn mem_write(&self, buf: &DmaBuffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
+        (**self).mem_write(buf, offset, data)
+    }
+    fn mem_read(&self, buf: &DmaBuffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
+        (**self).mem_read(buf, offset, out)
+    }
+    fn relax(&self, pace: Pace) {
+        (**self).relax(pace)
+    }
+    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
+        (**self).wait_irq(timeout_ns)
+    }
+    fn now_ns(&self) -> u64 {
+        (**self).now_ns()
+    }
+    fn cycles(&self) -> Option<u64> {
+        (**self).cycles()
+    }
+    fn mem_read_u64(&self, buf: &DmaBuffer, offset: usize) -> Result<u64, DeviceError> {
+        (**self).mem_read_u64(buf, offset)
+    }
+    fn mem_write_u64(&self, buf: &DmaBuffer, offset: usize, value: u64) -> Result<(), DeviceError> {
+        (**self).mem_write_u64(buf, offset, value)
     }
 }
 

@@ -6,7 +6,11 @@
 //!
 //! A context touches nothing but its page (set-up: its ring registers; data path:
 //! LME_PROD, LMR_CONS) and its own host memory: no lock or register is shared with other
-//! contexts. Node id, routes, enable and the receive window are the card's (page 0), set
+//! contexts. Its handle can be narrowed to that page: [`crate::PageDevice::context`] on
+//! any backend, `fasthsl_vfio::VfioDevice::map_context_page` (the page mapped alone) on
+//! a real card; register offsets stay BAR0 offsets, so a context runs unchanged on the
+//! whole BAR or on its page, and on the wrong page `open` fails with the handle's
+//! refusal (`DeviceError::PageOffset`) before anything reaches the card. Node id, routes, enable and the receive window are the card's (page 0), set
 //! up by whoever configured the card. The card serves the contexts with work round
 //! robin, a message at a time.
 

@@ -62,7 +62,7 @@ use fasthsl_contract::{
     LmrEntry, RouteBounds, RouteCtrl, CONTRACT_VERSION, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX,
     MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
-pub use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
+pub use fasthsl_device::{BarPage, Device, DeviceError, DmaBuffer, Pace, PageDevice};
 pub use fasthsl_topology::Routing;
 use fasthsl_topology::{Topology, TopologyError};
 use ring::{LmeRing, LmrCursor};

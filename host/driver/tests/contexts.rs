@@ -295,7 +295,7 @@ fn small_message_on_one_context_while_another_streams() {
 /// mapped only its context's page could reach.
 struct Recorder<D: Device> {
     dev: D,
-    offsets: std::cell::RefCell<Vec<u32>>,
+    offsets: std::rc::Rc<std::cell::RefCell<Vec<u32>>>,
 }
 
 impl<D: Device> Device for Recorder<D> {
@@ -352,7 +352,7 @@ fn a_context_touches_only_its_own_page() {
     let rx = cards[1].rx_iova().unwrap();
     let rec = |node| Recorder {
         dev: cluster.device(node),
-        offsets: std::cell::RefCell::new(Vec::new()),
+        offsets: Default::default(),
     };
     let mut tx = Context::open(rec(0), 4, 16, 16).unwrap();
     // Its LMR ring holds every message: nothing is consumed until all are sent.
@@ -421,4 +421,113 @@ fn per_context_interrupt_bits_name_the_context() {
         "receiver INT_STATUS {st:#x}"
     );
     assert_eq!(int::names(st), vec!["LMR_NEW", "CTX_LMR_NEW"]);
+}
+
+/// The same as `a_context_touches_only_its_own_page`, on page handles
+/// (`PageDevice::context`): the contexts send and receive through them unchanged, every
+/// access the card sees is inside the context's page, and what is outside (another
+/// context's page, page 0, the page past the last context, an unaligned offset) is
+/// refused by the handle before it reaches the card, so the card counts no bad access.
+#[test]
+fn a_context_on_its_page_handle_works_and_reaches_nothing_else() {
+    use fasthsl_driver::{DeviceError, PageDevice};
+    let (cluster, cards, _src) = up();
+    let rx = cards[1].rx_iova().unwrap();
+    let logs: [std::rc::Rc<std::cell::RefCell<Vec<u32>>>; 2] = Default::default();
+    let page = |node: usize, n: u32| {
+        PageDevice::context(
+            Recorder {
+                dev: cluster.device(node),
+                offsets: logs[node].clone(),
+            },
+            n,
+        )
+    };
+    let csr_err = [0, 1].map(|n| cards[n].counters().unwrap().csr_err);
+    assert!(matches!(
+        page(0, NCTX as u32),
+        Err(DeviceError::BadPage { .. })
+    ));
+    // A handle on context 4's page cannot set up context 5.
+    match Context::open(page(0, 4).unwrap(), 5, 16, 16) {
+        Err(DriverError::Device(DeviceError::PageOffset { base, .. })) => {
+            assert_eq!(base, ctx::page(4))
+        }
+        other => panic!("context 5 through context 4's page: {other:?}"),
+    }
+    assert!(
+        logs[0].borrow().is_empty(),
+        "the refused open reached the card"
+    );
+
+    let mut tx = Context::open(page(0, 4).unwrap(), 4, 16, 16).unwrap();
+    let mut rxc = Context::open(page(1, 6).unwrap(), 6, 16, 64).unwrap();
+    let buf = tx.device().dma_alloc(4096).unwrap();
+    let data: Vec<u8> = (0..4096).map(|i| (i * 13 + 5) as u8).collect();
+    tx.device().mem_write(&buf, 0, &data).unwrap();
+    for i in 0..12u64 {
+        let len = 64 + 200 * i as usize;
+        tx.put(1, 6, &buf, 0, rx + 8192 * i, len, 0).unwrap();
+    }
+    for c in tx.wait_all(TIMEOUT_NS).unwrap() {
+        assert_eq!(c.result, Ok(()));
+    }
+    for i in 0..12u64 {
+        let e = rxc.wait_lmr(TIMEOUT_NS).unwrap();
+        let len = 64 + 200 * i as usize;
+        assert_eq!((e.addr, e.len as usize), (rx + 8192 * i, len));
+        let mut back = vec![0u8; len];
+        cards[1].read_rx((8192 * i) as usize, &mut back).unwrap();
+        assert!(back == data[..len], "message {i}");
+    }
+
+    // Outside the page, through the context's own handle: refused, never sent.
+    let dev = tx.device();
+    let seen = logs[0].borrow().len();
+    for off in [
+        nic::NODE_ID,
+        nic::LME_PROD,
+        ctx::page(3) + ctx::LME_PROD,
+        ctx::page(5),
+        ctx::page(4) - 4,
+        ctx::page(4) + ctx::PAGE_STRIDE,
+        ctx::page(NCTX as u32),
+        ctx::page(4) + ctx::LME_PROD + 2,
+    ] {
+        assert!(
+            matches!(
+                dev.bar_write32(off, 0x77),
+                Err(DeviceError::PageOffset { .. })
+            ),
+            "write to {off:#x}"
+        );
+        assert!(
+            matches!(dev.bar_read32(off), Err(DeviceError::PageOffset { .. })),
+            "read of {off:#x}"
+        );
+    }
+    assert_eq!(
+        logs[0].borrow().len(),
+        seen,
+        "a refused access reached the card"
+    );
+    for (node, n) in [(0, 4u32), (1, 6)] {
+        let offs = logs[node].borrow();
+        assert!(!offs.is_empty());
+        for &o in offs.iter() {
+            assert!(
+                (ctx::page(n)..ctx::page(n) + ctx::PAGE_STRIDE).contains(&o),
+                "context {n} reached BAR0 offset {o:#x} outside its page"
+            );
+        }
+    }
+    for n in 0..2 {
+        let cnt = cards[n].counters().unwrap();
+        assert_eq!(
+            cnt.csr_err, csr_err[n],
+            "node {n}: the card saw a bad access"
+        );
+        assert_eq!(cnt.err_status, 0, "node {n}: {cnt:?}");
+    }
+    assert_eq!(cards[0].device().bar_read32(nic::NODE_ID).unwrap(), 0);
 }

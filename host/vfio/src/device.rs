@@ -10,7 +10,7 @@ use std::sync::atomic::{fence, Ordering};
 use std::time::Instant;
 
 use fasthsl_contract::BAR0_SIZE;
-use fasthsl_device::{Device, DeviceError, DmaBuffer, Pace};
+use fasthsl_device::{BarPage, Device, DeviceError, DmaBuffer, Pace, BAR_PAGE};
 use vfio_bindings::bindings::vfio as vb;
 
 use crate::iova::IovaSpace;
@@ -107,6 +107,63 @@ impl Bar {
             Bar::Region { len, .. } => *len,
         }
     }
+
+    /// One 32-bit read at byte `at` of the mapping (or region window); `at` is checked
+    /// by the caller (4-aligned, `at + 4 <= len`). `bar_offset` names it in errors.
+    fn read32(&self, device: &File, at: usize, bar_offset: u32) -> Result<u32, DeviceError> {
+        debug_assert!(at.is_multiple_of(4) && at + 4 <= self.len());
+        let v = match self {
+            Bar::Mapped(m) => {
+                let p = m.ptr.as_ptr().wrapping_add(at).cast::<u32>();
+                // SAFETY: `p` is 4-aligned (mappings are page-aligned, `at` checked) and
+                // inside the live mapping (checked by the caller); MMIO must be a single
+                // volatile access.
+                unsafe { p.read_volatile() }
+            }
+            Bar::Region { offset: base, .. } => {
+                let mut b = [0u8; 4];
+                // vfio-pci turns a 4-byte aligned pread into one 32-bit MMIO read.
+                device
+                    .read_exact_at(&mut b, base + at as u64)
+                    .map_err(|source| DeviceError::Os {
+                        what: format!("pread of BAR0 offset {bar_offset:#x}"),
+                        source,
+                    })?;
+                u32::from_le_bytes(b)
+            }
+        };
+        // Later reads of host memory must not be satisfied before this register read.
+        fence(Ordering::Acquire);
+        Ok(v)
+    }
+
+    /// One 32-bit write, as [`Bar::read32`].
+    fn write32(
+        &self,
+        device: &File,
+        at: usize,
+        bar_offset: u32,
+        value: u32,
+    ) -> Result<(), DeviceError> {
+        debug_assert!(at.is_multiple_of(4) && at + 4 <= self.len());
+        // Doorbell ordering: descriptors written to host memory before this call must
+        // be visible to the card before the register write reaches it.
+        fence(Ordering::SeqCst);
+        match self {
+            Bar::Mapped(m) => {
+                let p = m.ptr.as_ptr().wrapping_add(at).cast::<u32>();
+                // SAFETY: as in read32.
+                unsafe { p.write_volatile(value) };
+            }
+            Bar::Region { offset: base, .. } => device
+                .write_all_at(&value.to_le_bytes(), base + at as u64)
+                .map_err(|source| DeviceError::Os {
+                    what: format!("pwrite of BAR0 offset {bar_offset:#x}"),
+                    source,
+                })?,
+        }
+        Ok(())
+    }
 }
 
 /// A FastHSL card (or any PCI function) opened through VFIO.
@@ -115,6 +172,10 @@ impl Bar {
 pub struct VfioDevice {
     addr: PciAddress,
     bar: Bar,
+    /// BAR0 region in the device fd (offset, size) and whether pages may be mmapped
+    /// (VFIO allows it and the config did not ask for pread/pwrite): for [`VfioPage`].
+    bar0_region: (u64, u64),
+    bar0_mmap: bool,
     dma: RefCell<DmaState>,
     /// Interrupt eventfd and its kind, or why interrupts are unavailable.
     irq: Result<(File, IrqKind), String>,
@@ -283,7 +344,8 @@ impl VfioDevice {
                 flags: bar0.flags,
             });
         }
-        let bar = if cfg.mmap_bar0 && bar0.flags & vb::VFIO_REGION_INFO_FLAG_MMAP != 0 {
+        let bar0_mmap = cfg.mmap_bar0 && bar0.flags & vb::VFIO_REGION_INFO_FLAG_MMAP != 0;
+        let bar = if bar0_mmap {
             Bar::Mapped(
                 Mapping::device(&device, bar0.size as usize, bar0.offset)
                     .map_err(io_err(format!("mmap of BAR0 of {addr}")))?,
@@ -302,6 +364,8 @@ impl VfioDevice {
         Ok(VfioDevice {
             addr,
             bar,
+            bar0_region: (bar0.offset, bar0.size),
+            bar0_mmap,
             dma: RefCell::new(DmaState {
                 next_id: 1,
                 space,
@@ -344,6 +408,43 @@ impl VfioDevice {
     /// Whether BAR0 is mmapped (else reached by pread/pwrite on the device fd).
     pub fn bar0_mmapped(&self) -> bool {
         matches!(self.bar, Bar::Mapped(_))
+    }
+
+    /// A handle on the 4 KiB page of BAR0 at offset `base` alone (see [`VfioPage`]):
+    /// the page is mmapped by itself (length 4 KiB at the region's offset + `base`) when
+    /// VFIO allows mmap of BAR0, the configuration did not ask for pread/pwrite and the
+    /// system's pages are 4 KiB; otherwise its accesses are preads/pwrites confined to
+    /// the page. Refused for a page that is not 4 KiB aligned or does not end inside BAR0.
+    pub fn map_page(&self, base: u64) -> Result<VfioPage<'_>, DeviceError> {
+        let page = BarPage::new(base, self.bar0_region.1)?;
+        let offset = page_file_offset(self.bar0_region.0, page);
+        let access = if self.bar0_mmap && sys::page_size() == BAR_PAGE as usize {
+            // A refusal here (a BAR whose mmappable areas leave this page out: a sparse
+            // mmap around an MSI-X table) leaves the pread/pwrite path, still confined.
+            match Mapping::device(&self.device, BAR_PAGE as usize, offset) {
+                Ok(m) => Bar::Mapped(m),
+                Err(_) => Bar::Region {
+                    offset,
+                    len: BAR_PAGE as usize,
+                },
+            }
+        } else {
+            Bar::Region {
+                offset,
+                len: BAR_PAGE as usize,
+            }
+        };
+        Ok(VfioPage {
+            dev: self,
+            page,
+            bar: access,
+        })
+    }
+
+    /// [`VfioDevice::map_page`] of context `n`'s page of a FastHSL card
+    /// ([`BarPage::context`]: refused for a context the card does not have).
+    pub fn map_context_page(&self, n: u32) -> Result<VfioPage<'_>, DeviceError> {
+        self.map_page(BarPage::context(n)?.base().into())
     }
 
     /// The bus-address ranges DMA buffers are placed in (IOMMU ranges within the
@@ -615,51 +716,13 @@ impl Device for VfioDevice {
 
     fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
         self.check_bar(offset)?;
-        let v = match &self.bar {
-            Bar::Mapped(m) => {
-                let p = m.ptr.as_ptr().wrapping_add(offset as usize).cast::<u32>();
-                // SAFETY: `p` is 4-aligned (BAR mappings are page-aligned, offset checked)
-                // and inside the live BAR0 mapping (check_bar); MMIO must be a single
-                // volatile access.
-                unsafe { p.read_volatile() }
-            }
-            Bar::Region { offset: base, .. } => {
-                let mut b = [0u8; 4];
-                // vfio-pci turns a 4-byte aligned pread into one 32-bit MMIO read.
-                self.device
-                    .read_exact_at(&mut b, base + u64::from(offset))
-                    .map_err(|source| DeviceError::Os {
-                        what: format!("pread of BAR0 offset {offset:#x}"),
-                        source,
-                    })?;
-                u32::from_le_bytes(b)
-            }
-        };
-        // Later reads of host memory must not be satisfied before this register read.
-        fence(Ordering::Acquire);
-        Ok(v)
+        self.bar.read32(&self.device, offset as usize, offset)
     }
 
     fn bar_write32(&self, offset: u32, value: u32) -> Result<(), DeviceError> {
         self.check_bar(offset)?;
-        // Doorbell ordering: descriptors written to host memory before this call must
-        // be visible to the card before the register write reaches it.
-        fence(Ordering::SeqCst);
-        match &self.bar {
-            Bar::Mapped(m) => {
-                let p = m.ptr.as_ptr().wrapping_add(offset as usize).cast::<u32>();
-                // SAFETY: as in bar_read32.
-                unsafe { p.write_volatile(value) };
-            }
-            Bar::Region { offset: base, .. } => self
-                .device
-                .write_all_at(&value.to_le_bytes(), base + u64::from(offset))
-                .map_err(|source| DeviceError::Os {
-                    what: format!("pwrite of BAR0 offset {offset:#x}"),
-                    source,
-                })?,
-        }
-        Ok(())
+        self.bar
+            .write32(&self.device, offset as usize, offset, value)
     }
 
     fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
@@ -818,5 +881,108 @@ impl Drop for VfioDevice {
         for m in maps {
             let _ = self.unmap_dma(m.iova, m.mem.len);
         }
+    }
+}
+
+/// Where `page` of a BAR starts in the device fd, whose BAR region starts at `region`.
+pub(crate) fn page_file_offset(region: u64, page: BarPage) -> u64 {
+    region + u64::from(page.base())
+}
+
+/// One 4 KiB page of a [`VfioDevice`]'s BAR0, as a [`Device`]: what a user-level
+/// context of the card needs (`VfioDevice::map_context_page`, then
+/// `fasthsl_driver::Context::open` on it).
+///
+/// Register offsets are BAR0 offsets, as on the whole device; any outside the page (or
+/// not 4-byte aligned) is refused with [`DeviceError::PageOffset`] before anything
+/// reaches the card. The handle holds a mapping of its page only, so it has no way to
+/// touch another page. DMA memory, interrupts and the clock are the device's: buffers
+/// are allocated in the device's IOMMU container (one per IOMMU group), in the same
+/// IO address space as the card owner's and every other context's buffers. The page
+/// handle therefore separates the code that holds it from other pages, inside the process
+/// that opened the card; isolating processes from one another (registers and DMA) needs
+/// a component that holds the VFIO fds for them (docs/HARDWARE.md, *Contexts*).
+pub struct VfioPage<'a> {
+    dev: &'a VfioDevice,
+    page: BarPage,
+    bar: Bar,
+}
+
+impl VfioPage<'_> {
+    /// The page.
+    pub fn page(&self) -> BarPage {
+        self.page
+    }
+
+    /// Whether the page is mmapped by itself (else reached by pread/pwrite confined to it).
+    pub fn mmapped(&self) -> bool {
+        matches!(self.bar, Bar::Mapped(_))
+    }
+}
+
+impl std::fmt::Debug for VfioPage<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VfioPage")
+            .field("addr", &self.dev.addr.to_string())
+            .field("base", &format_args!("{:#x}", self.page.base()))
+            .field("mmapped", &self.mmapped())
+            .finish()
+    }
+}
+
+impl Device for VfioPage<'_> {
+    fn name(&self) -> String {
+        format!("{} page {:#x}", self.dev.name(), self.page.base())
+    }
+
+    fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
+        let at = self.page.check(offset)?;
+        self.bar.read32(&self.dev.device, at as usize, offset)
+    }
+
+    fn bar_write32(&self, offset: u32, value: u32) -> Result<(), DeviceError> {
+        let at = self.page.check(offset)?;
+        self.bar
+            .write32(&self.dev.device, at as usize, offset, value)
+    }
+
+    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
+        self.dev.dma_alloc(len)
+    }
+
+    fn dma_free(&self, buf: DmaBuffer) -> Result<(), DeviceError> {
+        self.dev.dma_free(buf)
+    }
+
+    fn mem_write(&self, buf: &DmaBuffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
+        self.dev.mem_write(buf, offset, data)
+    }
+
+    fn mem_read(&self, buf: &DmaBuffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
+        self.dev.mem_read(buf, offset, out)
+    }
+
+    fn mem_read_u64(&self, buf: &DmaBuffer, offset: usize) -> Result<u64, DeviceError> {
+        self.dev.mem_read_u64(buf, offset)
+    }
+
+    fn mem_write_u64(&self, buf: &DmaBuffer, offset: usize, value: u64) -> Result<(), DeviceError> {
+        self.dev.mem_write_u64(buf, offset, value)
+    }
+
+    fn relax(&self, pace: Pace) {
+        self.dev.relax(pace)
+    }
+
+    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
+        self.dev.wait_irq(timeout_ns)
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.dev.now_ns()
+    }
+
+    fn cycles(&self) -> Option<u64> {
+        self.dev.cycles()
     }
 }

@@ -7,6 +7,8 @@
 //! backend picks inside the ranges the IOMMU reports, so the card can only reach memory
 //! the driver handed it; the card's MSI (or MSI-X) vector is delivered to an eventfd for
 //! [`fasthsl_device::Device::wait_irq`]; [`VfioDevice::reset`] resets the function.
+//! [`VfioDevice::map_page`] gives a handle on one 4 KiB page of BAR0 alone ([`VfioPage`],
+//! a user-level context's page: [`VfioDevice::map_context_page`]).
 //!
 //! Bringing a card up takes root once (bind to vfio-pci, IOMMU on); every failure on
 //! that path is reported with the command that fixes it. [`list`] finds the cards.
@@ -23,7 +25,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-pub use device::{IrqKind, VfioConfig, VfioDevice};
+pub use device::{IrqKind, VfioConfig, VfioDevice, VfioPage};
 use fasthsl_contract::{PCI_DEVICE_ID, PCI_VENDOR_ID};
 
 /// A PCI function address, `DDDD:BB:DD.F`.

@@ -322,3 +322,19 @@ fn iommu_info_capability_chain_is_decoded() {
         }
     );
 }
+
+#[test]
+fn a_page_starts_at_the_region_offset_plus_its_base() {
+    use fasthsl_device::BarPage;
+    // vfio-pci places region i at i << 40 in the device fd.
+    let bar0 = u64::from(vfio_bindings::bindings::vfio::VFIO_PCI_BAR0_REGION_INDEX) << 40;
+    assert_eq!(
+        device::page_file_offset(bar0, BarPage::context(3).unwrap()),
+        bar0 + 0x5000
+    );
+    let bar2 = 2u64 << 40;
+    let p = BarPage::new(0xF000, 0x10000).unwrap();
+    assert_eq!(device::page_file_offset(bar2, p), bar2 + 0xF000);
+    // An access at BAR0 offset o of the page lands at the page's file offset + (o - base).
+    assert_eq!(p.check(0xF010).unwrap(), 0x10);
+}

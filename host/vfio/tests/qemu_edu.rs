@@ -2,7 +2,9 @@
 //! (software emulation, q35, emulated Intel IOMMU with interrupt remapping) with QEMU's
 //! `edu` educational PCI device; the guest binds edu to vfio-pci and runs
 //! `vfio_edu_probe` (src/bin), which drives edu through `VfioDevice`: identification,
-//! liveness and factorial registers (mmap and pread/pwrite BAR paths), DMA both ways
+//! liveness and factorial registers (mmap and pread/pwrite BAR paths), page handles (one
+//! 4 KiB page of BAR0 mapped alone: same reads as BAR0, out-of-page accesses refused before
+//! they reach edu, on both paths), DMA both ways
 //! through IOMMU-mapped buffers (checked byte for byte), MSI on an eventfd, a DMA to an
 //! unmapped guard IOVA that the IOMMU must block, a 2 MiB huge-page buffer, IOVA reuse,
 //! the fallback to normal pages when huge pages run out, function reset, the open errors
@@ -122,6 +124,8 @@ fn vfio_backend_drives_qemu_edu_through_an_iommu() {
         "pread_liveness",
         "pread_factorial",
         "pread_dma_msi",
+        "page",
+        "pread_page",
     ] {
         assert_eq!(get(k), "ok", "check {k} in: {result}");
     }

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use fasthsl_driver::contract::{status_done, DescErr, CTX_COUNT};
-use fasthsl_driver::{Card, Context as NicContext, DmaBuffer, DriverError, Pace};
+use fasthsl_driver::{Card, Context as NicContext, DmaBuffer, DriverError, Pace, PageDevice};
 use fasthsl_sim::SimConfig;
 use fasthsl_topology::{routing, Topology};
 use serde_json::json;
@@ -350,7 +350,8 @@ struct FlowBufs {
 struct Run<D: BenchDevice> {
     /// Per flow: its own context at its source (per-flow mode), or `None` (it posts on
     /// its source card's ring). Before `cards`: contexts close before their card does.
-    ctxs: Vec<Option<NicContext<D>>>,
+    /// Each on a handle that reaches only the context's BAR0 page.
+    ctxs: Vec<Option<NicContext<PageDevice<D>>>>,
     cards: Vec<Card<D>>,
     flows: Vec<Flow>,
     bufs: Vec<FlowBufs>,
@@ -401,16 +402,16 @@ impl<D: BenchDevice> Run<D> {
                 .config()
                 .context("a card of the testbed is not configured")?
                 .lme_entries;
-            let c =
-                NicContext::open(card.device().clone(), n.into(), lme, 2).with_context(|| {
-                    format!(
-                        "flow '{}': opening context {n} of node {} ({}); a card without \
+            let page = PageDevice::context(card.device().clone(), n.into())?;
+            let c = NicContext::open(page, n.into(), lme, 2).with_context(|| {
+                format!(
+                    "flow '{}': opening context {n} of node {} ({}); a card without \
                      contexts (contract < 1.5) needs --contexts shared",
-                        f.name,
-                        f.src,
-                        card.device().name()
-                    )
-                })?;
+                    f.name,
+                    f.src,
+                    card.device().name()
+                )
+            })?;
             ctxs.push(Some(c));
         }
         let mut bufs = Vec::new();

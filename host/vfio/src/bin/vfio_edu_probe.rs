@@ -12,6 +12,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
+use fasthsl_contract::CTX_COUNT;
 use fasthsl_device::{Device, DeviceError, DmaBuffer};
 use fasthsl_vfio::{IrqKind, VfioConfig, VfioDevice, VfioError};
 
@@ -43,6 +44,8 @@ const XFER: usize = 2048;
 const EDU_DMA_LIMIT: u64 = 1 << 28;
 /// edu's BAR0 is 1 MiB.
 const EDU_BAR0: u64 = 1 << 20;
+/// A page of BAR0 for a page handle.
+const PAGE: u32 = 0x1000;
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -165,6 +168,100 @@ fn registers(dev: &VfioDevice, out: &mut Vec<(String, String)>, tag: &str) -> Re
     Ok(())
 }
 
+/// Page handles (`VfioDevice::map_page`): a page of BAR0 alone, mmapped by itself when
+/// `mmapped` (else pread/pwrite confined to it), reads what the whole-BAR handle reads at
+/// every offset of the page, writes the same registers, and refuses offsets outside the
+/// page before they reach edu; pages that are not pages are refused.
+fn page_handles(
+    dev: &VfioDevice,
+    out: &mut Vec<(String, String)>,
+    tag: &str,
+    mmapped: bool,
+) -> Result<()> {
+    for (base, what) in [(0x800, "an unaligned page"), (EDU_BAR0, "a page past BAR0")] {
+        match dev.map_page(base) {
+            Err(DeviceError::BadPage { .. }) => {}
+            other => bail!("map_page({base:#x}), {what}: expected BadPage, got {other:?}"),
+        }
+    }
+    // edu's BAR is large enough for context pages; the one past the last context is
+    // refused by number, not by size.
+    match dev.map_context_page(CTX_COUNT as u32) {
+        Err(DeviceError::BadPage { .. }) => {}
+        other => bail!("map_context_page({CTX_COUNT}): expected BadPage, got {other:?}"),
+    }
+    let p0 = dev.map_page(0).context("mapping page 0 of edu's BAR0")?;
+    let p1 = dev.map_page(PAGE as u64).context("mapping page 1")?;
+    let pc = dev
+        .map_context_page(3)
+        .context("mapping context 3's page")?;
+    for p in [&p0, &p1, &pc] {
+        ensure!(
+            p.mmapped() == mmapped,
+            "{p:?}: page mmapped is {}, expected {mmapped}",
+            p.mmapped()
+        );
+    }
+    // Every register offset of the page: page 0 holds edu's registers, pages 1 and the
+    // context page answer edu's "no register" value; the handles must agree with BAR0.
+    for p in [&p0, &p1, &pc] {
+        let base = p.page().base();
+        for off in (base..base + PAGE).step_by(4) {
+            let (a, b) = (p.bar_read32(off)?, dev.bar_read32(off)?);
+            ensure!(
+                a == b,
+                "{p:?}: offset {off:#x} reads {a:#010x} through the page, {b:#010x} through BAR0"
+            );
+        }
+    }
+    ensure!(
+        p0.bar_read32(ID)? & 0xffff == 0x00ed,
+        "identification through the page handle"
+    );
+    // Writes through the page reach the same register, both ways.
+    p0.bar_write32(LIVENESS, 0x600d_f00d)?;
+    ensure!(
+        dev.bar_read32(LIVENESS)? == !0x600d_f00d,
+        "liveness written through the page, read through BAR0"
+    );
+    dev.bar_write32(LIVENESS, 0x0bad_cafe)?;
+    ensure!(
+        p0.bar_read32(LIVENESS)? == !0x0bad_cafe,
+        "liveness written through BAR0, read through the page"
+    );
+    // Outside the page: refused, and edu never sees it (its liveness register stays).
+    for (p, off) in [
+        (&p1, LIVENESS),
+        (&p1, 2 * PAGE),
+        (&p0, PAGE),
+        (&p0, LIVENESS + 2),
+        (&pc, LIVENESS),
+    ] {
+        match p.bar_write32(off, 0x1234_5678) {
+            Err(DeviceError::PageOffset { .. }) => {}
+            other => bail!("{p:?}: write to {off:#x}: expected PageOffset, got {other:?}"),
+        }
+        match p.bar_read32(off) {
+            Err(DeviceError::PageOffset { .. }) => {}
+            other => bail!("{p:?}: read of {off:#x}: expected PageOffset, got {other:?}"),
+        }
+    }
+    ensure!(
+        dev.bar_read32(LIVENESS)? == !0x0bad_cafe,
+        "a refused write through a page handle reached edu"
+    );
+    // DMA memory of a page handle is the device's (one IOMMU container).
+    let buf = p0.dma_alloc(EDU_BUF_LEN)?;
+    p0.mem_write(&buf, 0, &[0xA5; 64])?;
+    ensure!(
+        read_buf(dev, &buf, 0, 64)? == [0xA5; 64],
+        "a page handle's DMA buffer, read through the device"
+    );
+    p0.dma_free(buf)?;
+    out.push((format!("{tag}page"), "ok".into()));
+    Ok(())
+}
+
 fn run(addr: &str) -> Result<Vec<(String, String)>> {
     let mut out: Vec<(String, String)> = Vec::new();
     let t0 = Instant::now();
@@ -224,6 +321,7 @@ fn run(addr: &str) -> Result<Vec<(String, String)>> {
     }
 
     registers(&dev, &mut out, "")?;
+    page_handles(&dev, &mut out, "", true)?;
 
     // Bad register and buffer accesses are refused, not performed.
     ensure!(matches!(
@@ -462,6 +560,7 @@ fn run(addr: &str) -> Result<Vec<(String, String)>> {
     let dev = VfioDevice::open_with_config(addr, &config(false)).context("re-opening edu")?;
     ensure!(!dev.bar0_mmapped(), "mmap_bar0=false still mmapped");
     registers(&dev, &mut out, "pread_")?;
+    page_handles(&dev, &mut out, "pread_", false)?;
     let d = dev.dma_alloc(EDU_BUF_LEN)?;
     dev.mem_write(&d, 0, &pat)?;
     dma(&dev, false, d.iova(), 0, XFER, true)?;
