@@ -63,6 +63,7 @@ module ddc_csr
   output logic        sender_wait_o,      // REL_CTRL.SENDER_WAIT
   output logic [15:0] rel_timeout_o,      // REL_TIMEOUT
   output logic        dedup_o,            // REL_CTRL.DEDUP
+  output logic        early_nack_o,       // REL_CTRL.EARLY_NACK
   output logic [3:0]  rel_retries_o,      // REL_RETRIES
   // one-cycle event pulses
   input  logic        tx_desc_done_i,
@@ -81,6 +82,8 @@ module ddc_csr
   input  logic        rx_drop_ctx_i,
   input  logic        rx_dup_i,           // a duplicate packet dropped (REL_CTRL.DEDUP)
   input  logic        rx_seq_evict_i,     // a seq window slot taken over
+  input  logic        rx_early_nack_i,    // an early NACK asked for (REL_CTRL.EARLY_NACK)
+  input  logic        rx_lmr_full_i,      // a context 1..7 message dropped: its LMR ring full
   input  logic        push_free_i,
   input  logic        push_accept_i,
   input  logic        push_reject_i,
@@ -145,7 +148,9 @@ module ddc_csr
   localparam int unsigned CntRxSeqEvict    = 22;
   localparam int unsigned CntRetx          = 23;
   localparam int unsigned CntRelTimeout    = 24;
-  localparam int unsigned NumCnt           = 25;
+  localparam int unsigned CntRxEarlyNack   = 25;
+  localparam int unsigned CntRxLmrFull     = 26;
+  localparam int unsigned NumCnt           = 27;
 
   logic        enable_q, enable_d;
   logic [15:0] node_id_q, node_id_d;
@@ -166,6 +171,7 @@ module ddc_csr
   logic        sender_wait_q, sender_wait_d;
   logic [15:0] rel_timeout_q, rel_timeout_d;
   logic        dedup_q, dedup_d;
+  logic        early_nack_q, early_nack_d;
   logic [3:0]  rel_retries_q, rel_retries_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
   logic [23:0] int_mask_q, int_mask_d;
@@ -255,7 +261,8 @@ module ddc_csr
       CNT_DMA_RD_ERR_OFFSET:        rsp_rdata_d = cnt_q[CntDmaRdErr];
       CNT_RX_MSG_EXPIRED_OFFSET:    rsp_rdata_d = cnt_q[CntRxMsgExpired];
       CNT_RX_TRACK_FULL_OFFSET:     rsp_rdata_d = cnt_q[CntRxTrackFull];
-      REL_CTRL_OFFSET:              rsp_rdata_d = 32'({dedup_q, sender_wait_q, ack_off_q});
+      REL_CTRL_OFFSET:              rsp_rdata_d = 32'({early_nack_q, dedup_q, sender_wait_q,
+                                                         ack_off_q});
       REL_TIMEOUT_OFFSET:           rsp_rdata_d = 32'(rel_timeout_q);
       REL_RETRIES_OFFSET:           rsp_rdata_d = 32'(rel_retries_q);
       CNT_RETX_OFFSET:              rsp_rdata_d = cnt_q[CntRetx];
@@ -268,6 +275,8 @@ module ddc_csr
       CNT_RX_DROP_CTX_OFFSET:       rsp_rdata_d = cnt_q[CntRxDropCtx];
       CNT_RX_DUP_OFFSET:            rsp_rdata_d = cnt_q[CntRxDup];
       CNT_RX_SEQ_EVICT_OFFSET:      rsp_rdata_d = cnt_q[CntRxSeqEvict];
+      CNT_RX_EARLY_NACK_OFFSET:     rsp_rdata_d = cnt_q[CntRxEarlyNack];
+      CNT_RX_LMR_FULL_OFFSET:       rsp_rdata_d = cnt_q[CntRxLmrFull];
       default: begin
         rd_known    = win_hit_i;
         rsp_rdata_d = win_hit_i ? win_rdata_i : 32'hFFFF_FFFF;
@@ -301,6 +310,7 @@ module ddc_csr
     sender_wait_d = sender_wait_q;
     rel_timeout_d = rel_timeout_q;
     dedup_d       = dedup_q;
+    early_nack_d  = early_nack_q;
     rel_retries_d = rel_retries_q;
     int_mask_d   = int_mask_q;
     coal_lme_d   = coal_lme_q;
@@ -378,6 +388,7 @@ module ddc_csr
           ack_off_d     = wdata[REL_CTRL_ACK_OFF_BIT];
           sender_wait_d = wdata[REL_CTRL_SENDER_WAIT_BIT];
           dedup_d       = wdata[REL_CTRL_DEDUP_BIT];
+          early_nack_d  = wdata[REL_CTRL_EARLY_NACK_BIT];
         end
         REL_TIMEOUT_OFFSET:   rel_timeout_d = wdata[15:0];
         REL_RETRIES_OFFSET:   rel_retries_d = wdata[3:0];
@@ -414,7 +425,7 @@ module ddc_csr
     err_set[3:0]             = csr_err | ctx_csr_err_i;
     err_set[ErrDescError]    = tx_desc_err_i;
     err_set[ErrRxDrop]       = rx_drop_crc_i || rx_drop_dest_i || rx_drop_malformed_i ||
-                               rx_drop_window_i || rx_drop_ctx_i;
+                               rx_drop_window_i || rx_drop_ctx_i || rx_lmr_full_i;
     err_set[ErrPushReject]   = push_reject_i;
     err_set[ErrWinReject]    = win_reject_i;
     err_status_d             = (err_status_q & ~err_clr) | err_set;
@@ -454,6 +465,8 @@ module ddc_csr
     cnt_d[CntRxDropCtx]     = cnt_q[CntRxDropCtx] + 32'(rx_drop_ctx_i);
     cnt_d[CntRxDup]         = cnt_q[CntRxDup] + 32'(rx_dup_i);
     cnt_d[CntRxSeqEvict]    = cnt_q[CntRxSeqEvict] + 32'(rx_seq_evict_i);
+    cnt_d[CntRxEarlyNack]   = cnt_q[CntRxEarlyNack] + 32'(rx_early_nack_i);
+    cnt_d[CntRxLmrFull]     = cnt_q[CntRxLmrFull] + 32'(rx_lmr_full_i);
     cnt_d[CntRetx]          = cnt_q[CntRetx] + 32'(rel_retx_i);
     cnt_d[CntRelTimeout]    = cnt_q[CntRelTimeout] + 32'(rel_timeouts_i);
   end
@@ -479,6 +492,7 @@ module ddc_csr
       sender_wait_q <= 1'b0;
       rel_timeout_q <= 16'd256;
       dedup_q       <= 1'b0;
+      early_nack_q  <= 1'b0;
       rel_retries_q <= 4'd0;
       int_status_q <= '0;
       int_mask_q   <= '0;
@@ -510,6 +524,7 @@ module ddc_csr
       sender_wait_q <= sender_wait_d;
       rel_timeout_q <= rel_timeout_d;
       dedup_q       <= dedup_d;
+      early_nack_q  <= early_nack_d;
       rel_retries_q <= rel_retries_d;
       int_status_q <= int_status_d;
       int_mask_q   <= int_mask_d;
@@ -547,6 +562,7 @@ module ddc_csr
   assign sender_wait_o = sender_wait_q;
   assign rel_timeout_o = rel_timeout_q;
   assign dedup_o       = dedup_q;
+  assign early_nack_o  = early_nack_q;
   assign rel_retries_o = rel_retries_q;
 
   assign irq_o = |(int_status_rd & int_mask_q);

@@ -127,6 +127,7 @@ module ddc_nic (
   // own registers (the driver configures all cards alike). Registered: it changes only
   // with configuration, and the multiplier stays off the receive path.
   logic        dedup, rx_dup, rx_seq_evict;
+  logic        early_nack, rx_early_nack, rx_lmr_full;   // REL_CTRL.EARLY_NACK, contexts 1..7
   logic [20:0] seq_hold_q, seq_timeout, seq_tries;
   assign seq_timeout = (rel_timeout == '0) ? 21'd1 : 21'(rel_timeout);   // 0 acts as 1
   assign seq_tries   = 21'(rel_retries) + 21'd2;
@@ -192,6 +193,7 @@ module ddc_nic (
     .sender_wait_o      (sender_wait),
     .rel_timeout_o      (rel_timeout),
     .dedup_o            (dedup),
+    .early_nack_o       (early_nack),
     .rel_retries_o      (rel_retries),
     .tx_desc_done_i     (tx_desc_done),
     .tx_desc_err_i      (tx_desc_err),
@@ -209,6 +211,8 @@ module ddc_nic (
     .rx_drop_ctx_i      (rx_drop_ctx),
     .rx_dup_i           (rx_dup),
     .rx_seq_evict_i     (rx_seq_evict),
+    .rx_early_nack_i    (rx_early_nack),
+    .rx_lmr_full_i      (rx_lmr_full),
     .push_free_i        (push_free),
     .push_accept_i      (push_accept),
     .push_reject_i      (push_reject),
@@ -444,6 +448,9 @@ module ddc_nic (
     .track_full_o      (rx_track_full),
     .ack_off_i         (ack_off),
     .dedup_i           (dedup),
+    .early_nack_i      (early_nack),
+    .early_nack_o      (rx_early_nack),
+    .lmr_full_o        (rx_lmr_full),
     .seq_hold_i        (seq_hold_q),
     .dup_o             (rx_dup),
     .seq_evict_o       (rx_seq_evict),

@@ -10,7 +10,10 @@
 // (ack_off_i) silences all three. Answers that arrive here for this node's own messages
 // leave on rx_ans_* for the sender side. With REL_CTRL.DEDUP (dedup_i) the egress drops
 // duplicate packets by (src, seq) (ddc_rx_seq_window, remembered seq_hold_i ticks) and
-// answers a duplicate's last packet with the ACK again.
+// answers a duplicate's last packet with the ACK again. With REL_CTRL.EARLY_NACK
+// (early_nack_i) a deterministically routed message whose last packet arrives with bytes
+// missing is NACKed at once (early_nack_o). A message of context 1..7 completing while
+// its LMR ring is full gets no entry and a NACK instead of its ACK (lmr_full_o).
 //
 // The flit buffer holds RX_BUF_FLITS flits, two of the longest packets by default, so one
 // packet is written to host memory while the next arrives. Credits: one pulse per buffer
@@ -60,9 +63,12 @@ module ddc_rx
   output logic                         drop_ctx_o,
   output logic                         msg_expired_o,
   output logic                         track_full_o,
+  output logic                         lmr_full_o,     // a context 1..7 entry dropped
   // reliability
   input  logic                         ack_off_i,
   input  logic                         dedup_i,
+  input  logic                         early_nack_i,
+  output logic                         early_nack_o,   // an early NACK asked for
   input  logic [20:0]                  seq_hold_i,
   output logic                         dup_o,          // a duplicate packet dropped
   output logic                         seq_evict_o,
@@ -186,7 +192,7 @@ module ddc_rx
   logic [63:0] wr_addr, wr_data;
   logic [7:0]  wr_strb;
   logic [SideW-1:0] wr_side;
-  logic        eg_ack_valid, eg_nack_valid;
+  logic        eg_ack_valid, eg_nack_valid, eg_early_nack;
   logic [15:0] eg_ack_src, eg_nack_src;
   logic [31:0] eg_ack_msg_id, eg_nack_msg_id;
 
@@ -222,6 +228,9 @@ module ddc_rx
     .trk_full_o    (track_full_o),
     .trk_expire_o  (trk_expire),
     .trk_overrun_o (trk_overrun),
+    .lmr_full_o    (lmr_full_o),
+    .early_nack_i  (early_nack_i),
+    .early_nack_o  (eg_early_nack),
     .dedup_i       (dedup_i),
     .seq_hold_i    (seq_hold_i),
     .dup_o         (dup_o),
@@ -238,6 +247,10 @@ module ddc_rx
     .nack_src_o    (eg_nack_src),
     .nack_msg_id_o (eg_nack_msg_id)
   );
+
+  // Counted as asked for (like the NACK itself, silenced by ACK_OFF); one that finds the
+  // queue full is counted in ans_drop_o as well.
+  assign early_nack_o = eg_early_nack && !ack_off_i;
 
   // A message completes at most every ~6 cycles (8-byte streaming) while its ACK takes 4
   // link cycles, so 16 answers cover a reverse link shared with data for a while; an

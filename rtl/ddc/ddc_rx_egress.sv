@@ -31,6 +31,12 @@
 //     (the first one may have been lost). A message that completes is inserted with its
 //     ACK. dedup_i clear flushes the window and skips the lookup (senders before 1.7
 //     number every message 0).
+//   - early NACK (early_nack_i, REL_CTRL.EARLY_NACK): the last packet of a unicast
+//     message without DESC_FLAG_ADAPTIVE that leaves its count short asks for a NACK at
+//     once (early_nack_o): its route delivers the message's packets in order, so the
+//     missing ones were lost. The tracker frees the entry; the retransmission starts a
+//     new one. A lost last packet, or a lost one-packet message, still waits for the
+//     sender's timeout (nothing arrives to notice it).
 //
 // Ring reset (lmr_reset_i, an LMR_SIZE write) while traffic runs: an entry already partly
 // written finishes in its old slot but is not published (its word 0 carries no commit
@@ -41,7 +47,13 @@
 // With NumCtx contexts, each has its own LMR ring: the entry goes to the ring of the
 // packet's destination context (header dctx), and everything above is per context (its
 // producer indices, its reset, the commits in flight, which carry the context in their
-// side bits). A full ring of one context still stalls the egress for all of them.
+// side bits). A full ring of context 0 stalls the egress (back-pressure, nothing lost).
+// Contexts 1..7 belong to processes that may stop draining their ring, which must not
+// stop reception for everyone: a message of such a context that completes while its ring
+// is full gets no entry (lmr_full_o) and is NACKed instead of ACKed, and not inserted
+// in the sequence window, so its sender's retransmission is delivered, not taken for a
+// duplicate. Its payload was written inside the receive window already, which is harmless:
+// the retransmission writes the same bytes.
 module ddc_rx_egress
   import fasthsl_pkg::*;
 #(
@@ -84,6 +96,10 @@ module ddc_rx_egress
   output logic        trk_full_o,
   output logic        trk_expire_o,
   output logic        trk_overrun_o,
+  output logic        lmr_full_o,      // a context 1..7 message dropped: its ring was full
+  // early NACK (REL_CTRL.EARLY_NACK)
+  input  logic        early_nack_i,
+  output logic        early_nack_o,
   // duplicates (ddc_rx_seq_window)
   input  logic        dedup_i,
   input  logic [SeqHoldW-1:0] seq_hold_i,   // ticks of 2^REL_TICK_LOG2 cycles
@@ -169,11 +185,18 @@ module ddc_rx_egress
 
   // Completion by counting: the packet that completes a message may be any of its packets
   // (order-free), and a message that lost one never completes.
-  logic        trk_valid, trk_complete, trk_victim;
+  logic        trk_valid, trk_complete, trk_victim, trk_gap, trk_gap_free, lmr_drop;
   logic [15:0] trk_victim_src;
   logic [31:0] trk_victim_msg_id;
   logic [31:0] trk_total;
   assign trk_valid = (state_q == StTrl) && buf_valid_i && !dup_q;
+  // Only a deterministic route keeps a message's packets in order; broadcasts are never
+  // answered.
+  assign trk_gap_free = early_nack_i && (hdr0_q.ptype == PTYPE_WRITE) &&
+                        !hdr0_q.flags[DESC_FLAG_ADAPTIVE_BIT];
+  // In a ring reset cycle the entry goes to the new, empty ring (StLmr).
+  assign lmr_drop = trk_valid && trk_complete && (c != '0) && !lmr_room && !lmr_reset_i[c];
+  assign lmr_full_o = lmr_drop;
 
   // 64 entries: on a 64-node network every other node may have a multi-packet message
   // (e.g. a broadcast from everyone at once) in progress here; with 16, all-to-all
@@ -191,8 +214,10 @@ module ddc_rx_egress
     .pkt_len_i   (16'(hdr0_q.len)),
     .pkt_offset_i(32'(hdr2_q.offset)),
     .pkt_attempt_i(hdr0_q.attempt),
+    .pkt_gap_free_i(trk_gap_free),
     .complete_o  (trk_complete),
     .total_o     (trk_total),
+    .gap_o       (trk_gap),
     .full_o      (trk_full_o),
     .expire_o    (trk_expire_o),
     .overrun_o   (trk_overrun_o),
@@ -213,7 +238,7 @@ module ddc_rx_egress
   assign seq_lk  = dedup_i && (state_q == StHdr2) && buf_valid_i && is_write;
   assign lk_low  = hdr2_in.seq - 8'(hdr0_q.lag);
   assign ins_low = hdr2_q.seq - 8'(hdr0_q.lag);
-  assign seq_ins = dedup_i && trk_valid && trk_complete && is_write;
+  assign seq_ins = dedup_i && trk_valid && trk_complete && is_write && !lmr_drop;
   assign dup_trl = (state_q == StTrl) && buf_valid_i && dup_q;
   assign dup_o   = dup_trl;
 
@@ -245,11 +270,16 @@ module ddc_rx_egress
   assign ans_src_o     = hdr0_q.src;
   assign ans_msg_id_o  = hdr2_q.msg_id;
   assign ans_cause_o   = 8'(hdr0_q.flags);
-  assign ack_valid_o   = (trk_valid && trk_complete && is_write) || (dup_trl && hdr0_q.last);
+  assign ack_valid_o   = (trk_valid && trk_complete && is_write && !lmr_drop) ||
+                         (dup_trl && hdr0_q.last);
   assign ack_src_o     = hdr0_q.src;
   assign ack_msg_id_o  = hdr2_q.msg_id;
-  // A victim and an overrun never come together: a taken entry restarts from zero.
-  assign nack_valid_o  = trk_victim || (trk_overrun_o && is_write);
+  assign early_nack_o  = trk_gap;
+  // A victim comes only with a packet that takes a new entry, which restarts from zero:
+  // it is no overrun, no gap (a gap's last packet takes no entry), and completes only a
+  // malformed message (a non-first packet at offset 0 holding all of it), whose LMR-full
+  // NACK then loses to the victim's (the sender's timeout covers it).
+  assign nack_valid_o  = trk_victim || ((trk_overrun_o || trk_gap || lmr_drop) && is_write);
   assign nack_src_o    = trk_victim ? trk_victim_src : hdr0_q.src;
   assign nack_msg_id_o = trk_victim ? trk_victim_msg_id : hdr2_q.msg_id;
 
@@ -331,7 +361,7 @@ module ddc_rx_egress
           pkt_o      = !dup_q;
           lmr_word_d = 2'd1;
           msg_len_d  = trk_total;
-          state_d    = trk_complete ? StLmr : StHdr0;
+          state_d    = (trk_complete && !lmr_drop) ? StLmr : StHdr0;
         end
       end
       StAns: begin

@@ -27,6 +27,14 @@
 // straggler of an older attempt can then only delay completion (it restarts the count,
 // and the sender's next attempt completes it), never complete a message wrongly.
 //
+// Early give-up (REL_CTRL.EARLY_NACK, docs/RELIABILITY.md): on a deterministic route a
+// message's packets arrive in order, so when its last packet leaves the count short the
+// missing bytes were lost. With pkt_gap_free_i the tracker then reports the gap (gap_o)
+// and frees the entry at once instead of letting it age: the retransmission (attempt + 1)
+// would restart it anyway, and a free entry is one fewer victim later. Such a last packet
+// that matches no entry takes none (no victim, no full count): there is nothing to wait
+// for. Adaptive messages (their packets may overtake each other) keep the entry.
+//
 // Decision in the packet's trailer cycle (pkt_valid_i): complete_o and total_o are
 // combinational from the table, so the egress decides without a stall cycle.
 module ddc_rx_msg_track #(
@@ -45,9 +53,11 @@ module ddc_rx_msg_track #(
   input  logic [15:0] pkt_len_i,
   input  logic [31:0] pkt_offset_i,
   input  logic [1:0]  pkt_attempt_i,
+  input  logic        pkt_gap_free_i,   // in order: a short count at `last` is a loss
   // verdict for that packet
   output logic        complete_o,
   output logic [31:0] total_o,
+  output logic        gap_o,            // with pkt_gap_free_i: last packet, bytes missing
   // one-cycle event pulses
   output logic        full_o,
   output logic        expire_o,
@@ -111,14 +121,16 @@ module ddc_rx_msg_track #(
   end
 
   // The packet's contribution, whichever entry it lands in.
-  logic        single, track, alloc;
+  logic        single, track, alloc, gap_miss;
   logic [IdxW-1:0] idx;
   logic [31:0] cnt_cur, tot_cur, cnt_new, tot_new, pkt_end;
   logic        tkn_cur, tkn_new, live;
   always_comb begin
     live    = hit && !hit_old && (att_q[hit_idx] == pkt_attempt_i);
     single  = pkt_first_i && pkt_last_i;
-    alloc   = !hit && (have_free || have_old);
+    // A last packet with nothing counted before it cannot complete a multi-packet message.
+    gap_miss = pkt_gap_free_i && pkt_last_i && !hit;
+    alloc   = !hit && !gap_miss && (have_free || have_old);
     track   = pkt_valid_i && !single && (hit || alloc);
     idx     = hit ? hit_idx : (have_free ? free_idx : old_idx);
     cnt_cur = live ? cnt_q[hit_idx] : '0;
@@ -134,6 +146,7 @@ module ddc_rx_msg_track #(
     complete_o = 1'b0;
     total_o    = pkt_end;
     overrun_o  = 1'b0;
+    gap_o      = 1'b0;
     if (pkt_valid_i) begin
       if (single) begin
         complete_o = 1'b1;
@@ -143,13 +156,16 @@ module ddc_rx_msg_track #(
         // Also bytes beyond the end a packet already declared: counted twice somewhere.
         overrun_o  = (tkn_new && cnt_new > tot_new) || (tkn_cur && pkt_end > tot_cur);
         if (overrun_o) complete_o = 1'b0;
+        gap_o      = pkt_gap_free_i && pkt_last_i && !complete_o && !overrun_o;
+      end else if (gap_miss) begin
+        gap_o      = 1'b1;
       end
     end
   end
 
-  assign full_o   = pkt_valid_i && !single && !hit && !have_free && !have_old;
-  assign expire_o = pkt_valid_i && !single && (hit ? hit_old : (!have_free && have_old));
-  assign victim_o        = pkt_valid_i && !single && !hit && !have_free && have_old;
+  assign full_o   = pkt_valid_i && !single && !hit && !gap_miss && !have_free && !have_old;
+  assign expire_o = pkt_valid_i && !single && (hit ? hit_old : (!gap_miss && !have_free && have_old));
+  assign victim_o        = pkt_valid_i && !single && !hit && !gap_miss && !have_free && have_old;
   assign victim_src_o    = src_q[old_idx];
   assign victim_msg_id_o = mid_q[old_idx];
 
@@ -169,7 +185,7 @@ module ddc_rx_msg_track #(
         end
       end
       if (track) begin
-        vld_q[idx] <= !(complete_o || overrun_o);
+        vld_q[idx] <= !(complete_o || overrun_o || gap_o);
         tkn_q[idx] <= tkn_new;
         age_q[idx] <= '0;
       end

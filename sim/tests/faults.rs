@@ -908,24 +908,48 @@ fn reliable(net: &Net, retries: u32, answer_timeout: u16) {
     }
 }
 
+/// [`reliable`], and every receiver NACKs a message whose last packet arrives with bytes
+/// missing at once (REL_CTRL.EARLY_NACK, contract 1.8) instead of leaving it to the
+/// sender's answer timeout.
+fn reliable_early_nack(net: &Net, retries: u32, answer_timeout: u16) {
+    reliable(net, retries, answer_timeout);
+    for c in &net.cards {
+        c.set_early_nack(true).unwrap();
+    }
+}
+
+/// How [`stream_exactly_once`] configures the cards.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Rel {
+    /// No waiting, no retries (reset state).
+    Plain,
+    /// [`reliable`].
+    Reliable,
+    /// [`reliable_early_nack`].
+    EarlyNack,
+}
+
 /// Source bytes per message slot in [`stream_exactly_once`] (slots never overlap).
 const SLOT: usize = 16 << 10;
 
 /// Streams `count` messages each way on full:2 at bit error rate `ber` with up to
 /// `window` messages in flight per sender (each with its own source bytes), every card
-/// `reliable` unless `plain`. Checks that every descriptor completes OK and that every
+/// configured as `rel` says (retries 7, answer timeout `timeout` ticks of 256 cycles). Checks that every descriptor completes OK and that every
 /// message arrives exactly once, with its bytes; returns (cycles, payload bytes, the
 /// cards' counters).
 fn stream_exactly_once(
     ber: f64,
-    plain: bool,
+    rel: Rel,
+    timeout: u16,
     count: usize,
     window: usize,
 ) -> (u64, usize, Vec<Counters>) {
     assert!(window * SLOT <= SRC);
     let mut net = up("full:2", faulty(31, LinkSelector::All, FaultSpec::ber(ber)));
-    if !plain {
-        reliable(&net, 7, 4); // 1024-cycle answer timeout, 8 tries
+    match rel {
+        Rel::Plain => {}
+        Rel::Reliable => reliable(&net, 7, timeout),
+        Rel::EarlyNack => reliable_early_nack(&net, 7, timeout),
     }
     let mut rng = Rng::new(31);
     let sizes = [8, 64, 700, 1024, 4096, 9000, SLOT - 64];
@@ -997,37 +1021,66 @@ fn stream_exactly_once(
 /// Issue 4's reliability goal: at BER 1e-6 on every link, every message arrives exactly
 /// once with correct bytes, and its sender sees it complete OK. Without the faults the
 /// same traffic (same seed, same sizes) gives the cost of reliability itself; the JSON
-/// lines are the throughput figures docs/RELIABILITY.md quotes.
+/// lines are the throughput figures docs/RELIABILITY.md quotes. The faulty runs are
+/// repeated with the receivers' early NACK (contract 1.8), with the 1024-cycle answer
+/// timeout and a 4096-cycle one: the early NACK replaces most timeouts by an immediate
+/// retransmission, so the stream no longer depends on the timeout.
 #[test]
 fn retransmission_delivers_every_message_exactly_once_at_ber_1e6() {
     let mut rate = Vec::new();
-    for (ber, plain) in [(0.0, true), (0.0, false), (1e-6, false)] {
-        let (cycles, bytes, k) = stream_exactly_once(ber, plain, 120, 8);
+    let mut timeouts = Vec::new();
+    // (BER, configuration, answer timeout in ticks of 256 cycles: 4 = 1024 cycles, 8 tries)
+    let runs = [
+        (0.0, Rel::Plain, 4),
+        (0.0, Rel::Reliable, 4),
+        (1e-6, Rel::Reliable, 4),
+        (1e-6, Rel::EarlyNack, 4),
+        (1e-6, Rel::Reliable, 16),
+        (1e-6, Rel::EarlyNack, 16),
+    ];
+    for (ber, rel, timeout) in runs {
+        let (cycles, bytes, k) = stream_exactly_once(ber, rel, timeout, 120, 8);
         let retx: u32 = k.iter().map(|c| c.retx).sum();
         let dup: u32 = k.iter().map(|c| c.rx_dup).sum();
         let crc: u32 = k.iter().map(|c| c.rx_crc_err).sum();
+        let early: u32 = k.iter().map(|c| c.rx_early_nack).sum();
+        let tmo: u32 = k.iter().map(|c| c.rel_timeout).sum();
         let mbs = bytes as f64 / (cycles as f64 * 4.0) * 1000.0; // 250 MHz: 4 ns a cycle
         println!(
-            "{{\"ber\": {ber:e}, \"reliable\": {}, \"messages\": 240, \"bytes\": {bytes}, \
-             \"cycles\": {cycles}, \"mbytes_per_s\": {mbs:.1}, \"retx\": {retx}, \
+            "{{\"ber\": {ber:e}, \"reliable\": {}, \"early_nack\": {}, \
+             \"answer_timeout_cycles\": {}, \"messages\": 240, \"bytes\": {bytes}, \"cycles\": {cycles}, \"mbytes_per_s\": {mbs:.1}, \
+             \"retx\": {retx}, \"rel_timeout\": {tmo}, \"rx_early_nack\": {early}, \
              \"rx_dup\": {dup}, \"rx_crc_err\": {crc}}}",
-            !plain
+            rel != Rel::Plain,
+            rel == Rel::EarlyNack,
+            u32::from(timeout) * 256
         );
         if ber == 0.0 {
             assert_eq!(
-                (retx, dup, crc),
-                (0, 0, 0),
+                (retx, dup, crc, early),
+                (0, 0, 0, 0),
                 "no faults, nothing to repeat: {k:?}"
             );
         } else {
             // The faults cost packets, and the card made up for them.
             assert!(crc > 0 && retx > 0, "{k:?}");
+            // Only the early-NACK run NACKs early, and it does.
+            assert_eq!(early > 0, rel == Rel::EarlyNack, "{k:?}");
         }
         rate.push(mbs);
+        timeouts.push(tmo);
     }
     // Waiting for answers must not cost the stream more than a few percent when nothing
     // is lost (8 messages in flight per sender cover the answer round trip).
     assert!(rate[1] > 0.9 * rate[0], "{rate:?}");
+    // The early NACK answers most losses (all but lost last packets) before the timeout.
+    for (late, early) in [(2, 3), (4, 5)] {
+        assert!(4 * timeouts[early] < timeouts[late], "{timeouts:?}");
+    }
+    // So a cautious (long) timeout no longer costs throughput: it does without the early
+    // NACK.
+    assert!(rate[5] > 1.05 * rate[4], "{rate:?}");
+    assert!(rate[5] > 0.98 * rate[3], "{rate:?}");
 }
 
 /// A link cut longer than one answer timeout: the messages it swallows are retransmitted

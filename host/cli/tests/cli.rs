@@ -156,6 +156,8 @@ fn stats_shows_every_node() {
     // REL_CTRL.DEDUP is off by default: nothing dropped as a duplicate (contract 1.7).
     assert_eq!(nodes[1]["counters"]["rx_dup"].as_u64(), Some(0));
     assert_eq!(nodes[1]["counters"]["rx_seq_evict"].as_u64(), Some(0));
+    assert_eq!(nodes[1]["counters"]["rx_early_nack"].as_u64(), Some(0));
+    assert_eq!(nodes[1]["counters"]["rx_lmr_full"].as_u64(), Some(0));
     // The demo registers no receive window: keys not enforced, nothing refused.
     assert_eq!(nodes[1]["windows"]["rx_reject_key"].as_u64(), Some(0));
     assert_eq!(nodes[1]["windows"]["enforce"].as_bool(), Some(false));
@@ -376,6 +378,8 @@ fn pingpong_reliable_costs_nothing() {
     assert_eq!(on[2]["sender_wait"].as_bool(), Some(true));
     assert_eq!(on[2]["retries"].as_u64(), Some(7));
     assert_eq!(off[2]["retries"].as_u64(), Some(0));
+    assert_eq!(on[2]["early_nack"].as_bool(), Some(true));
+    assert_eq!(off[2]["early_nack"].as_bool(), Some(false));
     // More than the 4-bit REL_RETRIES holds is refused before anything runs.
     let o = fasthsl(&["bench", "pingpong", "--reliable=16", "--json"]);
     assert!(!o.status.success());

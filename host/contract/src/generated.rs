@@ -1201,6 +1201,6 @@ pub mod ctx_regs {
     pub const LMR_SIZE: u32 = 0x048;
     /// Index of the context's next LMR slot the NIC will write. (ro)
     pub const LMR_PROD: u32 = 0x04c;
-    /// Index of the context's next LMR entry the driver will consume (a full ring back-pressures reception). Values >= LMR_SIZE rejected (ERR_STATUS.LMR_CONS_RANGE). (rw)
+    /// Index of the context's next LMR entry the driver will consume. While the ring is full, a message completing for context 1..7 gets no entry and is NACKed (CNT_RX_LMR_FULL, contract 1.8); context 0's page is page 0's ring, which back-pressures reception instead. Values >= LMR_SIZE rejected (ERR_STATUS.LMR_CONS_RANGE). (rw)
     pub const LMR_CONS: u32 = 0x050;
 }

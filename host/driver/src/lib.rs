@@ -336,6 +336,15 @@ pub enum DriverError {
         /// VERSION register value.
         version: u32,
     },
+    /// The receiver's early NACK (REL_CTRL.EARLY_NACK) needs contract 1.8 or later.
+    #[error(
+        "early NACK: the card implements contract {}.{}, the early NACK needs 1.8 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    EarlyNackUnsupported {
+        /// VERSION register value.
+        version: u32,
+    },
     /// Retransmission (REL_RETRIES) needs contract 1.7 or later.
     #[error(
         "retransmission: the card implements contract {}.{}, retries need 1.7 or later",
@@ -583,10 +592,17 @@ pub struct Counters {
     pub rx_dup: u32,
     /// CNT_RX_SEQ_EVICT: duplicate-filter slots taken over by another source id.
     pub rx_seq_evict: u32,
+    /// CNT_RX_EARLY_NACK: NACKs sent as soon as a deterministically routed message's
+    /// last packet arrived with bytes missing ([`Card::set_early_nack`]; also in
+    /// `nack_tx`). Reads 0 on cards before contract 1.8, as does `rx_lmr_full`.
+    pub rx_early_nack: u32,
+    /// CNT_RX_LMR_FULL: messages of contexts 1..7 that completed while their context's
+    /// LMR ring was full: no entry, NACKed (a sender with retries sends them again).
+    pub rx_lmr_full: u32,
 }
 
 impl Counters {
-    const REGS: [(&'static str, u32); 26] = [
+    const REGS: [(&'static str, u32); 28] = [
         ("tx_desc", nic::CNT_TX_DESC),
         ("tx_pkts", nic::CNT_TX_PKTS),
         ("rx_pkts", nic::CNT_RX_PKTS),
@@ -613,10 +629,12 @@ impl Counters {
         ("rel_timeout", nic::CNT_REL_TIMEOUT),
         ("rx_dup", nic::CNT_RX_DUP),
         ("rx_seq_evict", nic::CNT_RX_SEQ_EVICT),
+        ("rx_early_nack", nic::CNT_RX_EARLY_NACK),
+        ("rx_lmr_full", nic::CNT_RX_LMR_FULL),
     ];
 
     /// `(name, value)` of every field, in register order, for printing.
-    pub fn fields(&self) -> [(&'static str, u32); 26] {
+    pub fn fields(&self) -> [(&'static str, u32); 28] {
         let v = [
             self.tx_desc,
             self.tx_pkts,
@@ -644,8 +662,10 @@ impl Counters {
             self.rel_timeout,
             self.rx_dup,
             self.rx_seq_evict,
+            self.rx_early_nack,
+            self.rx_lmr_full,
         ];
-        let mut out = [("", 0); 26];
+        let mut out = [("", 0); 28];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (Self::REGS[i].0, v[i]);
         }
@@ -828,6 +848,9 @@ const DEDUP_VERSION: u32 = 0x0001_0007;
 const CONTEXTS_VERSION: u32 = 0x0001_0005;
 /// First contract that retransmits (REL_RETRIES, CNT_RETX, CNT_REL_TIMEOUT).
 const RETX_VERSION: u32 = 0x0001_0007;
+/// First contract with the early NACK (REL_CTRL.EARLY_NACK, CNT_RX_EARLY_NACK) and the
+/// per-context LMR-full drop (CNT_RX_LMR_FULL).
+const EARLY_NACK_VERSION: u32 = 0x0001_0008;
 
 /// An interrupt source the card can coalesce (INT_STATUS bits LME_DONE and LMR_NEW).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1736,6 +1759,23 @@ impl<D: Device> Card<D> {
         )
     }
 
+    /// Whether this card's receiver NACKs a message as soon as its last packet arrives
+    /// with bytes missing (REL_CTRL.EARLY_NACK, contract 1.8), instead of only when its
+    /// tracker gives the message up: a lost packet then costs its sender a round trip
+    /// instead of the answer timeout. Only for unicast messages without
+    /// [`contract::desc_flag::ADAPTIVE`] (a deterministic route keeps a message's
+    /// packets in order; an adaptive one's may still be on their way). A lost last
+    /// packet or one-packet message still waits for the timeout. Off (reset).
+    pub fn set_early_nack(&self, on: bool) -> Result<(), DriverError> {
+        self.set_rel_ctrl_bit(
+            contract::rel_ctrl::EARLY_NACK,
+            on,
+            on,
+            EARLY_NACK_VERSION,
+            |version| DriverError::EarlyNackUnsupported { version },
+        )
+    }
+
     /// The answer timeout of [`Card::set_sender_wait`], in ticks of 2^REL_TICK_LOG2 core
     /// cycles (REL_TIMEOUT; 0 acts as 1; reset 256, ~262 µs at 250 MHz).
     pub fn set_answer_timeout(&self, ticks: u16) -> Result<(), DriverError> {
@@ -1850,7 +1890,7 @@ impl<D: Device> Card<D> {
 
     /// Reads every statistics counter and ERR_STATUS.
     pub fn counters(&self) -> Result<Counters, DriverError> {
-        let mut v = [0u32; 26];
+        let mut v = [0u32; 28];
         for (i, (_, reg)) in Counters::REGS.iter().enumerate() {
             let tracked = (nic::CNT_RX_MSG_EXPIRED..=nic::CNT_RX_TRACK_FULL).contains(reg);
             if (tracked && self.version < MSG_TRACK_VERSION)
@@ -1865,6 +1905,10 @@ impl<D: Device> Card<D> {
             // Contract 1.7: CNT_RETX, CNT_REL_TIMEOUT, CNT_RX_DUP, CNT_RX_SEQ_EVICT.
             let rel = (nic::CNT_RETX..=nic::CNT_RX_SEQ_EVICT).contains(reg);
             if rel && self.version < RETX_VERSION.min(DEDUP_VERSION) {
+                continue;
+            }
+            let early = *reg == nic::CNT_RX_EARLY_NACK || *reg == nic::CNT_RX_LMR_FULL;
+            if early && self.version < EARLY_NACK_VERSION {
                 continue;
             }
             v[i] = self.dev.bar_read32(*reg)?;
@@ -1896,6 +1940,8 @@ impl<D: Device> Card<D> {
             rel_timeout: v[23],
             rx_dup: v[24],
             rx_seq_evict: v[25],
+            rx_early_nack: v[26],
+            rx_lmr_full: v[27],
         })
     }
 

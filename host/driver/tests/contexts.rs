@@ -531,3 +531,156 @@ fn a_context_on_its_page_handle_works_and_reaches_nothing_else() {
     }
     assert_eq!(cards[0].device().bar_read32(nic::NODE_ID).unwrap(), 0);
 }
+
+/// Waits (device time) until `f` holds for the receiver's counters; returns them.
+fn wait_counters<D: Device>(
+    card: &Card<D>,
+    what: &str,
+    f: impl Fn(&fasthsl_driver::Counters) -> bool,
+) -> fasthsl_driver::Counters {
+    let start = card.device().now_ns();
+    loop {
+        let k = card.counters().unwrap();
+        if f(&k) {
+            return k;
+        }
+        assert!(card.device().now_ns() - start < TIMEOUT_NS, "{what}: {k:?}");
+        card.device().relax(fasthsl_driver::Pace::Step);
+    }
+}
+
+/// Contract 1.8: a context that stops draining its LMR ring never stalls reception for
+/// the others. Context 1 of node 1 fills its 8-entry ring (7 entries) and does not drain
+/// it: further messages to it get no entry and are counted (rx_lmr_full, ERR_STATUS
+/// RX_DROP) while context 2 receives a stream, every message whole. Then, with sender
+/// wait, retries and the duplicate filter on both cards, messages to the full ring are
+/// NACKed and retransmitted until context 1 drains its ring, and then land exactly once.
+#[test]
+fn a_full_context_ring_never_stalls_the_others_and_retries_deliver_once_it_drains() {
+    let (cluster, cards, _src) = up();
+    let rx = cards[1].rx_iova().unwrap();
+    let mut tx1 = Context::open(cluster.device(0), 1, 64, 16).unwrap();
+    let mut tx2 = Context::open(cluster.device(0), 2, 64, 16).unwrap();
+    let mut rx1 = Context::open(cluster.device(1), 1, 16, 8).unwrap();
+    let mut rx2 = Context::open(cluster.device(1), 2, 16, 64).unwrap();
+    let mut rng = Rng::new(21);
+    let buf = tx1.device().dma_alloc(SRC).unwrap();
+    let data: Vec<u8> = (0..SRC).map(|_| rng.next_u64() as u8).collect();
+    tx1.device().mem_write(&buf, 0, &data).unwrap();
+    // Each message: source offset == receive offset, so its bytes are data[off..off + len].
+    let mut next = 0usize;
+    let mut place = |len: usize| {
+        let off = next;
+        next = (next + len + 64).next_multiple_of(64);
+        assert!(next <= SRC);
+        off
+    };
+    let check = |e: &fasthsl_driver::contract::LmrEntry, len: usize| {
+        let off = (e.addr - rx) as usize;
+        assert_eq!(e.len as usize, len);
+        let mut back = vec![0u8; len];
+        cards[1].read_rx(off, &mut back).unwrap();
+        assert!(back == data[off..off + len], "payload at {off:#x}");
+    };
+
+    // Phase 1, no waiting: fill context 1's ring, then 5 more to it, and a stream of 32
+    // messages of 1 KiB to context 2 behind them.
+    for _ in 0..12 {
+        let off = place(300);
+        tx1.put(1, 1, &buf, off, rx + off as u64, 300, 0).unwrap();
+    }
+    let mut want2 = Vec::new();
+    for _ in 0..32 {
+        let off = place(1024);
+        tx2.put(1, 2, &buf, off, rx + off as u64, 1024, 0).unwrap();
+        want2.push(off);
+    }
+    for off in &want2 {
+        let e = rx2
+            .wait_lmr(TIMEOUT_NS)
+            .expect("context 2 stalled by context 1's ring");
+        assert_eq!(
+            (e.addr - rx) as usize,
+            *off,
+            "context 2's messages in order"
+        );
+        check(&e, 1024);
+    }
+    for c in [&mut tx1, &mut tx2] {
+        for d in c.wait_all(TIMEOUT_NS).unwrap() {
+            assert_eq!(d.result, Ok(()));
+        }
+    }
+    let k = wait_counters(&cards[1], "5 messages dropped", |k| k.rx_lmr_full == 5);
+    assert_ne!(k.err_status & err::RX_DROP, 0, "{k:?}");
+    // Answers are on: each drop was NACKed (a stray at the sender: it does not wait).
+    assert_eq!(k.nack_tx, 5, "{k:?}");
+    assert_eq!(k.rx_msgs, 7 + 32, "{k:?}");
+
+    // Phase 2: reliable, context 1's ring still full (its 7 entries not read).
+    for c in &cards {
+        c.set_sender_wait(true).unwrap();
+        c.set_retries(15).unwrap();
+        c.set_answer_timeout(4).unwrap();
+        c.set_dedup(true).unwrap();
+        c.clear_errors().unwrap();
+    }
+    let full0 = cards[1].counters().unwrap().rx_lmr_full;
+    let retx0 = cards[0].counters().unwrap().retx;
+    let mut want1 = Vec::new();
+    for i in 0..3 {
+        let len = 100 + 200 * i;
+        let off = place(len);
+        tx1.put(1, 1, &buf, off, rx + off as u64, len, 0).unwrap();
+        want1.push((off, len));
+    }
+    want2.clear();
+    for _ in 0..8 {
+        let off = place(1024);
+        tx2.put(1, 2, &buf, off, rx + off as u64, 1024, 0).unwrap();
+        want2.push(off);
+    }
+    for off in &want2 {
+        let e = rx2
+            .wait_lmr(TIMEOUT_NS)
+            .expect("context 2 stalled (reliable)");
+        assert_eq!((e.addr - rx) as usize, *off);
+        check(&e, 1024);
+    }
+    // Context 1's messages bounce off its full ring...
+    wait_counters(&cards[1], "NACKed on the full ring", |k| {
+        k.rx_lmr_full >= full0 + 3
+    });
+    // ...until it drains: its 7 old entries, then the 3 new ones, exactly once.
+    let old = rx1.poll_lmr().unwrap();
+    assert_eq!(old.len(), 7);
+    for d in tx1.wait_all(TIMEOUT_NS).unwrap() {
+        assert_eq!(d.result, Ok(()), "context 1's message after the drain");
+    }
+    for d in tx2.wait_all(TIMEOUT_NS).unwrap() {
+        assert_eq!(d.result, Ok(()));
+    }
+    let mut got: Vec<(usize, usize)> = Vec::new();
+    for _ in 0..want1.len() {
+        let e = rx1.wait_lmr(TIMEOUT_NS).unwrap();
+        let off = (e.addr - rx) as usize;
+        check(&e, e.len as usize);
+        got.push((off, e.len as usize));
+    }
+    got.sort();
+    assert_eq!(got, want1);
+    cluster.step(20_000);
+    assert!(
+        rx1.poll_lmr().unwrap().is_empty(),
+        "a message delivered twice"
+    );
+    assert!(rx2.poll_lmr().unwrap().is_empty());
+    let (ks, kr) = (cards[0].counters().unwrap(), cards[1].counters().unwrap());
+    assert!(kr.rx_lmr_full >= full0 + 3, "{kr:?}");
+    assert!(ks.retx > retx0, "{ks:?}");
+    eprintln!(
+        "full context ring: {} drops NACKed, {} retransmissions until the drain",
+        kr.rx_lmr_full - full0,
+        ks.retx - retx0
+    );
+}

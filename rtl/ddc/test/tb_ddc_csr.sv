@@ -29,12 +29,12 @@ module tb_ddc_csr;
   // event inputs: desc_done, desc_err, desc_irq, pkt_sent, rx_pkt, rx_msg, rx_msg_irq,
   // drop_crc, drop_dest, drop_malformed, drop_window, push_accept, push_reject, dma_rd_err,
   // rx_msg_expired, rx_track_full, ack_tx, nack_tx, ack_rx, nack_rx, drop_ctx, rx_dup,
-  // rx_seq_evict
-  logic [22:0] ev = '0;
+  // rx_seq_evict, rx_early_nack, rx_lmr_full
+  logic [24:0] ev = '0;
   logic [1:0]  ans_drop = '0;
   logic        ack_off, sender_wait;
   logic [15:0] rel_timeout;
-  logic        dedup;
+  logic        dedup, early_nack;
   logic [3:0]  rel_retries;
   logic        rel_retx = 1'b0;
   logic [4:0]  rel_timeouts = '0;
@@ -75,6 +75,7 @@ module tb_ddc_csr;
     .sender_wait_o      (sender_wait),
     .rel_timeout_o      (rel_timeout),
     .dedup_o            (dedup),
+    .early_nack_o       (early_nack),
     .rel_retries_o      (rel_retries),
     .tx_desc_done_i     (ev[0]),
     .tx_desc_err_i      (ev[1]),
@@ -109,6 +110,8 @@ module tb_ddc_csr;
     .rx_drop_ctx_i      (ev[20]),
     .rx_dup_i           (ev[21]),
     .rx_seq_evict_i     (ev[22]),
+    .rx_early_nack_i    (ev[23]),
+    .rx_lmr_full_i      (ev[24]),
     .ctx_csr_err_i      (ctx_err),
     .irq_o              (irq)
   );
@@ -245,7 +248,7 @@ module tb_ddc_csr;
                              32'(MTU_MAX + 8), 32'h0001_0008, 32'hFFFF_FFF8};
   // gaps in the map, the end of the page, and unaligned offsets of defined registers
   logic [15:0] und[18] = '{16'h018, 16'h01C, 16'h038, 16'h03C, 16'h054, 16'h070, 16'h07C,
-                           16'h08C, 16'h0FC, 16'h15C, 16'h1FC, 16'h258, 16'hFFC, 16'h001,
+                           16'h08C, 16'h0FC, 16'h16C, 16'h1FC, 16'h258, 16'hFFC, 16'h001,
                            16'h006, 16'h00B, 16'h103, 16'h202};
 
   // reset values
@@ -298,10 +301,15 @@ module tb_ddc_csr;
     wr(RXWIN_SIZE_HI_OFFSET, 32'h6666_6666);
     wr(REL_CTRL_OFFSET, 32'hFFFF_FFFE);
     @(negedge clk);
-    `CHECK(!ack_off && sender_wait && dedup, "REL_CTRL.ACK_OFF output clear, SENDER_WAIT, DEDUP set")
+    `CHECK(!ack_off && sender_wait && dedup && early_nack,
+           "REL_CTRL.ACK_OFF output clear, SENDER_WAIT, DEDUP, EARLY_NACK set")
     wr(REL_CTRL_OFFSET, 32'h0000_0001);
     @(negedge clk);
-    `CHECK(ack_off && !sender_wait && !dedup, "REL_CTRL.ACK_OFF output set, SENDER_WAIT, DEDUP clear")
+    `CHECK(ack_off && !sender_wait && !dedup && !early_nack,
+           "REL_CTRL.ACK_OFF output set, SENDER_WAIT, DEDUP, EARLY_NACK clear")
+    wr(REL_CTRL_OFFSET, 32'h0000_0008);
+    @(negedge clk);
+    `CHECK(!ack_off && !sender_wait && !dedup && early_nack, "REL_CTRL.EARLY_NACK alone")
     wr(REL_RETRIES_OFFSET, 32'hFFFF_FFF9);
     @(negedge clk);
     `CHECK(rel_retries == 4'd9, "REL_RETRIES output")
@@ -752,6 +760,24 @@ module tb_ddc_csr;
       rd(ERR_STATUS_OFFSET, d);
       `CHECK(d[3:0] == 4'b0101, $sformatf("ERR_STATUS %h after context-page rejections", d))
       wr(ERR_STATUS_OFFSET, 32'h7F);
+      // early NACKs, and context messages dropped on a full LMR ring (an RX drop)
+      begin
+        logic [31:0] a0, f0;
+        int na, nf;
+        rd(CNT_RX_EARLY_NACK_OFFSET, a0);
+        rd(CNT_RX_LMR_FULL_OFFSET, f0);
+        wr(ERR_STATUS_OFFSET, 32'h7F);
+        na = $urandom_range(1, 9);
+        nf = $urandom_range(1, 9);
+        pulse(23, na);
+        rd(ERR_STATUS_OFFSET, d);
+        `CHECK(d[5] == 1'b0, "ERR_STATUS.RX_DROP set by an early NACK")
+        pulse(24, nf);
+        expect_rd(CNT_RX_EARLY_NACK_OFFSET, a0 + 32'(na), "CNT_RX_EARLY_NACK");
+        expect_rd(CNT_RX_LMR_FULL_OFFSET, f0 + 32'(nf), "CNT_RX_LMR_FULL");
+        rd(ERR_STATUS_OFFSET, d);
+        `CHECK(d[5] == 1'b1, "ERR_STATUS.RX_DROP not set by a full LMR ring's drop")
+      end
     end
   endtask
 
@@ -798,7 +824,7 @@ module tb_ddc_csr;
     add("CNT_DMA_RD_ERR", CNT_DMA_RD_ERR_OFFSET, RO, 0,                 '1);
     add("CNT_RX_MSG_EXPIRED", CNT_RX_MSG_EXPIRED_OFFSET, RO, 0,         '1);
     add("CNT_RX_TRACK_FULL", CNT_RX_TRACK_FULL_OFFSET, RO, 0,           '1);
-    add("REL_CTRL",      REL_CTRL_OFFSET,      RW,   0,                 32'h7);
+    add("REL_CTRL",      REL_CTRL_OFFSET,      RW,   0,                 32'hF);
     add("REL_TIMEOUT",   REL_TIMEOUT_OFFSET,   RW,   256,               32'hFFFF);
     add("REL_RETRIES",   REL_RETRIES_OFFSET,   RW,   0,                 32'hF);
     add("CNT_ACK_TX",    CNT_ACK_TX_OFFSET,    RO,   0,                 '1);
@@ -811,6 +837,8 @@ module tb_ddc_csr;
     add("CNT_RX_SEQ_EVICT", CNT_RX_SEQ_EVICT_OFFSET, RO, 0,             '1);
     add("CNT_RETX",      CNT_RETX_OFFSET,      RO,   0,                 '1);
     add("CNT_REL_TIMEOUT", CNT_REL_TIMEOUT_OFFSET, RO, 0,               '1);
+    add("CNT_RX_EARLY_NACK", CNT_RX_EARLY_NACK_OFFSET, RO, 0,           '1);
+    add("CNT_RX_LMR_FULL", CNT_RX_LMR_FULL_OFFSET, RO, 0,               '1);
 
     repeat (3) @(posedge clk);
     rst_n = 1'b1;

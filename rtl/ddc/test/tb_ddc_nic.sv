@@ -44,6 +44,14 @@
 // them send at once to each other's contexts (dctx), every LMR ring must get exactly the
 // messages addressed to its context, and every context's completions come in its ring
 // order. Then the latency of an 8-byte message on one context while another streams.
+// Early NACK (REL_CTRL.EARLY_NACK): the tb drops a 4 KiB message's second packet on the
+// link (and gives its credits back); without EARLY_NACK the message completes OK after
+// the answer timeout and a retransmission, with it after an early NACK and a
+// retransmission, in fewer cycles than the timeout alone, counted, one LMR entry each.
+// LMR ring full (contexts 1..7): with context 3's ring full (not consumed), a message to
+// it gets no entry, is counted (CNT_RX_LMR_FULL, ERR_STATUS.RX_DROP) and NACKed, while
+// context 4 keeps receiving; with SENDER_WAIT, retries and DEDUP, a message to the full
+// ring is NACKed and retransmitted until context 3 drains its ring, then lands exactly once.
 module tb_ddc_nic;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -121,11 +129,33 @@ module tb_ddc_nic;
   // Loopback link, one register each way. The tb may put its own packet (a NACK) on the
   // link while the NIC sends nothing; the credits the receiver returns for it are kept
   // from the sender, whose credit count never saw those flits.
+  // The tb may also drop a data packet: drop_nth counts WRITE packets down to the one
+  // lost (-1: none); its flits' credits are given back to the sender afterwards, as the
+  // simulator's link faults do.
   link_flit_t inj_q[$];
   int         inj_swallow = 0;
+  int         drop_nth = -1, drop_pos = 0, drop_ret = 0, n_dropped = 0;
+  bit         drop_on = 1'b0;
   always @(posedge clk) begin
-    link_flit_t nf;
+    link_flit_t  nf;
+    pkt_hdr_w0_t dh;
     nf = tx_flit;
+    dh = pkt_hdr_w0_t'(tx_flit.data);
+    if (tx_flit.valid) begin
+      if (drop_pos == 0) begin
+        drop_on = 1'b0;
+        if (dh.ptype == PTYPE_WRITE && drop_nth >= 0) begin
+          drop_on = (drop_nth == 0);
+          n_dropped += int'(drop_on);
+          drop_nth--;
+        end
+      end
+      drop_pos = tx_flit.last ? 0 : drop_pos + 1;
+      if (drop_on) begin
+        nf = LINK_FLIT_IDLE;
+        drop_ret++;
+      end
+    end
     if (!tx_flit.valid && inj_q.size() != 0) nf = inj_q.pop_front();
     rx_flit <= nf;
     if (tx_flit.valid && inj_q.size() != 0) begin
@@ -135,6 +165,9 @@ module tb_ddc_nic;
     if (rx_credit && inj_swallow > 0) begin
       tx_credit   <= 1'b0;
       inj_swallow <= inj_swallow - 1;
+    end else if (!rx_credit && drop_ret > 0) begin
+      tx_credit <= 1'b1;
+      drop_ret--;
     end else begin
       tx_credit <= rx_credit;
     end
@@ -1275,6 +1308,172 @@ module tb_ddc_nic;
       csr_wr(REL_CTRL_OFFSET, 32'h0);
       send_self(300, 0, 0, 16'h0);
       send_self(8, 0, 0, 16'h0);
+    end
+
+    // ---- early NACK (REL_CTRL.EARLY_NACK): a lost middle packet ----
+    begin
+      int          cyc[2];
+      logic [31:0] en0, tmo0, retx0, nack0, v;
+      logic [63:0] dst;
+      int          slot;
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd16);   // 4096 cycles
+      csr_wr(REL_RETRIES_OFFSET, 32'd3);
+      sw_on = 1;
+      for (int early = 0; early < 2; early++) begin
+        logic [31:0] id = 32'hE000 + 32'(early);
+        csr_wr(REL_CTRL_OFFSET, 32'((1 << REL_CTRL_SENDER_WAIT_BIT) | (1 << REL_CTRL_DEDUP_BIT) |
+                                    (early << REL_CTRL_EARLY_NACK_BIT)));
+        csr_rd(CNT_RX_EARLY_NACK_OFFSET, en0);
+        csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
+        csr_rd(CNT_RETX_OFFSET, retx0);
+        csr_rd(CNT_NACK_TX_OFFSET, nack0);
+        dst = dst_ptr;
+        dst_ptr += 64'd4096 + 64'd64;
+        prep(SrcBase, dst, 4096);
+        in_flight[int'(id)] = '{src: SrcBase, dst: dst, len: 4096};
+        watch_id = id;
+        watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+        drop_nth = 1;   // the second of its 4 packets
+        slot = lme_prod;
+        cyc[early] = int'(cycle);
+        post(SrcBase, dst, 4096, Node, 16'h0, id);
+        wait_lme(slot, st);
+        cyc[early] = int'(cycle) - cyc[early];
+        `CHECK(st == 16'h8000, $sformatf("early NACK %0d: status %h", early, st))
+        `CHECK(n_dropped == early + 1 && drop_nth == -1, "early NACK: packet not dropped")
+        wait_lmr(id, dst, 4096, 16'h0);
+        check_landed(SrcBase, dst, 4096);
+        repeat (300) @(posedge clk);
+        csr_expect(LMR_PROD_OFFSET, lmr_cons, "early NACK: one LMR entry");
+        `CHECK(watch_pkts[0] == 4 && watch_pkts[1] == 4 && watch_pkts[2] == 0,
+               $sformatf("early NACK %0d: packets per attempt %0d %0d %0d", early, watch_pkts[0],
+                         watch_pkts[1], watch_pkts[2]))
+        csr_expect(CNT_RETX_OFFSET, retx0 + 1, "early NACK: CNT_RETX");
+        csr_expect(CNT_RX_EARLY_NACK_OFFSET, en0 + 32'(early), "CNT_RX_EARLY_NACK");
+        csr_expect(CNT_NACK_TX_OFFSET, nack0 + 32'(early), "early NACK: CNT_NACK_TX");
+        csr_expect(CNT_REL_TIMEOUT_OFFSET, tmo0 + 32'(1 - early), "early NACK: CNT_REL_TIMEOUT");
+        in_flight.delete(int'(id));
+      end
+      $display("EARLY NACK: 4 KiB message losing its 2nd packet: doorbell to OK %0d cycles after the answer timeout (REL_TIMEOUT 4096 cycles), %0d cycles with EARLY_NACK",
+               cyc[0], cyc[1]);
+      `CHECK(cyc[1] < cyc[0] && cyc[1] < 16 * 256,
+             $sformatf("early NACK not faster: %0d vs %0d cycles", cyc[1], cyc[0]))
+      csr_wr(REL_CTRL_OFFSET, 32'h0);
+      sw_on = 0;
+    end
+
+    // ---- a full LMR ring of context 3 never stalls reception ----
+    begin
+      logic [31:0] full0, nack0, msgs0, v;
+      longint      t;
+      int          to = 3;
+      csr_wr(ERR_STATUS_OFFSET, 32'hFFFF_FFFF);
+      csr_rd(CNT_RX_LMR_FULL_OFFSET, full0);
+      csr_rd(CNT_NACK_TX_OFFSET, nack0);
+      // Fill context 3's ring: Ring - 1 entries, none consumed.
+      for (int i = 0; i < Ring - 1; i++) ctx_send(1, to, 64, 32'hF100 + 32'(i), 1'b0, t);
+      begin
+        int n = 0;
+        do begin
+          csr_rd(ctx_reg(to, CTX_LMR_PROD_OFFSET), v);
+          n++;
+        end while (v != 32'((ctx_lmr_cons[to] + Ring - 1) % Ring) && n < 2000);
+        `CHECK(n < 2000, "context 3's ring never filled")
+      end
+      csr_expect(CNT_RX_LMR_FULL_OFFSET, full0, "no LMR-full drop while the ring has room");
+      csr_rd(CNT_RX_MSGS_OFFSET, msgs0);
+      // One more: no entry, counted, NACKed; the card keeps receiving for context 4.
+      ctx_send(2, to, 200, 32'hF200, 1'b0, t);
+      repeat (2000) @(posedge clk);
+      csr_expect(CNT_RX_LMR_FULL_OFFSET, full0 + 1, "CNT_RX_LMR_FULL");
+      csr_expect(CNT_NACK_TX_OFFSET, nack0 + 1, "LMR full: NACKed");
+      csr_expect(CNT_RX_MSGS_OFFSET, msgs0, "LMR full: no entry");
+      csr_expect(ctx_reg(to, CTX_LMR_PROD_OFFSET), 32'((ctx_lmr_cons[to] + Ring - 1) % Ring),
+                 "LMR full: context 3's LMR_PROD");
+      csr_rd(ERR_STATUS_OFFSET, v);
+      `CHECK(v[ERR_RX_DROP_BIT], "LMR full: ERR_STATUS.RX_DROP")
+      in_flight.delete(32'hF200);
+      for (int i = 0; i < 6; i++) begin
+        ctx_send(2, 4, 300, 32'hF300 + 32'(i), 1'b1, t);
+      end
+      // The ring's 15 entries are all there; consume them.
+      for (int i = 0; i < Ring - 1; i++) begin
+        logic [63:0] e = ctx_lmr(to) + 64'(32 * ctx_lmr_cons[to]);
+        `CHECK(mem_word(e) >> 32 == 64'(32'hF100 + 32'(i)),
+               $sformatf("context 3 LMR slot %0d: %h", ctx_lmr_cons[to], mem_word(e)))
+        mem_wr_word(e, '0);
+        in_flight.delete(32'hF100 + i);
+        ctx_lmr_cons[to] = (ctx_lmr_cons[to] + 1) % Ring;
+      end
+      csr_wr(ctx_reg(to, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[to]));
+
+      // With SENDER_WAIT, retries and DEDUP: fill again, send one more, let it be NACKed
+      // (and retransmitted), then drain the ring: it lands exactly once and completes OK.
+      csr_wr(REL_TIMEOUT_OFFSET, 32'd64);
+      csr_wr(REL_RETRIES_OFFSET, 32'd15);
+      csr_wr(REL_CTRL_OFFSET, 32'((1 << REL_CTRL_SENDER_WAIT_BIT) | (1 << REL_CTRL_DEDUP_BIT)));
+      sw_on = 1;
+      for (int i = 0; i < Ring - 1; i++) ctx_send(1, to, 64, 32'hF400 + 32'(i), 1'b0, t);
+      begin
+        int n = 0;
+        do begin
+          csr_rd(ctx_reg(to, CTX_LMR_PROD_OFFSET), v);
+          n++;
+        end while (v != 32'((ctx_lmr_cons[to] + Ring - 1) % Ring) && n < 2000);
+        `CHECK(n < 2000, "context 3's ring never filled (2)")
+      end
+      csr_rd(CNT_RX_LMR_FULL_OFFSET, full0);
+      begin
+        logic [63:0] e;
+        int n = 0;
+        int slot2 = ctx_prod[2];
+        logic [31:0] retx0;
+        lme_desc_w3_t w3;
+        csr_rd(CNT_RETX_OFFSET, retx0);
+        ctx_send(2, to, 200, 32'hF500, 1'b0, t);
+        do begin
+          csr_rd(CNT_RX_LMR_FULL_OFFSET, v);
+          n++;
+        end while (v < full0 + 3 && n < 4000);
+        `CHECK(v >= full0 + 3, "LMR full (2): not dropped three times")
+        // drain context 3's ring
+        for (int i = 0; i < Ring - 1; i++) begin
+          e = ctx_lmr(to) + 64'(32 * ctx_lmr_cons[to]);
+          `CHECK(mem_word(e) >> 32 == 64'(32'hF400 + 32'(i)),
+                 $sformatf("context 3 LMR slot %0d: %h", ctx_lmr_cons[to], mem_word(e)))
+          mem_wr_word(e, '0);
+          in_flight.delete(32'hF400 + i);
+          ctx_lmr_cons[to] = (ctx_lmr_cons[to] + 1) % Ring;
+        end
+        csr_wr(ctx_reg(to, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[to]));
+        n = 0;
+        do begin
+          @(posedge clk);
+          n++;
+          w3 = lme_desc_w3_t'(mem_word(ctx_lme(2) + 64'(32 * slot2 + 24)));
+        end while (!w3.status[STATUS_DONE_BIT] && n < 200000);
+        `CHECK(w3.status == 16'h8000, $sformatf("LMR full (2): status %h", w3.status))
+        repeat (300) @(posedge clk);
+        e = ctx_lmr(to) + 64'(32 * ctx_lmr_cons[to]);
+        `CHECK(mem_word(e) >> 32 == 64'(32'hF500), $sformatf("LMR full (2): entry %h", mem_word(e)))
+        mem_wr_word(e, '0);
+        ctx_lmr_cons[to] = (ctx_lmr_cons[to] + 1) % Ring;
+        csr_wr(ctx_reg(to, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[to]));
+        csr_expect(ctx_reg(to, CTX_LMR_PROD_OFFSET), 32'(ctx_lmr_cons[to]),
+                   "LMR full (2): exactly one entry");
+        begin
+          logic [31:0] full1, retx1;
+          csr_rd(CNT_RX_LMR_FULL_OFFSET, full1);
+          csr_rd(CNT_RETX_OFFSET, retx1);
+          $display("LMR FULL: context 3 full, message dropped %0d times, retransmitted %0d times, landed once after the drain",
+                   full1 - full0, retx1 - retx0);
+          `CHECK(retx1 - retx0 >= 1 && retx1 - retx0 == full1 - full0,
+                 "LMR full (2): one retransmission per NACK")
+        end
+        in_flight.delete(32'hF500);
+      end
+      csr_wr(REL_CTRL_OFFSET, 32'h0);
+      sw_on = 0;
     end
 
     if (errors != 0) $fatal(1, "tb_ddc_nic: %0d errors", errors);

@@ -17,6 +17,11 @@
 // up is a duplicate); the hold expiring (a copy after it is delivered again); DEDUP off
 // forgets everything; random model senders with lossy first attempts and copies; and the
 // same cycles with DEDUP off and on.
+// Early NACK (REL_CTRL.EARLY_NACK): a message whose last packet arrives with a packet
+// missing (middle or first) is NACKed at once, counted, gets no LMR entry, and its
+// retransmission completes exactly once (DEDUP on: a later copy is a duplicate); a lost
+// last packet and an ADAPTIVE message get no early NACK; EARLY_NACK off and ACK_OFF give
+// none (ACK_OFF: not counted either).
 //
 // BUF_FLITS defaults to what ddc_nic uses (255: the most an 8-bit credit counter in the
 // link peers can take); 266 (two worst-case packets, ddc_rx's own default) passes too.
@@ -61,6 +66,9 @@ module tb_ddc_rx #(
   logic        dedup = 1'b0;
   logic [20:0] seq_hold = 21'd4;
   logic        ev_dup, ev_seq_evict;
+  logic        early_nack = 1'b0;
+  logic        ev_early, ev_lmr_full;
+  logic [7:0]  seq_flags = '0;    // descriptor flags of the packets seq_pkts makes
   logic        rej_valid = 1'b0;
   logic [15:0] rej_src = '0;
   logic [31:0] rej_msg = '0;
@@ -118,8 +126,11 @@ module tb_ddc_rx #(
     .drop_ctx_o        (ev_ctx),
     .msg_expired_o     (ev_expired),
     .track_full_o      (ev_track_full),
+    .lmr_full_o        (ev_lmr_full),
     .ack_off_i         (ack_off),
     .dedup_i           (dedup),
+    .early_nack_i      (early_nack),
+    .early_nack_o      (ev_early),
     .seq_hold_i        (seq_hold),
     .dup_o             (ev_dup),
     .seq_evict_o       (ev_seq_evict),
@@ -230,7 +241,7 @@ module tb_ddc_rx #(
 
   // event counters
   int n_pkt = 0, n_msg = 0, n_msg_irq = 0, n_crc = 0, n_dest = 0, n_mal = 0, n_win = 0;
-  int n_expired = 0, n_full = 0, n_ctx = 0, n_dup = 0, n_evict = 0;
+  int n_expired = 0, n_full = 0, n_ctx = 0, n_dup = 0, n_evict = 0, n_early = 0;
   // expected counts: accepted packets, IRQ_REMOTE entries, drops (crc, dest, malformed, window)
   int exp_pkt = 0, exp_irq = 0;
   int exp_cnt[4] = '{0, 0, 0, 0};
@@ -331,6 +342,9 @@ module tb_ddc_rx #(
       n_full    += int'(ev_track_full);
       n_dup     += int'(ev_dup);
       n_evict   += int'(ev_seq_evict);
+      n_early   += int'(ev_early);
+      // One context here: its ring back-pressures, nothing is dropped.
+      `CHECK(!ev_lmr_full, "LMR-full drop with one context")
     end
   end
 
@@ -592,7 +606,7 @@ module tb_ddc_rx #(
           // A duplicate's last packet is acknowledged again.
           if (p == np - 1 && !ack_off) expect_ans(PTYPE_ACK, src, mid, 8'h0);
         end
-        build_pkt(node_id, src, PTYPE_WRITE, p == 0, p == np - 1, 8'h0, 16'(n),
+        build_pkt(node_id, src, PTYPE_WRITE, p == 0, p == np - 1, seq_flags, 16'(n),
                   ra0 + 64'(off), mid, 32'(off));
         send_pkt();
       end
@@ -613,7 +627,7 @@ module tb_ddc_rx #(
     e.slot = '0;
     e.w[0] = lmr_entry_w0_t'{msg_id: mid, status: 16'h8000, src: src};
     e.w[1] = ra0;
-    e.w[2] = lmr_entry_w2_t'{rsvd48: '0, flags: 16'h0, len: 32'(total)};
+    e.w[2] = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(seq_flags[3:0]), len: 32'(total)};
     e.w[3] = '0;
     lmr_q.push_back(e);
   endfunction
@@ -1280,6 +1294,95 @@ module tb_ddc_rx #(
       `CHECK(cyc[0][0] == cyc[1][0] && cyc[0][1] == cyc[1][1] && cyc[0][2] == cyc[1][2],
              "the duplicate check costs cycles")
     end
+
+    // ---- early NACK (REL_CTRL.EARLY_NACK) ----
+    dedup = 1'b1;
+    early_nack = 1'b1;
+    begin
+      logic [15:0] sg = 16'h0808;
+      int k, e0;
+      e0 = n_early;
+      // middle packet lost: NACK at the last packet, no entry; attempt 1 completes once,
+      // a late copy of it is a duplicate
+      begin
+        logic [63:0] ra = alloc(700);
+        k = next_key++;
+        seq_pkts(sg, 32'hC000, 1, 0, 0, 700, ra, 256, 3'b101, 1'b1, k);
+        expect_ans(PTYPE_NACK, sg, 32'hC000, 8'h0);
+        drain();
+        `CHECK(n_early == e0 + 1, "early NACK: middle packet lost")
+        `CHECK(lmr_written == n_msg && lmr_q.size() == 0, "early NACK: entry for a partial message")
+        k = next_key++;
+        seq_pkts(sg, 32'hC000, 1, 0, 1, 700, ra, 256, 3'b111, 1'b1, k);
+        seq_done(k, sg, 32'hC000, ra, 700);
+        seq_pkts(sg, 32'hC000, 1, 0, 1, 700, ra, 256, 3'b111, 1'b0, k);
+        drain();
+        check_clean("early NACK: middle packet lost, retransmitted");
+      end
+      // first packet lost: the last one alone is NACKed too
+      begin
+        logic [63:0] ra = alloc(700);
+        k = next_key++;
+        seq_pkts(sg, 32'hC001, 2, 0, 0, 700, ra, 256, 3'b110, 1'b1, k);
+        expect_ans(PTYPE_NACK, sg, 32'hC001, 8'h0);
+        drain();
+        k = next_key++;
+        seq_pkts(sg, 32'hC001, 2, 0, 1, 700, ra, 256, 3'b111, 1'b1, k);
+        seq_done(k, sg, 32'hC001, ra, 700);
+        drain();
+        `CHECK(n_early == e0 + 2, "early NACK: first packet lost")
+        check_clean("early NACK: first packet lost, retransmitted");
+      end
+      // last packet lost: nothing to notice it (the sender's timeout); the retransmission
+      // restarts the entry and completes
+      begin
+        logic [63:0] ra = alloc(700);
+        k = next_key++;
+        seq_pkts(sg, 32'hC002, 3, 0, 0, 700, ra, 256, 3'b011, 1'b1, k);
+        drain();
+        `CHECK(n_early == e0 + 2, "early NACK for a lost last packet")
+        k = next_key++;
+        seq_pkts(sg, 32'hC002, 3, 0, 1, 700, ra, 256, 3'b111, 1'b1, k);
+        seq_done(k, sg, 32'hC002, ra, 700);
+        drain();
+        check_clean("early NACK: last packet lost, retransmitted");
+      end
+      // ADAPTIVE: packets may overtake each other, no early NACK; the rest still counts
+      begin
+        logic [63:0] ra = alloc(700);
+        seq_flags = 8'(1 << DESC_FLAG_ADAPTIVE_BIT);
+        k = next_key++;
+        seq_pkts(sg, 32'hC003, 4, 0, 0, 700, ra, 256, 3'b101, 1'b1, k);
+        drain();
+        `CHECK(n_early == e0 + 2, "early NACK for an ADAPTIVE message")
+        seq_pkts(sg, 32'hC003, 4, 0, 0, 700, ra, 256, 3'b010, 1'b1, k);
+        seq_done(k, sg, 32'hC003, ra, 700);
+        drain();
+        seq_flags = '0;
+        check_clean("early NACK: adaptive message completes out of order");
+      end
+      // EARLY_NACK off: no NACK (the entry waits, as before); ACK_OFF: neither sent nor
+      // counted. The retransmissions complete both.
+      for (int mode = 0; mode < 2; mode++) begin
+        logic [63:0] ra = alloc(700);
+        logic [31:0] mid = 32'hC004 + 32'(mode);
+        early_nack = (mode == 1);
+        ack_off = (mode == 1);
+        k = next_key++;
+        seq_pkts(sg, mid, 5 + mode, 0, 0, 700, ra, 256, 3'b101, 1'b1, k);
+        drain();
+        `CHECK(n_early == e0 + 2, $sformatf("early NACK counted (mode %0d)", mode))
+        k = next_key++;
+        seq_pkts(sg, mid, 5 + mode, 0, 1, 700, ra, 256, 3'b111, 1'b1, k);
+        seq_done(k, sg, mid, ra, 700);
+        drain();
+        ack_off = 1'b0;
+        check_clean($sformatf("early NACK: off / ACK_OFF (%0d)", mode));
+      end
+      $display("early NACK: %0d sent", n_early - e0);
+    end
+    early_nack = 1'b0;
+    dedup = 1'b0;
 
     // a message the tracker gives up is NACKed: 64 started two-packet messages fill the
     // table, age out, and a 65th takes the first one's entry

@@ -8,6 +8,12 @@
 // completes which message. Attempts: a partial attempt 0, then a whole attempt 1
 // completes exactly once with the right length; a straggler of attempt 0 after that
 // completes nothing; one in the middle of an attempt only delays it to the next attempt.
+// Early give-up (pkt_gap_free_i): a last packet that leaves its message short reports
+// the gap and frees the entry (the retransmission then completes on its own bytes); a
+// lone last packet takes no entry, even from a full table; then random in-order traffic,
+// messages interleaved packet by packet, some losing a packet (the last one too): every
+// message whose last packet arrives short reports exactly one gap, only messages that
+// lost their last packet ever hold an entry long enough to become a victim.
 module tb_ddc_rx_msg_track;
   localparam int unsigned Entries  = 16;
   localparam int unsigned TickLog2 = 6;
@@ -21,6 +27,9 @@ module tb_ddc_rx_msg_track;
   logic [15:0] src = '0, len = '0;
   logic [31:0] mid = '0, off = '0;
   logic [1:0]  att = '0;
+  logic        gf = 1'b0;   // pkt_gap_free_i
+  logic        gap;
+  bit          gp;          // gap seen with the last packet
   logic        complete, full, expire, overrun;
   logic [31:0] total;
   logic        victim;
@@ -44,8 +53,10 @@ module tb_ddc_rx_msg_track;
     .pkt_len_i   (len),
     .pkt_offset_i(off),
     .pkt_attempt_i(att),
+    .pkt_gap_free_i(gf),
     .complete_o  (complete),
     .total_o     (total),
+    .gap_o       (gap),
     .full_o      (full),
     .expire_o    (expire),
     .overrun_o   (overrun),
@@ -65,7 +76,7 @@ module tb_ddc_rx_msg_track;
     pv = 1'b1; src = 16'(s); mid = 32'(m); off = 32'(o); len = 16'(l); first = f; last = la;
     #1;
     c = complete; t = int'(total); fu = full; ex = expire; ov = overrun;
-    vi = victim; vs = int'(victim_src); vm = int'(victim_mid);
+    vi = victim; vs = int'(victim_src); vm = int'(victim_mid); gp = gap;
     @(negedge clk);
     pv = 1'b0;
   endtask
@@ -247,6 +258,116 @@ module tb_ddc_rx_msg_track;
     $display("random: %0d messages completed (%0d single-packet), %0d lost", n_done,
              n_single, n_lost);
     `CHECK(n_done > 3000 && n_lost > 500, "random phase exercised both outcomes")
+
+    // ---- early give-up ----
+    // From an empty table (earlier phases leave aged entries of unfinished messages).
+    rst_n = 1'b0;
+    idle(1);
+    rst_n = 1'b1;
+    idle(1);
+    gf = 1'b1;
+    // (11, 70): 3 packets in order, the middle one lost: the last reports the gap.
+    pkt(11, 70, 0, 64, 1, 0, c, t, fu, ex, ov);
+    `CHECK(!gp, "gap before the last packet")
+    pkt(11, 70, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(gp && !c && !ov && !ex, "short last packet reports the gap")
+    // The retransmission (attempt 1) counts from zero in a fresh entry and completes.
+    att = 2'd1;
+    pkt(11, 70, 0, 64, 1, 0, c, t, fu, ex, ov);
+    `CHECK(!c && !gp && !ex, "retransmission's first packet")
+    pkt(11, 70, 64, 64, 0, 0, c, t, fu, ex, ov);
+    pkt(11, 70, 128, 64, 0, 1, c, t, fu, ex, ov);
+    `CHECK(c && t == 192 && !gp && !ov, $sformatf("retransmission completes (%0d)", t))
+    att = 2'd0;
+    // A whole message completes as before, no gap.
+    pkt(11, 71, 0, 64, 1, 0, c, t, fu, ex, ov);
+    pkt(11, 71, 64, 8, 0, 1, c, t, fu, ex, ov);
+    `CHECK(c && t == 72 && !gp, "whole message: complete, no gap")
+    // One-packet messages never report a gap.
+    pkt(11, 72, 0, 8, 1, 1, c, t, fu, ex, ov);
+    `CHECK(c && !gp, "single packet: no gap")
+    // Freed on the gap: the table fills with exactly ENTRIES new messages after it.
+    for (int i = 0; i < int'(Entries); i++) begin
+      pkt(12, 300 + i, 0, 8, 1, 0, c, t, fu, ex, ov);
+      `CHECK(!fu && !ex, $sformatf("entry %0d free after the gaps", i))
+    end
+    // A last packet with nothing counted before it takes no entry: no full, no victim.
+    pkt(13, 5, 64, 8, 0, 1, c, t, fu, ex, ov);
+    `CHECK(gp && !fu && !ex && !vi && !c, "lone short last packet with the table full")
+    gf = 1'b0;
+    pkt(13, 6, 64, 8, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!gp && fu && !c, "without gap_free it needs an entry")
+    gf = 1'b1;
+    for (int i = 0; i < int'(Entries); i++) begin
+      pkt(12, 300 + i, 8, 8, 0, 1, c, t, fu, ex, ov);
+      `CHECK(c && t == 16 && !gp, "the table's messages complete")
+    end
+    // Random, in order: batches of up to 4 messages interleaved packet by packet (each
+    // message's own packets in order), a third of the multi-packet ones losing a packet.
+    begin
+      int  n_gap = 0, n_want_gap = 0, n_ok = 0, n_lastlost = 0;
+      bit  lastlost[int];     // keys (src << 16 | msg) whose last packet was lost
+      pkt_t mq[8][$];
+      bit  short_[8];
+      for (int b = 0; b < 2000; b++) begin
+        int nm;
+        nm = 1 + $urandom_range(3);
+        for (int m = 0; m < nm; m++) begin
+          int s, np, mtu, id, drop_at;
+          mq[m].delete();
+          s   = $urandom_range(3);
+          id  = next_mid[s];
+          next_mid[s] = next_mid[s] + 1;
+          mtu = 8 * (1 + $urandom_range(15));
+          mlen[m] = 1 + $urandom_range(8 * mtu - 1);
+          np = (mlen[m] + mtu - 1) / mtu;
+          drop_at = ((np > 1) && ($urandom_range(2) == 0)) ? $urandom_range(np - 1) : -1;
+          short_[m] = (drop_at >= 0);
+          if (drop_at == np - 1) begin
+            lastlost[(s << 16) | (id & 16'hFFFF)] = 1'b1;
+            n_lastlost++;
+          end else if (drop_at >= 0) begin
+            n_want_gap++;
+          end
+          for (int p = 0; p < np; p++) begin
+            pkt_t k;
+            k.s = s; k.m = id; k.o = p * mtu;
+            k.l = (p == np - 1) ? mlen[m] - p * mtu : mtu;
+            k.f = (p == 0); k.la = (p == np - 1); k.msg = m;
+            if (p != drop_at) mq[m].push_back(k);
+          end
+        end
+        // Interleave: pick a message with packets left, send its next one.
+        forever begin
+          int live[$];
+          int m;
+          pkt_t k;
+          live.delete();   // a static in this initial block: not fresh per iteration
+          for (int i = 0; i < nm; i++) if (mq[i].size() != 0) live.push_back(i);
+          if (live.size() == 0) break;
+          m = live[$urandom_range(live.size() - 1)];
+          k = mq[m].pop_front();
+          pkt(k.s, k.m, k.o, k.l, k.f, k.la, c, t, fu, ex, ov);
+          `CHECK(!fu && !ov, "in-order random: no full table, no overrun")
+          `CHECK(c == (k.la && !short_[m]), $sformatf("in-order: src %0d msg %0d off %0d complete %0b",
+                                                      k.s, k.m, k.o, c))
+          `CHECK(gp == (k.la && short_[m]),
+                 $sformatf("in-order: src %0d msg %0d off %0d gap %0b", k.s, k.m, k.o, gp))
+          `CHECK(!c || t == mlen[m], "in-order: total")
+          if (vi) begin
+            `CHECK(lastlost.exists((vs << 16) | (vm & 16'hFFFF)),
+                   $sformatf("victim %0d/%0d did not lose its last packet", vs, vm))
+          end
+          if (gp) n_gap++;
+          if (c) n_ok++;
+          if ($urandom_range(7) == 0) idle(1 + $urandom_range(40));
+        end
+      end
+      $display("in order: %0d complete, %0d gaps (%0d expected), %0d lost their last packet",
+               n_ok, n_gap, n_want_gap, n_lastlost);
+      `CHECK(n_gap == n_want_gap && n_gap > 300 && n_lastlost > 100, "in-order gaps")
+    end
+    gf = 1'b0;
 
     if (errors == 0) $display("PASS");
     else $display("FAIL: %0d errors", errors);

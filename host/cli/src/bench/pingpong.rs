@@ -107,8 +107,9 @@ pub struct PingpongArgs {
     dedup: bool,
     /// End-to-end reliability as a faulty network needs it (contract 1.7, on every card):
     /// descriptors wait for the answer, a message is retransmitted up to RETRIES times
-    /// after a NACK or an answer timeout, and receivers drop duplicates (SENDER_WAIT,
-    /// REL_RETRIES, DEDUP; docs/RELIABILITY.md). Its cost on a clean link
+    /// after a NACK or an answer timeout, receivers drop duplicates and NACK a message
+    /// whose last packet arrives with bytes missing at once (SENDER_WAIT, REL_RETRIES,
+    /// DEDUP, EARLY_NACK since contract 1.8; docs/RELIABILITY.md). Its cost on a clean link
     #[arg(long, value_name = "RETRIES", num_args = 0..=1, default_missing_value = "7",
           value_parser = clap::value_parser!(u32).range(0..=15))]
     reliable: Option<u32>,
@@ -561,6 +562,7 @@ fn measure<D: BenchDevice>(
         }
         if let Some(retries) = a.reliable {
             c.set_retries(retries)?;
+            c.set_early_nack(true)?;
         }
     }
 
@@ -717,6 +719,7 @@ fn measure<D: BenchDevice>(
         "sender_wait": a.sender_wait || a.reliable.is_some(),
         "dedup": a.dedup || a.reliable.is_some(),
         "retries": a.reliable.unwrap_or(0),
+        "early_nack": a.reliable.is_some(),
     });
     let summary = bringup::with_description(summary, describe);
     if a.json {
