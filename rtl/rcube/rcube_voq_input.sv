@@ -63,11 +63,13 @@ module rcube_voq_input #(
   input  logic [NPORTS-1:0][7:0]                                     bc_hi_i,
   // towards the allocator: queue o may be popped this cycle
   output logic [NPORTS-1:0]                                          avail_o,
+  output logic [NPORTS-1:0]                                          last_o,  // a pop of queue o takes a last flit
   input  logic                                                       pop_i,
   input  logic [PortW-1:0]                                           pop_port_i,
   // broadcast queue: has a flit, output set of its front packet; pop_bc_i pops it
   // (instead of pop_port_i), bc_start_i says that pop is a broadcast's head
   output logic                                                       bc_avail_o,
+  output logic                                                       bc_last_o,
   output logic [NPORTS-1:0]                                          bc_mask_o,
   input  logic                                                       pop_bc_i,
   input  logic                                                       bc_start_i,
@@ -229,7 +231,7 @@ module rcube_voq_input #(
   // ---- buffer ----
   logic                          rd_valid;
   logic [65:0]                   rd_data;
-  logic [NPORTS:0]               q_avail;
+  logic [NPORTS:0]               q_avail, q_last;
 
   // An injection comes only after tmo_cycles_i idle cycles, so the stage is empty then.
   rcube_voq_buffer #(
@@ -245,6 +247,7 @@ module rcube_voq_input #(
     // The EEP flit carries zero data: it only has to end the packet.
     .push_data_i(inj ? {1'b1, 1'b1, 64'd0} : w_data),
     .avail_o    (q_avail),
+    .head_last_o(q_last),
     .pop_i      (pop_i || pop_bc_i),
     .pop_q_i    (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
     .rd_valid_o (rd_valid),
@@ -255,6 +258,8 @@ module rcube_voq_input #(
 
   assign avail_o    = q_avail[NPORTS-1:0];
   assign bc_avail_o = q_avail[NPORTS];
+  assign last_o     = q_last[NPORTS-1:0];
+  assign bc_last_o  = q_last[NPORTS];
 
   // ---- output sets of the broadcasts in the queue ----
   // One entry per broadcast in the queue (each holds at least one buffer slot, so
