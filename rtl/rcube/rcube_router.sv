@@ -20,8 +20,9 @@ module rcube_router #(
   parameter int unsigned BUF_DEPTH = 16,   // flits per input buffer (the link credit pool)
   parameter bit          VOQ       = 1'b1, // virtual output queues + iSLIP (else FIFO inputs)
   parameter int unsigned ITERS     = 1,    // iSLIP iterations per cycle (VOQ only)
-  // VOQ only: 1 takes the route lookup of an arriving head out of the allocator's cycle
-  // (a flit waits one cycle in the buffer: zero-load latency 3 cycles per hop, not 2)
+  // VOQ only: 1 registers each input's arrival logic (route and broadcast lookup,
+  // adaptive choice) before the buffer, out of the allocator's cycle (zero-load latency
+  // 3 cycles per hop, not 2; rtl/rcube/README.md, Timing)
   parameter bit          REG_AVAIL = 1'b0
 ) (
   input  logic clk_i,

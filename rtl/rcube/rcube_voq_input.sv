@@ -133,10 +133,13 @@ module rcube_voq_input #(
 
   // ---- stall timeout ----
   logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
+  logic        idle_ge_q;              // idle_q >= tmo_cycles_i != 0
   logic        expired, inj, inj_taken, has_free;
   logic [NPORTS:0][CntW-1:0]   count;   // per queue, the broadcast queue last
   // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
-  assign expired   = in_pkt_q && !in_flit_i.valid && tmo_cycles_i != '0 && idle_q >= tmo_cycles_i;
+  // The 16-bit compare is registered (made on idle_d): it is on the way to avail_o
+  // through inj, in the allocator's cycle.
+  assign expired   = in_pkt_q && !in_flit_i.valid && idle_ge_q;
   assign inj       = expired && !pkt_drop_q && count[pkt_port_q] == '0;
   // The EEP leaves through the queue the packet was in: the broadcast queue for a
   // broadcast (its connection holds the whole output set until this last flit).
@@ -314,8 +317,10 @@ module rcube_voq_input #(
       pkt_drop_q  <= 1'b0;
       drop_pend_q <= '0;
       idle_q      <= '0;
+      idle_ge_q   <= 1'b0;
     end else begin
       idle_q      <= idle_d;
+      idle_ge_q   <= tmo_cycles_i != '0 && idle_d >= tmo_cycles_i;
       in_pkt_q    <= in_pkt_d;
       pkt_port_q  <= pkt_port_d;
       pkt_drop_q  <= pkt_drop_d;
