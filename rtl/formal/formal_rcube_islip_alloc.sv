@@ -1,9 +1,10 @@
 // Formal harness for rcube_islip_alloc (the VOQ router's allocator and wormhole lock),
 // unicast traffic (no broadcast queue has a packet).
 //
-// Environment as in rcube_router: an input popped at an edge shows that flit in the next
-// cycle (rd_valid_i, with a free `last`), and the crossbar setting of that cycle
-// (xvalid_o/xsel_o) routes it. Queue availability and output credits are free. Checked:
+// Environment as in rcube_router: the `last` bit of the flit a pop of each queue takes is
+// shown to the allocator (free), an input popped at an edge shows that flit in the next
+// cycle, and the crossbar setting of that cycle (xvalid_o/xsel_o) routes it. Queue
+// availability and output credits are free. Checked:
 // - pops only from an available queue of an output with a credit, at most one pop per
 //   output per cycle (one credit spent per flit);
 // - an input inside a packet pops only the queue of that packet's output;
@@ -18,15 +19,14 @@ module formal_rcube_islip_alloc #(
   input logic                          rst_ni,
   input logic [NPORTS-1:0][NPORTS-1:0] avail_i,
   input logic [NPORTS-1:0]             credit_ok_i,
-  input logic [NPORTS-1:0]             last_i     // `last` of the flit each input shows
+  input logic [NPORTS-1:0][NPORTS-1:0] last_i   // `last` of the front flit of each queue
 );
   localparam int unsigned PortW = (NPORTS > 1) ? $clog2(NPORTS) : 1;
 
-  logic [NPORTS-1:0]            rd_valid_q, rd_last, pop, xvalid;
+  logic [NPORTS-1:0]            rd_valid_q, rd_last_q, pop, xvalid;
   logic [NPORTS-1:0][PortW-1:0] pop_port, xsel;
   // Unicast proof: broadcast queues stay empty (tb_rcube_router_bcast covers them).
   logic [NPORTS-1:0]            unused_pop_bc, unused_bc_start, unused_sched, unused_out_open;
-  assign rd_last = last_i & rd_valid_q;
 
   rcube_islip_alloc #(
     .NPORTS(NPORTS),
@@ -36,8 +36,8 @@ module formal_rcube_islip_alloc #(
     .rst_ni     (rst_ni),
     .avail_i    (avail_i),
     .credit_ok_i(credit_ok_i),
-    .rd_valid_i (rd_valid_q),
-    .rd_last_i  (rd_last),
+    .last_i     (last_i),
+    .bc_last_i  ('0),
     .credit_bc_i('0),
     .bc_avail_i ('0),
     .bc_mask_i  ('0),
@@ -61,29 +61,33 @@ module formal_rcube_islip_alloc #(
   logic [NPORTS-1:0]            out_open_q;   // output inside a packet
   logic [NPORTS-1:0][PortW-1:0] out_own_q;    // from this input
 
-  logic [NPORTS-1:0] in_open;
+  // `last` of each input's popped flit, from the queue it was popped from
+  logic [NPORTS-1:0] pop_last;
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      in_open[i] = conn_q[i] && !(rd_valid_q[i] && rd_last[i]);
+      pop_last[i] = pop[i] && 32'(pop_port[i]) < NPORTS && last_i[i][pop_port[i]];
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rd_valid_q <= '0;
+      rd_last_q  <= '0;
       conn_q     <= '0;
       port_q     <= '0;
       out_open_q <= '0;
       out_own_q  <= '0;
     end else begin
       rd_valid_q <= pop;
+      rd_last_q  <= pop_last;
       for (int unsigned i = 0; i < NPORTS; i++) begin
-        conn_q[i] <= in_open[i] || pop[i];
+        // a connection ends with the pop of its last flit
+        if (pop[i]) conn_q[i] <= !pop_last[i];
         if (pop[i]) port_q[i] <= pop_port[i];
       end
       for (int unsigned o = 0; o < NPORTS; o++) begin
         if (xvalid[o]) begin
-          out_open_q[o] <= !rd_last[xsel[o]];
+          out_open_q[o] <= !rd_last_q[xsel[o]];
           out_own_q[o]  <= xsel[o];
         end
       end
@@ -110,7 +114,10 @@ module formal_rcube_islip_alloc #(
         end
         if (out_open_q[o]) begin
           assert (32'(out_own_q[o]) < NPORTS);
-          assert (conn_q[out_own_q[o]] && port_q[out_own_q[o]] == PortW'(o));
+          // its packet's connection is open, or was closed by the pop of the last flit
+          // that crosses now
+          assert ((conn_q[out_own_q[o]] || (rd_valid_q[out_own_q[o]] && rd_last_q[out_own_q[o]]))
+                  && port_q[out_own_q[o]] == PortW'(o));
         end
 `endif
         if (xvalid[o]) begin
@@ -132,17 +139,17 @@ module formal_rcube_islip_alloc #(
         if (pop[i]) begin
           assert (32'(pop_port[i]) < NPORTS);
           assert (avail_i[i][pop_port[i]] && credit_ok_i[pop_port[i]]);
-          if (in_open[i]) assert (pop_port[i] == port_q[i]);
+          if (conn_q[i]) assert (pop_port[i] == port_q[i]);
         end
 `ifndef NO_STRENGTHEN
         // induction strengthening: the allocator's connection state is the harness's
         assert (dut.in_conn_q[i] == conn_q[i]);
         if (conn_q[i]) assert (dut.in_port_q[i] == port_q[i]);
         if (conn_q[i]) assert (32'(port_q[i]) < NPORTS);
-        if (rd_valid_q[i]) assert (conn_q[i]);
+        if (rd_valid_q[i] && !rd_last_q[i]) assert (conn_q[i]);
 `endif
       end
-      cover (xvalid[0] && out_open_q[0] && rd_last[xsel[0]] && avail_i[1][0] && pop != '0);
+      cover (xvalid[0] && out_open_q[0] && rd_last_q[xsel[0]] && avail_i[1][0] && pop != '0);
     end
   end
 endmodule

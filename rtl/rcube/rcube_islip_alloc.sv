@@ -5,8 +5,11 @@
 // flit crosses the crossbar the cycle after (rcube_voq_buffer reads synchronously).
 // So the decision for cycle c+1 is made in cycle c from state all known in c: the
 // queues including this cycle's arrival (avail_i), the output credits including this
-// cycle's credit pulse (credit_ok_i), and whether the flit each input has crossing now
-// is a packet's last (rd_valid_i, rd_last_i), which ends its connection.
+// cycle's credit pulse (credit_ok_i), and whether the flit a pop takes is a packet's
+// last (last_i, kept in a flop per queue by the buffer). Popping a last flit ends its
+// connection at that edge, so its input and output are free for a match in the next
+// cycle, while that flit crosses; the connection state is all flops, and nothing of
+// the buffer's read port is on the allocator's path.
 // That lookahead keeps a hop at 2 cycles with only a mux between the buffer read
 // register and the output register.
 //
@@ -32,7 +35,7 @@
 // broadcasts that short); one such acquisition per cycle, round robin over the inputs.
 // It pops the head the next cycle and then one flit per cycle on all of the set's
 // outputs at once (every held output's crossbar column carries it); the set is released
-// when the last flit crosses. A broadcast therefore never holds an output while waiting
+// when the last flit is popped. A broadcast therefore never holds an output while waiting
 // for anything: it waits holding nothing, and once started it cannot stall, as its
 // credits were there from the start. That is what keeps broadcasts out of deadlocks
 // (holding some outputs while stalled on another couples the tree's branches; rtl/rcube/
@@ -53,9 +56,9 @@ module rcube_islip_alloc #(
   input  logic [NPORTS-1:0]              credit_ok_i,
   // output o has credits for a whole broadcast packet
   input  logic [NPORTS-1:0]              credit_bc_i,
-  // the flit each input popped at the last edge (crossing the crossbar now)
-  input  logic [NPORTS-1:0]              rd_valid_i,
-  input  logic [NPORTS-1:0]              rd_last_i,
+  // last_i[i][o]: the flit a pop of input i's queue o takes now is a packet's last
+  input  logic [NPORTS-1:0][NPORTS-1:0]  last_i,
+  input  logic [NPORTS-1:0]              bc_last_i,    // ... of its broadcast queue
   // broadcast queue per input: has a flit, output set of its front packet
   input  logic [NPORTS-1:0]              bc_avail_i,
   input  logic [NPORTS-1:0][NPORTS-1:0]  bc_mask_i,
@@ -106,18 +109,18 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][NPORTS-1:0] bc_held_q, bc_held_d;   // ... to / reserving these outputs
   logic [PortW-1:0]              bptr_q, bptr_d;         // acquisition round robin over inputs
 
-  // Connections still open for pops now: a last flit crossing now has closed its own.
-  // A broadcast's reservations (started or not) count as open for their outputs.
+  // Connections open for pops now (a connection closed at the edge its last flit was
+  // popped). A broadcast's reservations (started or not) count as open for their outputs.
   logic [NPORTS-1:0]             in_open, out_open, bc_open, bc_busy;
-  logic [NPORTS-1:0][NPORTS-1:0] bc_keep;   // [input][output] reservations still held
+  logic [NPORTS-1:0][NPORTS-1:0] bc_keep;   // [input][output] reservations held
   always_comb begin
     out_open = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      in_open[i] = in_conn_q[i] && !(rd_valid_i[i] && rd_last_i[i]);
+      in_open[i] = in_conn_q[i];
       if (in_open[i]) out_open[in_port_q[i]] = 1'b1;
-      bc_open[i] = bc_conn_q[i] && !(rd_valid_i[i] && rd_last_i[i]);
+      bc_open[i] = bc_conn_q[i];
       // Reserving (not started) or sending: the input is taken.
-      bc_keep[i] = (bc_open[i] || (!bc_conn_q[i] && bc_held_q[i] != '0)) ? bc_held_q[i] : '0;
+      bc_keep[i] = bc_held_q[i];
       out_open = out_open | bc_keep[i];
     end
   end
@@ -177,17 +180,27 @@ module rcube_islip_alloc #(
   end
 
   // ---- broadcast acquisition: a whole set in one cycle, or nothing ----
+  // The round robin picks among inputs whose set is free of connections, in parallel with
+  // the matching; the winner takes its set unless the matching gave one of its outputs
+  // away in this cycle (then it tries again next cycle). Only that last check comes after
+  // the matching, not the round robin as well.
   logic [NPORTS-1:0]             bc_cand;
   logic [NPORTS-1:0][NPORTS-1:0] bc_take;    // [input][output] taken at this edge
   logic [PortW-1:0]              bc_win;
+  logic [NPORTS-1:0]             bc_win_mask;
+  logic                          bc_win_ok;
   always_comb begin
-    bc_take = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       bc_cand[i] = bc_busy[i] && !bc_open[i] && bc_held_q[i] == '0 && bc_mask_i[i] != '0 &&
-                   ((bc_mask_i[i] & ~out_open & ~out_matched & credit_bc_i) == bc_mask_i[i]);
+                   ((bc_mask_i[i] & ~out_open & credit_bc_i) == bc_mask_i[i]);
     end
-    bc_win = rr_pick(bc_cand, bptr_q);
-    if (bc_cand != '0) bc_take[bc_win] = bc_mask_i[bc_win];
+    bc_win      = rr_pick(bc_cand, bptr_q);
+    bc_win_mask = bc_mask_i[bc_win];
+  end
+  always_comb begin
+    bc_take   = '0;
+    bc_win_ok = bc_cand != '0 && (bc_win_mask & out_matched) == '0;
+    if (bc_win_ok) bc_take[bc_win] = bc_win_mask;
   end
 
   // An input holding its whole set starts (its credits are there) and keeps popping while
@@ -223,6 +236,7 @@ module rcube_islip_alloc #(
           pop_port_o[i]          = in_port_q[i];
           xvalid_d[in_port_q[i]] = 1'b1;
           xsel_d[in_port_q[i]]   = PortW'(i);
+          if (last_i[i][in_port_q[i]]) in_conn_d[i] = 1'b0;
         end
       end else if (in_matched[i]) begin
         in_port_d[i]         = in_pick[i];
@@ -230,13 +244,14 @@ module rcube_islip_alloc #(
         pop_port_o[i]        = in_pick[i];
         xvalid_d[in_pick[i]] = 1'b1;
         xsel_d[in_pick[i]]   = PortW'(i);
+        if (last_i[i][in_pick[i]]) in_conn_d[i] = 1'b0;   // a one-flit packet
       end
       if (first_in[i]) aptr_d[i] = next_of(in_pick[i]);
       bc_held_d[i] = bc_keep[i] | bc_take[i];
       if (bc_go[i]) begin
         pop_bc_o[i]   = 1'b1;
         bc_start_o[i] = !bc_open[i];
-        bc_conn_d[i]  = 1'b1;
+        bc_conn_d[i]  = !bc_last_i[i];
         for (int unsigned o = 0; o < NPORTS; o++) begin
           if (bc_held_q[i][o]) begin
             xvalid_d[o] = 1'b1;
@@ -244,9 +259,10 @@ module rcube_islip_alloc #(
           end
         end
       end
-      if (!bc_conn_d[i] && bc_conn_q[i]) bc_held_d[i] = '0;
+      // the set is released at the edge its last flit is popped
+      if (bc_go[i] && bc_last_i[i]) bc_held_d[i] = '0;
     end
-    if (bc_cand != '0) bptr_d = next_of(bc_win);
+    if (bc_win_ok) bptr_d = next_of(bc_win);
     for (int unsigned o = 0; o < NPORTS; o++) begin
       if (first_out[o]) gptr_d[o] = next_of(out_pick[o]);
     end
@@ -282,8 +298,7 @@ module rcube_islip_alloc #(
   end
 
 `ifndef SYNTHESIS
-  // Wormhole: no output is held by two inputs, and a flit crosses only inside its
-  // input's connection.
+  // Wormhole: no output is held by two inputs.
   always_ff @(posedge clk_i or negedge rst_ni) begin : a_wormhole
     if (rst_ni) begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
@@ -294,11 +309,6 @@ module rcube_islip_alloc #(
           n += int'(bc_held_q[i][o]);
         end
         assert (n <= 1) else $error("rcube_islip_alloc: output %0d has %0d connections", o, n);
-        if (xvalid_q[o]) begin
-          assert (((in_conn_q[xsel_q[o]] && in_port_q[xsel_q[o]] == PortW'(o)) ||
-                   (bc_conn_q[xsel_q[o]] && bc_held_q[xsel_q[o]][o])) && rd_valid_i[xsel_q[o]])
-            else $error("rcube_islip_alloc: output %0d carries a flit outside a connection", o);
-        end
       end
     end
   end

@@ -20,8 +20,9 @@ module rcube_router #(
   parameter int unsigned BUF_DEPTH = 16,   // flits per input buffer (the link credit pool)
   parameter bit          VOQ       = 1'b1, // virtual output queues + iSLIP (else FIFO inputs)
   parameter int unsigned ITERS     = 1,    // iSLIP iterations per cycle (VOQ only)
-  // VOQ only: 1 takes the route lookup of an arriving head out of the allocator's cycle
-  // (a flit waits one cycle in the buffer: zero-load latency 3 cycles per hop, not 2)
+  // VOQ only: 1 registers each input's arrival logic (route and broadcast lookup,
+  // adaptive choice) before the buffer, out of the allocator's cycle (zero-load latency
+  // 3 cycles per hop, not 2; rtl/rcube/README.md, Timing)
   parameter bit          REG_AVAIL = 1'b0
 ) (
   input  logic clk_i,
@@ -93,10 +94,11 @@ module rcube_router #(
     // ---- inputs ----
     link_flit_t [NPORTS-1:0]             rd_flit;
     logic       [NPORTS-1:0][NPORTS-1:0] avail;       // [input][output]
-    logic       [NPORTS-1:0]             pop, rd_valid, rd_last, credit_ok;
+    logic       [NPORTS-1:0][NPORTS-1:0] last;        // [input][output]
+    logic       [NPORTS-1:0]             pop, credit_ok;
     logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel;
     logic       [NPORTS-1:0]             xvalid, sched;
-    logic       [NPORTS-1:0]             bc_avail, pop_bc, bc_start, credit_bc;
+    logic       [NPORTS-1:0]             bc_avail, bc_last, pop_bc, bc_start, credit_bc;
     logic       [NPORTS-1:0][NPORTS-1:0] bc_mask;     // [input][output]
     logic       [NPORTS-1:0]             out_open, out_busy, out_calm;
 
@@ -119,9 +121,11 @@ module rcube_router #(
         .bc_lo_i       (bc_lo[i]),
         .bc_hi_i       (bc_hi[i]),
         .avail_o       (avail[i]),
+        .last_o        (last[i]),
         .pop_i         (pop[i]),
         .pop_port_i    (pop_port[i]),
         .bc_avail_o    (bc_avail[i]),
+        .bc_last_o     (bc_last[i]),
         .bc_mask_o     (bc_mask[i]),
         .pop_bc_i      (pop_bc[i]),
         .bc_start_i    (bc_start[i]),
@@ -133,8 +137,6 @@ module rcube_router #(
         .eep_o         (eep_inc[i]),
         .tmo_o         (tmo_inc[i])
       );
-      assign rd_valid[i] = rd_flit[i].valid;
-      assign rd_last[i]  = rd_flit[i].last;
     end
 
     // ---- allocation ----
@@ -147,8 +149,8 @@ module rcube_router #(
       .avail_i    (avail),
       .credit_ok_i(credit_ok),
       .credit_bc_i(credit_bc),
-      .rd_valid_i (rd_valid),
-      .rd_last_i  (rd_last),
+      .last_i     (last),
+      .bc_last_i  (bc_last),
       .bc_avail_i (bc_avail),
       .bc_mask_i  (bc_mask),
       .pop_o      (pop),

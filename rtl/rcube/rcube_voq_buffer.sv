@@ -26,6 +26,10 @@
 //   one cycle ahead; a slot released while that head is empty goes straight into it;
 //   slots never used since reset are handed out by a counter, so the RAMs need no
 //   initialisation.
+// The top bit of an entry (the router's `last` flag) of each queue's head is kept in a
+// register as well (head_last_o), so whoever schedules the pops knows whether the entry
+// it pops ends a packet without waiting for the read: the `next` links carry the top bit
+// of the entry they point to, and h2 keeps its own.
 module rcube_voq_buffer #(
   parameter int unsigned NQ    = 8,
   parameter int unsigned DEPTH = 16,
@@ -45,6 +49,7 @@ module rcube_voq_buffer #(
   input  logic [W-1:0]             push_data_i,
   // read side
   output logic [NQ-1:0]            avail_o,      // queue has an entry now or pushed now
+  output logic [NQ-1:0]            head_last_o,  // top bit of the entry a pop would take now
   input  logic                     pop_i,        // requires avail_o[pop_q_i]
   input  logic [QW-1:0]            pop_q_i,
   output logic                     rd_valid_o,   // the entry popped at the last edge
@@ -56,14 +61,22 @@ module rcube_voq_buffer #(
 
   // ---- queue state ----
   logic [NQ-1:0][AW-1:0]   head_q, h2_q, tail_q;
+  logic [NQ-1:0]           hl_q, h2l_q;   // top bit of the head's and h2's entry
   logic [NQ-1:0][CntW-1:0] cnt_q;
   logic                    fix_q;      // next_rd_q holds the new h2 of queue fix_qn_q
   logic [QW-1:0]           fix_qn_q;
   logic [AW-1:0]           next_rd_q;
+  logic                    next_rd_l_q;
 
   always_comb begin
-    for (int unsigned q = 0; q < NQ; q++) avail_o[q] = (cnt_q[q] != '0);
-    if ((push_i && !REG_AVAIL) || inj_i) avail_o[push_q_i] = 1'b1;
+    for (int unsigned q = 0; q < NQ; q++) begin
+      avail_o[q]     = (cnt_q[q] != '0);
+      head_last_o[q] = hl_q[q];
+    end
+    if ((push_i && !REG_AVAIL) || inj_i) begin
+      avail_o[push_q_i] = 1'b1;
+      if (cnt_q[push_q_i] == '0) head_last_o[push_q_i] = push_data_i[W-1];
+    end
   end
   assign count_o = cnt_q;
 
@@ -88,11 +101,13 @@ module rcube_voq_buffer #(
   logic [CntW-1:0] pop_cnt;
   logic            pop_empty;      // popping what is offered in this very cycle (bypass)
   logic [AW-1:0]   pop_h2;         // second slot of the popped queue, fix applied
+  logic            pop_h2l;        // ... and the top bit of its entry
   logic [AW-1:0]   rel_slot;       // slot freed by the pop
   logic            rel;            // a slot goes back to the free list
   assign pop_cnt   = cnt_q[pop_q_i];
   assign pop_empty = (pop_cnt == '0);
   assign pop_h2    = (fix_q && fix_qn_q == pop_q_i) ? next_rd_q : h2_q[pop_q_i];
+  assign pop_h2l   = (fix_q && fix_qn_q == pop_q_i) ? next_rd_l_q : h2l_q[pop_q_i];
   assign rel_slot  = head_q[pop_q_i];
   // A bypassed push or an injection never takes a slot.
   assign rel       = pop_i && !pop_empty;
@@ -152,21 +167,35 @@ module rcube_voq_buffer #(
     if (!rst_ni) begin
       head_q   <= '0;
       h2_q     <= '0;
+      hl_q     <= '0;
+      h2l_q    <= '0;
       tail_q   <= '0;
       cnt_q    <= '0;
       fix_q    <= 1'b0;
       fix_qn_q <= '0;
     end else begin
-      if (fix_q) h2_q[fix_qn_q] <= next_rd_q;
+      if (fix_q) begin
+        h2_q[fix_qn_q]  <= next_rd_q;
+        h2l_q[fix_qn_q] <= next_rd_l_q;
+      end
       fix_q    <= read_next;
       fix_qn_q <= pop_q_i;
       // pop first, then the push sees the queue as the pop left it
-      if (pop_i && !pop_empty) head_q[pop_q_i] <= pop_h2;
+      if (pop_i && !pop_empty) begin
+        head_q[pop_q_i] <= pop_h2;
+        hl_q[pop_q_i]   <= pop_h2l;
+      end
       if (push_stored) begin
         tail_q[push_q_i] <= wr_slot;
         unique case (cnt_q[push_q_i] - CntW'(pop_i && pop_q_i == push_q_i))
-          CntW'(0): head_q[push_q_i] <= wr_slot;
-          CntW'(1): h2_q[push_q_i]   <= wr_slot;
+          CntW'(0): begin
+            head_q[push_q_i] <= wr_slot;
+            hl_q[push_q_i]   <= push_data_i[W-1];
+          end
+          CntW'(1): begin
+            h2_q[push_q_i]  <= wr_slot;
+            h2l_q[push_q_i] <= push_data_i[W-1];
+          end
           default: ;
         endcase
       end
@@ -184,13 +213,13 @@ module rcube_voq_buffer #(
   // the pushed slot becomes h2 directly), and the slots read are never the one
   // written in the same cycle, so read-during-write behaviour does not matter.
   logic [W-1:0]  mem_q  [DEPTH];
-  logic [AW-1:0] next_q [DEPTH];
+  logic [AW:0]   next_q [DEPTH];   // {top bit of the entry, its slot}
   logic [W-1:0]  rd_mem_q, byp_data_q;
   always_ff @(posedge clk_i) begin
     if (push_i) mem_q[wr_slot] <= push_data_i;
     if (pop_i) rd_mem_q <= mem_q[head_q[pop_q_i]];
-    if (link_push) next_q[push_tail] <= wr_slot;
-    if (read_next) next_rd_q <= next_q[pop_h2];
+    if (link_push) next_q[push_tail] <= {push_data_i[W-1], wr_slot};
+    if (read_next) {next_rd_l_q, next_rd_q} <= next_q[pop_h2];
     byp_data_q <= push_data_i;
   end
 

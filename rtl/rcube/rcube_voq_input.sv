@@ -31,11 +31,18 @@
 // (out_calm_i: credits for BCAST_PKT_FLITS flits) and has no queue here, else still
 // the port. The packet then goes to that output's queue like any other, so it never
 // waits behind packets for other outputs, and its body follows it there.
+//
+// REG_AVAIL = 1 puts a register stage between the arrival logic (route and broadcast
+// lookup, adaptive choice, drop decision, all in the cycle a flit arrives) and the
+// buffer: the flit is written, and offered to the allocator, the cycle after, from
+// flops. The lookups then end in that register instead of running on through the
+// queue state and the allocator (one more cycle per hop). With REG_AVAIL = 0 the stage
+// is a wire.
 module rcube_voq_input #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,
   parameter int unsigned INPORT    = 0,   // this input's port number
-  parameter bit          REG_AVAIL = 1'b0,   // see rcube_voq_buffer
+  parameter bit          REG_AVAIL = 1'b0,   // register stage before the buffer (above)
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
   localparam int unsigned QW       = $clog2(NPORTS + 1),
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
@@ -56,11 +63,13 @@ module rcube_voq_input #(
   input  logic [NPORTS-1:0][7:0]                                     bc_hi_i,
   // towards the allocator: queue o may be popped this cycle
   output logic [NPORTS-1:0]                                          avail_o,
+  output logic [NPORTS-1:0]                                          last_o,  // a pop of queue o takes a last flit
   input  logic                                                       pop_i,
   input  logic [PortW-1:0]                                           pop_port_i,
   // broadcast queue: has a flit, output set of its front packet; pop_bc_i pops it
   // (instead of pop_port_i), bc_start_i says that pop is a broadcast's head
   output logic                                                       bc_avail_o,
+  output logic                                                       bc_last_o,
   output logic [NPORTS-1:0]                                          bc_mask_o,
   input  logic                                                       pop_bc_i,
   input  logic                                                       bc_start_i,
@@ -124,10 +133,13 @@ module rcube_voq_input #(
 
   // ---- stall timeout ----
   logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
+  logic        idle_ge_q;              // idle_q >= tmo_cycles_i != 0
   logic        expired, inj, inj_taken, has_free;
   logic [NPORTS:0][CntW-1:0]   count;   // per queue, the broadcast queue last
   // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
-  assign expired   = in_pkt_q && !in_flit_i.valid && tmo_cycles_i != '0 && idle_q >= tmo_cycles_i;
+  // The 16-bit compare is registered (made on idle_d): it is on the way to avail_o
+  // through inj, in the allocator's cycle.
+  assign expired   = in_pkt_q && !in_flit_i.valid && idle_ge_q;
   assign inj       = expired && !pkt_drop_q && count[pkt_port_q] == '0;
   // The EEP leaves through the queue the packet was in: the broadcast queue for a
   // broadcast (its connection holds the whole output set until this last flit).
@@ -141,14 +153,16 @@ module rcube_voq_input #(
   assign tmo_o = inj_taken || (expired && pkt_drop_q);
 
   // ---- adaptive choice of the output ----
-  logic [NPORTS-1:0] alt_ok;
+  // queued[o]: this input has a flit for output o in its buffer or in the stage register
+  logic [NPORTS-1:0] alt_ok, queued, staged;
   logic [PortW-1:0]  route_port;
   always_comb begin
     route_port = lookup_port;
     for (int unsigned o = 0; o < NPORTS; o++) begin
-      alt_ok[o] = lookup_amask[o] && out_calm_i[o] && count[o] == '0;
+      queued[o] = count[o] != '0 || staged[o];
+      alt_ok[o] = lookup_amask[o] && out_calm_i[o] && !queued[o];
     end
-    if (is_adapt && (out_busy_i[lookup_port] || count[lookup_port] != '0)) begin
+    if (is_adapt && (out_busy_i[lookup_port] || queued[lookup_port])) begin
       for (int o = NPORTS - 1; o >= 0; o--) begin
         if (alt_ok[o]) route_port = PortW'(o);
       end
@@ -170,29 +184,73 @@ module rcube_voq_input #(
   assign drop_o = is_head && (is_bcast ? (bc_fwd == '0) : !lookup_hit);
   assign eep_o  = in_flit_i.valid && in_flit_i.last && in_flit_i.err;
 
-  // ---- buffer ----
-  logic push, drop_flit;
-  assign push      = in_flit_i.valid && !pkt_drop_d;
-  assign drop_flit = in_flit_i.valid && pkt_drop_d;
+  // ---- stage between arrival and buffer ----
+  logic              a_push, drop_flit, a_mask_push;
+  assign a_push      = in_flit_i.valid && !pkt_drop_d;
+  assign drop_flit   = in_flit_i.valid && pkt_drop_d;
+  assign a_mask_push = is_head && is_bcast && (bc_fwd != '0);
 
+  logic              w_push, w_mask_push;     // what the buffer takes this cycle
+  logic [QW-1:0]     w_q;
+  logic [65:0]       w_data;
+  logic [NPORTS-1:0] w_fwd;
+  if (REG_AVAIL) begin : gen_stage
+    logic              s_push_q, s_mask_push_q;
+    logic [QW-1:0]     s_q_q;
+    logic [65:0]       s_data_q;
+    logic [NPORTS-1:0] s_fwd_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        s_push_q      <= 1'b0;
+        s_mask_push_q <= 1'b0;
+        s_q_q         <= '0;
+        s_data_q      <= '0;
+        s_fwd_q       <= '0;
+      end else begin
+        s_push_q      <= a_push;
+        s_mask_push_q <= a_mask_push;
+        s_q_q         <= pkt_port_d;
+        s_data_q      <= {in_flit_i.last, in_flit_i.err, in_flit_i.data};
+        s_fwd_q       <= bc_fwd;
+      end
+    end
+    assign w_push      = s_push_q;
+    assign w_mask_push = s_mask_push_q;
+    assign w_q         = s_q_q;
+    assign w_data      = s_data_q;
+    assign w_fwd       = s_fwd_q;
+    for (genvar o = 0; o < NPORTS; o++) begin : gen_staged
+      assign staged[o] = s_push_q && s_q_q == QW'(o);
+    end
+  end else begin : gen_no_stage
+    assign w_push      = a_push;
+    assign w_mask_push = a_mask_push;
+    assign w_q         = pkt_port_d;
+    assign w_data      = {in_flit_i.last, in_flit_i.err, in_flit_i.data};
+    assign w_fwd       = bc_fwd;
+    assign staged      = '0;
+  end
+
+  // ---- buffer ----
   logic                          rd_valid;
   logic [65:0]                   rd_data;
-  logic [NPORTS:0]               q_avail;
+  logic [NPORTS:0]               q_avail, q_last;
 
+  // An injection comes only after tmo_cycles_i idle cycles, so the stage is empty then.
   rcube_voq_buffer #(
     .NQ   (NPORTS + 1),
     .DEPTH(BUF_DEPTH),
-    .W    (66),
-    .REG_AVAIL(REG_AVAIL)
+    .W    (66)
   ) u_buf (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
-    .push_i     (push),
+    .push_i     (w_push),
     .inj_i      (inj),
-    .push_q_i   (pkt_port_d),
+    .push_q_i   (inj ? pkt_port_q : w_q),
     // The EEP flit carries zero data: it only has to end the packet.
-    .push_data_i(inj ? {1'b1, 1'b1, 64'd0} : {in_flit_i.last, in_flit_i.err, in_flit_i.data}),
+    .push_data_i(inj ? {1'b1, 1'b1, 64'd0} : w_data),
     .avail_o    (q_avail),
+    .head_last_o(q_last),
     .pop_i      (pop_i || pop_bc_i),
     .pop_q_i    (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
     .rd_valid_o (rd_valid),
@@ -203,17 +261,18 @@ module rcube_voq_input #(
 
   assign avail_o    = q_avail[NPORTS-1:0];
   assign bc_avail_o = q_avail[NPORTS];
+  assign last_o     = q_last[NPORTS-1:0];
+  assign bc_last_o  = q_last[NPORTS];
 
   // ---- output sets of the broadcasts in the queue ----
   // One entry per broadcast in the queue (each holds at least one buffer slot, so
-  // BUF_DEPTH entries never overflow). An arriving head started in the same cycle uses
-  // its set straight from the lookup and is never stored.
-  logic                   mask_push, mask_valid;
+  // BUF_DEPTH entries never overflow). A head written in the same cycle as it is started
+  // uses its set straight from the lookup (or stage) and is never stored.
+  logic                   mask_valid;
   logic [NPORTS-1:0]      mask_front;
   logic                   unused_bc_ready;   // never full: see above
   logic [CntW-1:0]        unused_bc_count;
-  assign mask_push = is_head && is_bcast && (bc_fwd != '0);
-  assign bc_mask_o = mask_valid ? mask_front : bc_fwd;
+  assign bc_mask_o = mask_valid ? mask_front : w_fwd;
 
   fifo_sync #(
     .WIDTH(NPORTS),
@@ -221,9 +280,9 @@ module rcube_voq_input #(
   ) u_bc_sets (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
-    .in_valid_i (mask_push && !(bc_start_i && !mask_valid)),
+    .in_valid_i (w_mask_push && !(bc_start_i && !mask_valid)),
     .in_ready_o (unused_bc_ready),
-    .in_data_i  (bc_fwd),
+    .in_data_i  (w_fwd),
     .out_valid_o(mask_valid),
     .out_ready_i(bc_start_i),
     .out_data_o (mask_front),
@@ -258,8 +317,10 @@ module rcube_voq_input #(
       pkt_drop_q  <= 1'b0;
       drop_pend_q <= '0;
       idle_q      <= '0;
+      idle_ge_q   <= 1'b0;
     end else begin
       idle_q      <= idle_d;
+      idle_ge_q   <= tmo_cycles_i != '0 && idle_d >= tmo_cycles_i;
       in_pkt_q    <= in_pkt_d;
       pkt_port_q  <= pkt_port_d;
       pkt_drop_q  <= pkt_drop_d;
@@ -272,7 +333,7 @@ module rcube_voq_input #(
     if (rst_ni) begin
       assert (!(pop_i && pop_bc_i)) else $error("rcube_voq_input: two pops in one cycle");
       assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
-      assert (!bc_start_i || mask_valid || mask_push)
+      assert (!bc_start_i || mask_valid || w_mask_push)
         else $error("rcube_voq_input: broadcast start without a queued broadcast");
     end
   end

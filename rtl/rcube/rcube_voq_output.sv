@@ -34,8 +34,13 @@ module rcube_voq_output #(
   assign credit_ok_o = (credit_q != '0) || credit_i;
   assign credit_bc_o = 32'(credit_q) >= fasthsl_pkg::BCAST_PKT_FLITS;
 
+  // Both candidates from flops, sched_i only selects: it comes at the end of the
+  // allocator's cycle, and an adder's carry chain after it would add to that cycle.
+  logic [CREDIT_W-1:0] credit_keep, credit_spend;
   always_comb begin
-    credit_d = credit_q + CREDIT_W'(credit_i) - CREDIT_W'(sched_i);
+    credit_keep  = credit_q + CREDIT_W'(credit_i);
+    credit_spend = credit_i ? credit_q : credit_q - 1'b1;
+    credit_d     = sched_i ? credit_spend : credit_keep;
     out_d    = LINK_FLIT_IDLE;
     if (xvalid_i) begin
       out_d       = flit_i[xsel_i];

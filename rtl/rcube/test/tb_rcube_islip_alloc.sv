@@ -1,5 +1,6 @@
 // Checks rcube_islip_alloc against a model of the input queues (packets of random
-// length per input/output queue) and the buffer's one-cycle read register.
+// length per input/output queue, the `last` bit of each queue's front flit shown as the
+// buffer shows it) and the buffer's one-cycle read register.
 // Every cycle:
 //   - a pop only from a queue that has a flit, for an output that has a credit;
 //   - no output gets two flits; the crossbar setting (xvalid_o/xsel_o) one cycle later
@@ -29,15 +30,15 @@ module tb_rcube_islip_alloc_env #(
   /* verilator lint_on SYNCASYNCNET */
   always #5 clk = ~clk;
 
-  logic [NP-1:0][NP-1:0] avail;
-  logic [NP-1:0]         credit_ok, rd_valid, rd_last, pop, xvalid;
+  logic [NP-1:0][NP-1:0] avail, last;
+  logic [NP-1:0]         credit_ok, pop, xvalid;
   logic [NP-1:0][PW-1:0] pop_port, xsel;
 
   logic [NP-1:0] unused_pop_bc, unused_bc_start, sched, sched_q;
   logic [NP-1:0] unused_out_open;   // read by the inputs' adaptive choice: tb_rcube_router_adapt
   rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS)) dut (
     .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
-    .rd_valid_i(rd_valid), .rd_last_i(rd_last), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
+    .last_i(last), .bc_last_i('0), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
     .pop_o(pop), .pop_port_o(pop_port), .pop_bc_o(unused_pop_bc),
     .bc_start_o(unused_bc_start), .out_open_o(unused_out_open), .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel)
   );
@@ -107,7 +108,6 @@ module tb_rcube_islip_alloc_env #(
       end
       for (int o = 0; o < NP; o++) exp_xv[o] = 1'b0;
       for (int i = 0; i < NP; i++) begin
-        rd_valid[i] <= pop[i];
         if (pop[i]) begin
           automatic int o = int'(pop_port[i]);
           bit l;
@@ -127,7 +127,6 @@ module tb_rcube_islip_alloc_env #(
           l = q_last[i][o][q_rd[i][o] % QL];
           q_rd[i][o]++;
           q_head[i][o] = l;
-          rd_last[i] <= l;
           if (l) begin
             owner[o] = -1;
             conn[i] = -1;
@@ -160,6 +159,7 @@ module tb_rcube_islip_alloc_env #(
             add_pkt(i, o, $urandom_range(1, max_len));
           end
           avail[i][o] = (q_size(i, o) != 0);
+          last[i][o]  = avail[i][o] && q_last[i][o][q_rd[i][o] % QL];
         end
       end
       for (int o = 0; o < NP; o++) credit_ok[o] = ($urandom_range(1, 100) <= credit_pct);
@@ -168,7 +168,7 @@ module tb_rcube_islip_alloc_env #(
 
   initial begin
     done_o = 1'b0;
-    avail = '0; credit_ok = '0; rd_valid = '0; rd_last = '0;
+    avail = '0; credit_ok = '0; last = '0;
     for (int i = 0; i < NP; i++) begin
       owner[i] = -1; conn[i] = -1; exp_xv[i] = 1'b0; exp_xs[i] = 0;
       for (int o = 0; o < NP; o++) begin

@@ -32,13 +32,13 @@ module tb_rcube_voq_buffer_env #(
   logic                    push, inj, pop, rd_valid, has_free;
   logic [QW-1:0]           push_q, pop_q;
   logic [W-1:0]            push_data, rd_data;
-  logic [NQ-1:0]           avail;
+  logic [NQ-1:0]           avail, head_last;
   logic [NQ-1:0][CntW-1:0] count;
 
   rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .push_i(push), .inj_i(inj), .push_q_i(push_q), .push_data_i(push_data),
-    .avail_o(avail), .pop_i(pop), .pop_q_i(pop_q),
+    .avail_o(avail), .head_last_o(head_last), .pop_i(pop), .pop_q_i(pop_q),
     .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count),
     .has_free_o(has_free)
   );
@@ -72,6 +72,12 @@ module tb_rcube_voq_buffer_env #(
       for (int q = 0; q < NQ; q++) begin
         automatic bit want = (model[q].size() != 0) || (((push && !REG_AVAIL) || inj) && int'(push_q) == q);
         if (avail[q] != want) $fatal(1, "%s: avail[%0d] = %b, want %b", name, q, avail[q], want);
+        // head_last: top bit of what a pop of q would take now (the offered entry if q is empty)
+        if (model[q].size() != 0 && head_last[q] != model[q][0][W-1])
+          $fatal(1, "%s: head_last[%0d] = %b, want %b", name, q, head_last[q], model[q][0][W-1]);
+        if (model[q].size() == 0 && want && head_last[q] != push_data[W-1])
+          $fatal(1, "%s: head_last[%0d] = %b for the offered entry, want %b", name, q,
+                 head_last[q], push_data[W-1]);
         if (int'(count[q]) != model[q].size())
           $fatal(1, "%s: count[%0d] = %0d, want %0d", name, q, count[q], model[q].size());
       end
