@@ -16,7 +16,10 @@
 // (desc_end_i: the take was its last, or the read engine refused it), so each context's
 // messages still go out one after the other, in ring order. The first segment's sequence
 // number, lag and completion record (take_*_i, from ddc_tx_complete) are kept per
-// context for the later segments. Broadcasts and inline descriptors are never cut (their
+// context for the later segments. The receiver counts a message's bytes under (source,
+// msg_id) (ddc_rx_msg_track), and msg_id is numbered per context: a message does not
+// start while another context's message with the same dest and msg_id is open (cut,
+// final segment not yet taken); the arbiter passes over it for that turn. Broadcasts and inline descriptors are never cut (their
 // packets are short already; an inline one is at most 64 bytes).
 //
 // Reads are issued only when the store has a slot for their result (counting reads in
@@ -140,6 +143,7 @@ module ddc_tx_ctx_fetch
   logic [NumCtx-1:0][7:0]         seq_q, seq_d;
   logic [NumCtx-1:0][3:0]         lag_q, lag_d;
   logic [NumCtx-1:0][RecW-1:0]    rec_q, rec_d;
+  logic [NumCtx-1:0][47:0]        key_q, key_d;     // {dest, msg_id} of the open message
 
   lme_desc_w2_t    rsp_w2, push_w2;
   desc_t           q_in, q_out;
@@ -235,7 +239,7 @@ module ddc_tx_ctx_fetch
   // ---- which context the read engine serves next ----
   logic [NumCtx-1:0] has_desc;
   logic [CtxW-1:0]   osel;
-  logic              osel_valid;
+  logic              osel_valid, clash, skip;
   always_comb begin
     for (int unsigned k = 0; k < NumCtx; k++) has_desc[k] = (cnt_q[k] != '0);
   end
@@ -246,7 +250,7 @@ module ddc_tx_ctx_fetch
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
     .req_i  (has_desc),
-    .ack_i  (desc_fire),
+    .ack_i  (desc_fire || skip),
     .gnt_o  (ogn_unused),
     .idx_o  (osel),
     .valid_o(osel_valid)
@@ -265,7 +269,18 @@ module ddc_tx_ctx_fetch
   assign cut     = (tx_quantum_i != '0) && !q_out.flags[DESC_FLAG_BCAST_BIT] && !q_out.inl &&
                    (rest > 32'(quantum));
 
-  assign desc_valid_o   = osel_valid && !drain_i;
+  // Another context's open message with the same key: pass this one over.
+  always_comb begin
+    clash = 1'b0;
+    for (int unsigned j = 0; j < NumCtx; j++) begin
+      if (CtxW'(j) != osel && off_q[j] != '0 && key_q[j] == {q_out.dest, q_out.msg_id}) begin
+        clash = 1'b1;
+      end
+    end
+  end
+  assign skip = osel_valid && !drain_i && (off == '0) && clash;
+
+  assign desc_valid_o   = osel_valid && !drain_i && !skip;
   assign desc_fire      = desc_valid_o && desc_ready_i;
   assign q_pop          = desc_fire && desc_end_i;
   assign desc_ctx_o     = osel;
@@ -307,6 +322,7 @@ module ddc_tx_ctx_fetch
     seq_d      = seq_q;
     lag_d      = lag_q;
     rec_d      = rec_q;
+    key_d      = key_q;
     if (req_fire || push_take_o) begin
       idx_d[sel] = (idx_q[sel] + 16'd1 == lme_size_i[sel]) ? '0 : idx_q[sel] + 16'd1;
       own_d[sel] = own_d[sel] + 1'b1;
@@ -329,6 +345,7 @@ module ddc_tx_ctx_fetch
         seq_d[osel] = take_seq_i;
         lag_d[osel] = take_lag_i;
         rec_d[osel] = take_rec_i;
+        key_d[osel] = {q_out.dest, q_out.msg_id};
       end
       if (desc_end_i) begin
         off_d[osel]  = '0;
@@ -407,6 +424,7 @@ module ddc_tx_ctx_fetch
       seq_q      <= '0;
       lag_q      <= '0;
       rec_q      <= '0;
+      key_q      <= '0;
     end else begin
       idx_q      <= idx_d;
       inflight_q <= inflight_d;
@@ -425,6 +443,7 @@ module ddc_tx_ctx_fetch
       seq_q      <= seq_d;
       lag_q      <= lag_d;
       rec_q      <= rec_d;
+      key_q      <= key_d;
       if (rsp_valid_i) begin
         unique case (beat_q)
           2'd0: w0_q <= rsp_data_i;

@@ -19,6 +19,9 @@
 // throughout, and in that pass the wait reaches exactly NumCtx - 1). A
 // context whose ring was empty while another filled the store gets its first descriptor
 // out after at most one segment of each other context (a slot is kept free for it).
+// Same keys: with msg_ids and dests drawn from a handful of values, no message's first
+// segment is taken while another context's message with the same dest and msg_id is open
+// (the receiver counts bytes per (source, msg_id)), and every descriptor still comes out.
 module tb_ddc_tx_ctx_fetch;
   import fasthsl_pkg::*;
 
@@ -128,6 +131,8 @@ module tb_ddc_tx_ctx_fetch;
   int          seq = 0;
   int          ctx_trace[$];   // contexts in output order (one entry per take)
   int          max_len = 3000;
+  bit          few_keys = 1'b0;
+  int          clash_waits = 0;
   int          exp_off[NumCtx];
   logic [16:0] numbers[NumCtx];  // {seq, lag, rec} named at the first take
   int          segs = 0, cut_descs = 0, refused = 0;
@@ -141,6 +146,10 @@ module tb_ddc_tx_ctx_fetch;
             32'($urandom_range(1, max_len))};
     d.w3 = {32'h0, 32'(seq)};
     d.pushed = 1'b0;
+    if (few_keys) begin
+      d.w3[31:0]  = 32'($urandom_range(0, 3));
+      d.w2[47:32] = 16'($urandom_range(0, 1));
+    end
     // A unicast message of this length, not inline: cut whenever it is longer than 2^q.
     if (force_len > 0) begin
       d.w2[48 + DESC_FLAG_BCAST_BIT]  = 1'b0;
@@ -209,7 +218,7 @@ module tb_ddc_tx_ctx_fetch;
       // Round robin: a context with a descriptor stored waits at most one take of each
       // other context.
       for (int j = 0; j < NumCtx; j++) begin
-        if (j == k || dut.cnt_q[j] == '0) begin
+        if (j == k || dut.cnt_q[j] == '0 || few_keys) begin
           passes[j] = 0;
         end else begin
           passes[j]++;
@@ -237,6 +246,14 @@ module tb_ddc_tx_ctx_fetch;
                $sformatf("context %0d msg %h (len %0d, q %0d): segment [%0d +%0d] final %0b, want [%0d +%0d]",
                          k, desc_msg_id, len, q, desc_off, desc_seg_len, desc_final,
                          exp_off[k], want_len))
+        if (exp_off[k] == 0) begin
+          for (int j = 0; j < NumCtx; j++) begin
+            if (j != k && exp_off[j] != 0 && exp_q[j][0].w2[47:32] == desc_dest &&
+                exp_q[j][0].w3[31:0] == desc_msg_id)
+              `CHECK(0, $sformatf("context %0d starts dest %0d msg %0d while context %0d's is open",
+                                  k, desc_dest, desc_msg_id, j))
+          end
+        end
         if (exp_off[k] != 0) begin
           `CHECK({desc_seq, desc_lag, desc_rec} == numbers[k],
                  $sformatf("context %0d: later segment with numbers %h, first had %h", k,
@@ -369,6 +386,14 @@ module tb_ddc_tx_ctx_fetch;
       `CHECK(at >= 0 && at <= 20, $sformatf("context 2 waited %0d takes behind the backlog of contexts 1 and 3", at))
     end
     wait_drained("backlog");
+
+    // ---- same keys: few msg_ids and dests, long messages, quantum 64 ----
+    few_keys = 1'b1;
+    cons_pct = 80;
+    refuse_pct = 0;
+    for (int n = 0; n < 8; n++) for (int k = 0; k < NumCtx; k++) post(k, 1'b0, $urandom_range(100, 500));
+    wait_drained("same keys");
+    few_keys = 1'b0;
 
     // ---- random posting, pushes on context 0, resets of idle contexts ----
     ready_pct = 70; gap_pct = 20; cons_pct = 70;
