@@ -65,6 +65,7 @@ module ddc_csr
   output logic        dedup_o,            // REL_CTRL.DEDUP
   output logic        early_nack_o,       // REL_CTRL.EARLY_NACK
   output logic [3:0]  rel_retries_o,      // REL_RETRIES
+  output logic [4:0]  tx_quantum_o,       // TX_QUANTUM (0: whole messages)
   // one-cycle event pulses
   input  logic        tx_desc_done_i,
   input  logic        tx_desc_err_i,
@@ -173,6 +174,7 @@ module ddc_csr
   logic        dedup_q, dedup_d;
   logic        early_nack_q, early_nack_d;
   logic [3:0]  rel_retries_q, rel_retries_d;
+  logic [4:0]  tx_quantum_q, tx_quantum_d;
   logic [1:0]  int_status_q, int_status_d;   // LME_DONE, LMR_NEW; ERROR is derived
   logic [23:0] int_mask_q, int_mask_d;
   logic [7:0]  int_ctx_lme_q, int_ctx_lme_d;   // CTX_LME_DONE, bit n = context n
@@ -210,9 +212,12 @@ module ddc_csr
   end
 
   // Ring sizes and MTU checked on the full word.
-  logic ring_size_ok, mtu_ok;
+  logic ring_size_ok, mtu_ok, tx_quantum_ok;
   assign ring_size_ok = (wdata != '0) && (wdata <= 32'(RING_SIZE_MAX));
   assign mtu_ok       = (wdata >= 32'd8) && (wdata <= 32'(MTU_MAX)) && (wdata[2:0] == '0);
+  // Below 64 bytes a segment would be shorter than a packet's header and trailer; above
+  // 2^24 no message is long enough to be cut (MSG_LEN_MAX).
+  assign tx_quantum_ok = (wdata == '0) || ((wdata >= 32'd6) && (wdata <= 32'd24));
 
   // ---- read data and decode ----
   logic rd_known;
@@ -265,6 +270,7 @@ module ddc_csr
                                                          ack_off_q});
       REL_TIMEOUT_OFFSET:           rsp_rdata_d = 32'(rel_timeout_q);
       REL_RETRIES_OFFSET:           rsp_rdata_d = 32'(rel_retries_q);
+      TX_QUANTUM_OFFSET:            rsp_rdata_d = 32'(tx_quantum_q);
       CNT_RETX_OFFSET:              rsp_rdata_d = cnt_q[CntRetx];
       CNT_REL_TIMEOUT_OFFSET:       rsp_rdata_d = cnt_q[CntRelTimeout];
       CNT_ACK_TX_OFFSET:            rsp_rdata_d = cnt_q[CntAckTx];
@@ -312,6 +318,7 @@ module ddc_csr
     dedup_d       = dedup_q;
     early_nack_d  = early_nack_q;
     rel_retries_d = rel_retries_q;
+    tx_quantum_d  = tx_quantum_q;
     int_mask_d   = int_mask_q;
     coal_lme_d   = coal_lme_q;
     coal_lmr_d   = coal_lmr_q;
@@ -392,6 +399,10 @@ module ddc_csr
         end
         REL_TIMEOUT_OFFSET:   rel_timeout_d = wdata[15:0];
         REL_RETRIES_OFFSET:   rel_retries_d = wdata[3:0];
+        TX_QUANTUM_OFFSET: begin
+          if (tx_quantum_ok) tx_quantum_d = wdata[4:0];
+          else               csr_err[ErrCsrBadValue] = 1'b1;
+        end
         // ddc_rx_window's registers (written there), read-only registers, undefined offsets
         default:              if (!win_wr_ok_i) csr_err[ErrCsrBadAddr] = 1'b1;
       endcase
@@ -494,6 +505,7 @@ module ddc_csr
       dedup_q       <= 1'b0;
       early_nack_q  <= 1'b0;
       rel_retries_q <= 4'd0;
+      tx_quantum_q  <= 5'(TX_QUANTUM_RESET);
       int_status_q <= '0;
       int_mask_q   <= '0;
       int_ctx_lme_q <= '0;
@@ -526,6 +538,7 @@ module ddc_csr
       dedup_q       <= dedup_d;
       early_nack_q  <= early_nack_d;
       rel_retries_q <= rel_retries_d;
+      tx_quantum_q  <= tx_quantum_d;
       int_status_q <= int_status_d;
       int_mask_q   <= int_mask_d;
       int_ctx_lme_q <= int_ctx_lme_d;
@@ -564,6 +577,7 @@ module ddc_csr
   assign dedup_o       = dedup_q;
   assign early_nack_o  = early_nack_q;
   assign rel_retries_o = rel_retries_q;
+  assign tx_quantum_o  = tx_quantum_q;
 
   assign irq_o = |(int_status_rd & int_mask_q);
 

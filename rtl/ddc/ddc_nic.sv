@@ -119,6 +119,7 @@ module ddc_nic (
   logic        sender_wait;
   logic [15:0] rel_timeout;
   logic [3:0]  rel_retries;
+  logic [4:0]  tx_quantum;
   logic        rel_retx;
   logic [4:0]  rel_timeouts;
   logic [1:0]  ans_drop;
@@ -195,6 +196,7 @@ module ddc_nic (
     .dedup_o            (dedup),
     .early_nack_o       (early_nack),
     .rel_retries_o      (rel_retries),
+    .tx_quantum_o       (tx_quantum),
     .tx_desc_done_i     (tx_desc_done),
     .tx_desc_err_i      (tx_desc_err),
     .tx_desc_irq_i      (tx_desc_irq),
@@ -344,6 +346,7 @@ module ddc_nic (
     .mtu_i             (mtu),
     .dest_lo_i         (dest_lo),
     .dest_hi_i         (dest_hi),
+    .tx_quantum_i      (tx_quantum),
     .lme_base_i        (all_lme_base),
     .lme_size_i        (all_lme_size),
     .lme_prod_i        (all_lme_prod),

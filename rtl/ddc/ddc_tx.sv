@@ -2,7 +2,8 @@
 //
 //   ddc_tx_ctx_fetch    ring fetch (prefetching) from NumCtx contexts' rings, round
 //                       robin, or the push window's descriptor for its slot of context
-//                       0's ring --desc--> ddc_tx_read_engine
+//                       0's ring; offers the contexts' messages round robin, a long one
+//                       in segments of 2^TX_QUANTUM bytes --desc--> ddc_tx_read_engine
 //   ddc_tx_read_engine  check, cut into packets, payload reads --job--> ddc_tx_packetizer
 //                       --completion record--> ddc_tx_complete
 //   ddc_tx_packetizer   header/payload(realigned)/CRC trailer, credits --msg_done--> complete
@@ -44,6 +45,7 @@ module ddc_tx
   input  logic [15:0] mtu_i,
   input  logic [15:0] dest_lo_i,
   input  logic [15:0] dest_hi_i,
+  input  logic [4:0]  tx_quantum_i,
   input  logic [NumCtx-1:0][63:0] lme_base_i,
   input  logic [NumCtx-1:0][15:0] lme_size_i,
   input  logic [NumCtx-1:0][15:0] lme_prod_i,
@@ -122,6 +124,9 @@ module ddc_tx
   localparam int unsigned OutW      = $clog2(PbufDepth + DescDepth + 2);
   localparam int unsigned PbufCntW  = $clog2(PbufDepth + 1);
   localparam int unsigned LenW      = $clog2(MTU_MAX + 1);
+  localparam int unsigned MsgLenW   = $clog2(MSG_LEN_MAX + 1);
+  // Completion record slots (ddc_tx_complete), named by every packet of a message.
+  localparam int unsigned RecW      = $clog2(CplDepth);
 
   localparam logic [7:0] TagPayload = 8'h00;
   localparam logic [7:0] TagDesc    = 8'h01;
@@ -257,10 +262,19 @@ module ddc_tx
   logic        desc_inline, desc_pushed;
   logic [CtxW-1:0] desc_ctx;
   logic        df_desc_ready;
+  logic [MsgLenW-1:0] desc_off, desc_seg_len;
+  logic        desc_final, desc_first, re_desc_end;
+  logic [7:0]  df_seq;
+  logic [3:0]  df_lag;
+  logic [RecW-1:0] df_rec, cp_rec;
+  logic        rt_valid;     // a retransmission's descriptor (ddc_tx_retx) goes first
+  logic [7:0]  cp_seq;
+  logic [3:0]  cp_lag;
 
   ddc_tx_ctx_fetch #(
     .DescDepth(DescDepth),
-    .NumCtx   (NumCtx)
+    .NumCtx   (NumCtx),
+    .RecW     (RecW)
   ) u_desc_fetch (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -268,6 +282,7 @@ module ddc_tx
     .drain_i      (drain),
     .ctx_reset_i  (ctx_reset_i),
     .enable_i     (enable_i),
+    .tx_quantum_i (tx_quantum_i),
     .lme_base_i   (lme_base_i),
     .lme_size_i   (lme_size_i),
     .lme_prod_i   (lme_prod_i),
@@ -294,8 +309,19 @@ module ddc_tx
     .desc_msg_id_o(desc_msg_id),
     .desc_inline_o(desc_inline),
     .desc_pushed_o(desc_pushed),
+    .desc_off_o   (desc_off),
+    .desc_seg_len_o(desc_seg_len),
+    .desc_final_o (desc_final),
+    .desc_seq_o   (df_seq),
+    .desc_lag_o   (df_lag),
+    .desc_rec_o   (df_rec),
+    .desc_end_i   (re_desc_end && !rt_valid),
+    .take_seq_i   (cp_seq),
+    .take_lag_i   (cp_lag),
+    .take_rec_i   (cp_rec),
     .idle_o       (df_idle)
   );
+  assign desc_first = (desc_off == '0);
 
   // ---------------------------------------------------------------------------------
   // Retransmission fetch, and the read engine's descriptor source
@@ -309,7 +335,7 @@ module ddc_tx
   logic [3:0]      rtq_lag;
   logic [1:0]      rtq_attempt;
 
-  logic        rt_valid, rt_inline, rt_bad;
+  logic        rt_inline, rt_bad;
   logic [63:0] rt_local;
   logic [79:0] rt_remote;
   logic [31:0] rt_len, rt_msg_id;
@@ -360,8 +386,6 @@ module ddc_tx
 
   // A retransmission goes ahead of the ring's next descriptor.
   logic        re_desc_valid;
-  logic [7:0]  cp_seq;
-  logic [3:0]  cp_lag;
   assign re_desc_valid = rt_valid || desc_valid;
   assign df_desc_ready = desc_ready && !rt_valid;
 
@@ -386,8 +410,12 @@ module ddc_tx
   logic [1:0]      job_attempt;
   logic            job_retx, rfail_valid;
 
+  logic [RecW-1:0] job_rec, msg_rec;
+
+  // A later segment carries its first segment's numbers and record (ddc_tx_ctx_fetch).
   ddc_tx_read_engine #(
-    .PbufDepth(PbufDepth)
+    .PbufDepth(PbufDepth),
+    .RecW     (RecW)
   ) u_read_engine (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -407,12 +435,17 @@ module ddc_tx
     .desc_msg_id_i(rt_valid ? rt_msg_id : desc_msg_id),
     .desc_inline_i(rt_valid ? rt_inline : desc_inline),
     .desc_pushed_i(desc_pushed && !rt_valid),
-    .desc_seq_i   (rt_valid ? rt_seq     : cp_seq),
-    .desc_lag_i   (rt_valid ? rt_lag     : cp_lag),
+    .desc_seq_i   (rt_valid ? rt_seq : desc_first ? cp_seq : df_seq),
+    .desc_lag_i   (rt_valid ? rt_lag : desc_first ? cp_lag : df_lag),
     .desc_attempt_i(rt_valid ? rt_attempt : 2'd0),
     .desc_retx_i  (rt_valid),
     .desc_ridx_i  (rt_ridx),
     .desc_bad_i   (rt_valid && rt_bad),
+    .desc_off_i   (rt_valid ? '0 : desc_off),
+    .desc_seg_len_i(rt_valid ? MsgLenW'(rt_len) : desc_seg_len),
+    .desc_final_i (rt_valid || desc_final),
+    .desc_rec_i   (desc_first ? cp_rec : df_rec),
+    .desc_end_o   (re_desc_end),
     .rfail_valid_o(rfail_valid),
     .rfail_idx_o  (rfail_idx),
     .push_data_i  (push_data_i),
@@ -438,6 +471,7 @@ module ddc_tx
     .job_attempt_o(job_attempt),
     .job_retx_o   (job_retx),
     .job_ridx_o   (job_ridx),
+    .job_rec_o    (job_rec),
     .req_valid_o  (re_req_valid),
     .req_ready_i  (re_req_ready),
     .req_addr_o   (re_req_addr),
@@ -489,7 +523,8 @@ module ddc_tx
 
   ddc_tx_packetizer #(
     .JobDepth(JobDepth),
-    .CreditW (CreditW)
+    .CreditW (CreditW),
+    .RecW    (RecW)
   ) u_packetizer (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -512,6 +547,7 @@ module ddc_tx
     .job_attempt_i(job_attempt),
     .job_retx_i   (job_retx),
     .job_ridx_i   (job_ridx),
+    .job_rec_i    (job_rec),
     .pbuf_valid_i (pbuf_valid),
     .pbuf_ready_o (pk_pbuf_ready),
     .pbuf_data_i  (pbuf_data),
@@ -527,6 +563,7 @@ module ddc_tx
     .msg_err_o    (msg_err),
     .msg_retx_o   (msg_retx),
     .msg_ridx_o   (msg_ridx),
+    .msg_rec_o    (msg_rec),
     .idle_o       (pk_idle)
   );
 
@@ -559,6 +596,7 @@ module ddc_tx
     .cpl_unicast_i(!desc_flags[DESC_FLAG_BCAST_BIT]),
     .seq_o       (cp_seq),
     .lag_o       (cp_lag),
+    .rec_o       (cp_rec),
     .rel_timeout_i(rel_timeout_i),
     .retries_max_i(rel_retries_i),
     .retx_valid_o(rtq_valid),
@@ -584,6 +622,7 @@ module ddc_tx
     .msg_err_i   (msg_err),
     .msg_retx_i  (msg_retx),
     .msg_ridx_i  (msg_ridx),
+    .msg_rec_i   (msg_rec),
     .wr_valid_o  (dma_wr_valid_o),
     .wr_ready_i  (dma_wr_ready_i),
     .wr_addr_o   (dma_wr_addr_o),
@@ -601,9 +640,10 @@ module ddc_tx
   // Room for every response beat was reserved before its read was issued.
   a_pbuf_no_overflow: assert property (@(posedge clk_i)
                                        pbuf_in_valid |-> pbuf_in_ready);
-  // The record of a descriptor goes in with the descriptor itself (see u_complete).
+  // The record of a descriptor goes in with its first segment (see u_complete).
   a_cpl_with_desc: assert property (@(posedge clk_i)
-                                    (cpl_valid && cpl_ready) == (desc_valid && df_desc_ready));
+                                    (cpl_valid && cpl_ready) ==
+                                    (desc_valid && df_desc_ready && desc_first));
 `endif
 
 endmodule

@@ -2,11 +2,15 @@
 //
 // The read engine queues one record per descriptor as it takes it. A record with an error
 // completes at once (once it reaches the head); a good one waits for the packetizer to
-// report its message's last trailer. Messages finish in ring order, so a count of such
-// reports is all the matching needed. The status word (descriptor word 3) goes out as one
-// posted 8-byte write; LME_CONS advances and the event pulses fire when the host takes it.
-// A message cut by a payload read error (msg_err_i with its msg_done_i) completes with
-// DMA_RD: one flag per reported message, kept in report order next to the count.
+// report its message's last trailer. Messages of different contexts may finish out of
+// record order (TX_QUANTUM: a long message is sent in segments, other contexts' messages
+// between them), so each record is named by its queue slot (rec_o, offered for the record
+// at the input; the read engine carries it with the message's packets) and the report
+// names it back (msg_rec_i): a done flag and a read-error flag per slot. The head still
+// completes first, so completions keep record order. The status word (descriptor word 3)
+// goes out as one posted 8-byte write; LME_CONS advances and the event pulses fire when
+// the host takes it. A message cut by a payload read error (msg_err_i with its msg_done_i)
+// completes with DMA_RD.
 //
 // Records name their context (ddc_tx_ctx_fetch): the status goes to that context's ring
 // slot and its LME_CONS advances. One in-order stream serves every context, so each
@@ -67,6 +71,7 @@ module ddc_tx_complete
   input  logic        cpl_unicast_i,  // takes a sequence number
   output logic [7:0]  seq_o,        // the record's seq and lag (see above)
   output logic [3:0]  lag_o,
+  output logic [$clog2(CplDepth)-1:0] rec_o,   // the queue slot of the record at the input
 
   input  logic [15:0] rel_timeout_i,   // REL_TIMEOUT, ticks of 2^REL_TICK_LOG2 cycles
   input  logic [3:0]  retries_max_i,   // REL_RETRIES
@@ -95,7 +100,8 @@ module ddc_tx_complete
   input  logic        ans_nack_i,
   input  logic        ans_reject_i,
 
-  input  logic        msg_done_i,   // the last trailer of the oldest good message left
+  input  logic        msg_done_i,   // the last trailer of a good message
+  input  logic [$clog2(CplDepth)-1:0] msg_rec_i,  // ... of this record (not a retransmission)
   input  logic        msg_err_i,    // ... and the message was cut by a DMA read error
   input  logic        msg_retx_i,   // ... and it was a retransmission of entry msg_ridx_i
   input  logic [RelW-1:0] msg_ridx_i,
@@ -166,18 +172,16 @@ module ddc_tx_complete
 
   assign idle_o = !q_valid;
 
-  // Good messages whose last trailer left but whose record is not yet written back.
-  logic [CntW-1:0] done_cnt_q, done_cnt_d;
-  // Read-error flags of those messages: a ring of CplDepth bits (there are never more
-  // reports pending than records queued).
+  // Queue slots, mirroring u_cpl_fifo's pointers (it is drained, never reset, by a ring
+  // reset, so they stay in step).
   localparam int unsigned PtrW = $clog2(CplDepth);
-  logic [CplDepth-1:0] done_err_q, done_err_d;
-  logic [PtrW-1:0]     err_wp_q, err_wp_d, err_rp_q, err_rp_d;
-  // Per good record in queue order: does it hold a rel entry, and which. Written when
-  // the record is queued, read at its message's msg_done (the sent report).
+  logic [PtrW-1:0]     rec_wp_q, rec_wp_d, rec_rp_q, rec_rp_d;
+  // Per slot: the message's last trailer left (and it was cut by a read error).
+  logic [CplDepth-1:0] rdone_q, rdone_d, done_err_q, done_err_d;
+  // Per slot: does the record hold a rel entry, and which. Written when the record is
+  // queued, read at its message's msg_done (the sent report).
   logic [CplDepth-1:0]           sent_wait_q, sent_wait_d;
   logic [CplDepth-1:0][RelW-1:0] sent_idx_q, sent_idx_d;
-  logic [PtrW-1:0]               sent_wp_q, sent_wp_d, sent_rp_q, sent_rp_d;
   logic                          rel_sent;
 
   logic        wr_valid_q, wr_valid_d;
@@ -208,16 +212,17 @@ module ddc_tx_complete
   end
 
   assign head_err = (q_out.err != DESC_ERR_OK) ? q_out.err :
-                    done_err_q[err_rp_q]       ? DESC_ERR_DMA_RD :
+                    done_err_q[rec_rp_q]       ? DESC_ERR_DMA_RD :
                     q_out.wait_ans             ? rel_err : DESC_ERR_OK;
 
   assign head_ok = (q_out.err != DESC_ERR_OK) ||
-                   ((done_cnt_q != '0) && (!q_out.wait_ans || rel_done_valid));
+                   (rdone_q[rec_rp_q] && (!q_out.wait_ans || rel_done_valid));
   assign accept  = wr_valid_q && wr_ready_i;
   assign load    = q_valid && head_ok && !drain_i && (!wr_valid_q || wr_ready_i);
   assign q_pop   = load || (drain_i && q_valid);
   assign rel_done_ready = load && q_out.err == DESC_ERR_OK && q_out.wait_ans;
-  assign rel_sent       = (msg_new && sent_wait_q[sent_rp_q]) || (msg_done_i && msg_retx_i);
+  assign rel_sent       = (msg_new && sent_wait_q[msg_rec_i]) || (msg_done_i && msg_retx_i);
+  assign rec_o          = rec_wp_q;
 
   logic            rel_stray_unused;
   logic [RelW-1:0] rel_retx_idx;
@@ -253,7 +258,7 @@ module ddc_tx_complete
     .alloc_tag_i  (rel_alloc_tag),
     .alloc_idx_o  (rel_alloc_idx),
     .sent_valid_i (rel_sent),
-    .sent_idx_i   (msg_retx_i ? msg_ridx_i : sent_idx_q[sent_rp_q]),
+    .sent_idx_i   (msg_retx_i ? msg_ridx_i : sent_idx_q[msg_rec_i]),
     .sent_fail_i  (msg_err_i),
     .fail_valid_i (rfail_valid_i),
     .fail_idx_i   (rfail_idx_i),
@@ -326,14 +331,12 @@ module ddc_tx_complete
   endfunction
 
   always_comb begin
-    done_cnt_d = done_cnt_q;
+    rec_wp_d   = rec_wp_q;
+    rec_rp_d   = rec_rp_q;
+    rdone_d    = rdone_q;
     done_err_d = done_err_q;
-    err_wp_d   = err_wp_q;
-    err_rp_d   = err_rp_q;
     sent_wait_d = sent_wait_q;
     sent_idx_d  = sent_idx_q;
-    sent_wp_d   = sent_wp_q;
-    sent_rp_d   = sent_rp_q;
     wr_valid_d = wr_valid_q;
     wr_stale_d = wr_stale_q;
     wr_addr_d  = wr_addr_q;
@@ -347,22 +350,21 @@ module ddc_tx_complete
     err_d      = 1'b0;
     irq_d      = 1'b0;
 
-    unique case ({msg_new, load && q_out.err == DESC_ERR_OK})
-      2'b10:   done_cnt_d = done_cnt_q + 1'b1;
-      2'b01:   done_cnt_d = done_cnt_q - 1'b1;
-      default: done_cnt_d = done_cnt_q;
-    endcase
+    // The head's slot is freed as it leaves; a report never names a slot in that cycle
+    // (the head only leaves after its report).
+    if (q_pop) begin
+      rdone_d[rec_rp_q] = 1'b0;
+      rec_rp_d         = rec_rp_q + 1'b1;
+    end
     if (msg_new) begin
-      done_err_d[err_wp_q] = msg_err_i;
-      err_wp_d             = err_wp_q + 1'b1;
+      rdone_d[msg_rec_i]    = 1'b1;
+      done_err_d[msg_rec_i] = msg_err_i;
     end
-    if (load && q_out.err == DESC_ERR_OK) err_rp_d = err_rp_q + 1'b1;
-    if (q_push && q_in_ready && cpl_err_i == DESC_ERR_OK) begin
-      sent_wait_d[sent_wp_q] = in_wait;
-      sent_idx_d[sent_wp_q]  = rel_alloc_idx;
-      sent_wp_d              = sent_wp_q + 1'b1;
+    if (q_push && q_in_ready) begin
+      sent_wait_d[rec_wp_q] = in_wait;
+      sent_idx_d[rec_wp_q]  = rel_alloc_idx;
+      rec_wp_d              = rec_wp_q + 1'b1;
     end
-    if (msg_new) sent_rp_d = sent_rp_q + 1'b1;
 
     if (accept) begin
       wr_valid_d = 1'b0;
@@ -395,11 +397,7 @@ module ddc_tx_complete
     // A write already offered to the host stays offered (valid/ready rule), but it no
     // longer belongs to the ring.
     if (flush_i) begin
-      done_cnt_d = '0;
-      err_wp_d   = '0;
-      err_rp_d   = '0;
-      sent_wp_d  = '0;
-      sent_rp_d  = '0;
+      rdone_d    = '0;
       wr_stale_d = wr_valid_d;
       wr_idx_d   = '0;
       cons_d     = '0;
@@ -411,14 +409,12 @@ module ddc_tx_complete
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      done_cnt_q <= '0;
+      rec_wp_q   <= '0;
+      rec_rp_q   <= '0;
+      rdone_q    <= '0;
       done_err_q <= '0;
-      err_wp_q   <= '0;
-      err_rp_q   <= '0;
       sent_wait_q <= '0;
       sent_idx_q  <= '0;
-      sent_wp_q   <= '0;
-      sent_rp_q   <= '0;
       wr_valid_q <= 1'b0;
       wr_stale_q <= 1'b0;
       wr_addr_q  <= '0;
@@ -433,14 +429,12 @@ module ddc_tx_complete
       irq_q      <= 1'b0;
       irq_ctx_q  <= '0;
     end else begin
-      done_cnt_q <= done_cnt_d;
+      rec_wp_q   <= rec_wp_d;
+      rec_rp_q   <= rec_rp_d;
+      rdone_q    <= rdone_d;
       done_err_q <= done_err_d;
-      err_wp_q   <= err_wp_d;
-      err_rp_q   <= err_rp_d;
       sent_wait_q <= sent_wait_d;
       sent_idx_q  <= sent_idx_d;
-      sent_wp_q   <= sent_wp_d;
-      sent_rp_q   <= sent_rp_d;
       wr_valid_q <= wr_valid_d;
       wr_stale_q <= wr_stale_d;
       wr_addr_q  <= wr_addr_d;

@@ -1,19 +1,36 @@
-// Descriptor fetch for several contexts: round robin between the LME rings with work.
+// Descriptor fetch for several contexts: round robin between the LME rings with work,
+// and between the contexts' messages a segment at a time (TX_QUANTUM).
 //
-// ddc_tx_desc_fetch for NumCtx rings. Each context has its own fetch index; a descriptor
-// read goes to the next context, round robin (rcube_rr_arbiter: the pointer moves past a
-// context only when its read is issued), among those whose fetch index is behind their
-// producer. So with several contexts posting, the descriptor queue interleaves them one
-// descriptor at a time, and the read engine behind it serves them message by message:
-// a context with one short message waits for at most one message of every other context,
-// not for a whole backlog. Each context's descriptors stay in its ring order.
+// Each context has its own fetch index; a descriptor read goes to the next context, round
+// robin (rcube_rr_arbiter: the pointer moves past a context only when its read is
+// issued), among those whose fetch index is behind their producer. Fetched descriptors
+// wait in a shared store of DescDepth slots, each context's in a list in its ring order
+// (head, tail, next pointers), so no context's backlog stands in front of another's.
 //
-// Reads are issued only when the queue has a slot for their result (counting reads in
-// flight); their responses come back in request order, and the context of each read
-// waits in a small tag ring until its fourth beat completes the descriptor.
+// The read engine is offered the head descriptor of the next context with one, round
+// robin again (a second arbiter, moved by every take). With tx_quantum_i = q != 0 a
+// unicast message longer than 2^q bytes is offered in segments of 2^q bytes: each take
+// covers [off, off + 2^q), the context's offset advances, and the arbiter moves on, so
+// between two segments of one message every other context with work gets one segment
+// or one shorter message. The descriptor leaves the store with its final segment
+// (desc_end_i: the take was its last, or the read engine refused it), so each context's
+// messages still go out one after the other, in ring order. The first segment's sequence
+// number, lag and completion record (take_*_i, from ddc_tx_complete) are kept per
+// context for the later segments. The receiver counts a message's bytes under (source,
+// msg_id) (ddc_rx_msg_track), and msg_id is numbered per context: a message does not
+// start while another context's message with the same dest and msg_id is open (cut,
+// final segment not yet taken); the arbiter passes over it for that turn. Broadcasts and inline descriptors are never cut (their
+// packets are short already; an inline one is at most 64 bytes).
+//
+// Reads are issued only when the store has a slot for their result (counting reads in
+// flight), and one slot stays free for every other context with a ring (lme_size != 0)
+// that has nothing stored or in flight: a context that posted first cannot fill the store
+// and hold the others' first descriptors back behind its whole backlog. Responses come
+// back in request order; the context of each read waits in a small tag ring until its
+// fourth beat completes the descriptor.
 //
 // The push window (ddc_push) belongs to context 0: a pushed descriptor stands for its
-// slot of context 0's ring and enters the queue from the window, once every earlier read
+// slot of context 0's ring and enters the store from the window, once every earlier read
 // has answered, as in ddc_tx_desc_fetch.
 //
 // flush_i (page 0's ring reset) restarts every context's fetch index; ctx_reset_i[k]
@@ -24,7 +41,9 @@ module ddc_tx_ctx_fetch
 #(
   parameter int unsigned DescDepth = 16,
   parameter int unsigned NumCtx    = CTX_COUNT,
-  localparam int unsigned CtxW     = (NumCtx > 1) ? $clog2(NumCtx) : 1
+  parameter int unsigned RecW      = 5,
+  localparam int unsigned CtxW     = (NumCtx > 1) ? $clog2(NumCtx) : 1,
+  localparam int unsigned MsgLenW  = $clog2(MSG_LEN_MAX + 1)
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -33,6 +52,7 @@ module ddc_tx_ctx_fetch
   input  logic [NumCtx-1:0]             ctx_reset_i,  // pulse: context k's fetch index to 0
 
   input  logic                          enable_i,
+  input  logic [4:0]                    tx_quantum_i,  // TX_QUANTUM (0: whole messages)
   input  logic [NumCtx-1:0][63:0]       lme_base_i,
   input  logic [NumCtx-1:0][15:0]       lme_size_i,
   input  logic [NumCtx-1:0][15:0]       lme_prod_i,
@@ -68,8 +88,20 @@ module ddc_tx_ctx_fetch
   output logic [31:0]                   desc_msg_id_o,
   output logic                          desc_inline_o,
   output logic                          desc_pushed_o,
+  // The segment offered: message bytes [off, off + seg_len), whether it ends the message,
+  // and for a later segment (off != 0) the first segment's seq, lag and record.
+  output logic [MsgLenW-1:0]            desc_off_o,
+  output logic [MsgLenW-1:0]            desc_seg_len_o,
+  output logic                          desc_final_o,
+  output logic [7:0]                    desc_seq_o,
+  output logic [3:0]                    desc_lag_o,
+  output logic [RecW-1:0]               desc_rec_o,
+  input  logic                          desc_end_i,   // with the take: the descriptor is done
+  input  logic [7:0]                    take_seq_i,   // with a first segment's take
+  input  logic [3:0]                    take_lag_i,
+  input  logic [RecW-1:0]               take_rec_i,
 
-  output logic                          idle_o        // queue empty
+  output logic                          idle_o        // nothing stored
 );
   localparam int unsigned CntW = $clog2(DescDepth + 1);
   localparam int unsigned TagW = (DescDepth > 1) ? $clog2(DescDepth) : 1;
@@ -98,32 +130,57 @@ module ddc_tx_ctx_fetch
   logic [DescDepth-1:0][CtxW-1:0] tag_q, tag_d;
   logic [TagW-1:0]                tag_wp_q, tag_wp_d, tag_rp_q, tag_rp_d;
 
+  // The store: slots, a free map, and per context a list in ring order.
+  desc_t                          mem_q [DescDepth];
+  logic [DescDepth-1:0]           free_q, free_d;
+  logic [DescDepth-1:0][TagW-1:0] nxt_q, nxt_d;
+  logic [NumCtx-1:0][TagW-1:0]    head_q, head_d, tail_q, tail_d;
+  logic [NumCtx-1:0][CntW-1:0]    cnt_q, cnt_d;     // stored
+  logic [NumCtx-1:0][CntW-1:0]    own_q, own_d;     // stored or being read
+  logic [CntW-1:0]                stored_q, stored_d;
+  // Per context: bytes of its head message already offered, and that message's numbers.
+  logic [NumCtx-1:0][MsgLenW-1:0] off_q, off_d;
+  logic [NumCtx-1:0][7:0]         seq_q, seq_d;
+  logic [NumCtx-1:0][3:0]         lag_q, lag_d;
+  logic [NumCtx-1:0][RecW-1:0]    rec_q, rec_d;
+  logic [NumCtx-1:0][47:0]        key_q, key_d;     // {dest, msg_id} of the open message
+
   lme_desc_w2_t    rsp_w2, push_w2;
   desc_t           q_in, q_out;
-  logic            q_push, rsp_push, q_valid, q_pop, q_in_ready;
-  logic [CntW-1:0] q_count;
-  logic            req_fire, room, push_here;
+  logic [CtxW-1:0] in_ctx;
+  logic            q_push, rsp_push, q_pop, desc_fire;
+  logic            req_fire, push_here;
+  logic [TagW-1:0] alloc, hs;
 
   // ---- which context reads next ----
-  logic [NumCtx-1:0] pending;
+  logic [NumCtx-1:0] pending, has_ring, idle_ctx, may_read;
   logic [CtxW-1:0]   sel;
   logic              sel_valid, arb_ack;
+  logic [CntW:0]     busy, resv_all;
   always_comb begin
+    busy     = (CntW + 1)'(stored_q) + (CntW + 1)'(inflight_q);
+    resv_all = '0;
     for (int unsigned k = 0; k < NumCtx; k++) begin
       // In a context's reset cycle its new size and producer are already visible but
       // its fetch index is not yet back to 0.
-      pending[k] = (lme_size_i[k] != '0) && (idx_q[k] != lme_prod_i[k]) && !ctx_reset_i[k];
+      pending[k]  = (lme_size_i[k] != '0) && (idx_q[k] != lme_prod_i[k]) && !ctx_reset_i[k];
+      has_ring[k] = (lme_size_i[k] != '0);
+      idle_ctx[k] = has_ring[k] && (own_q[k] == '0);
+      resv_all    = resv_all + (CntW + 1)'(idle_ctx[k]);
+    end
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      may_read[k] = enable_i && !drain_i && pending[k] &&
+                    (busy + resv_all - (CntW + 1)'(idle_ctx[k]) < (CntW + 1)'(DescDepth));
     end
   end
-  assign room = enable_i && !drain_i && (CntW'(inflight_q + q_count) < CntW'(DescDepth));
 
-  logic [NumCtx-1:0] gnt_unused;
+  logic [NumCtx-1:0] gnt_unused, ogn_unused;
   rcube_rr_arbiter #(
     .N(NumCtx)
   ) u_arb (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
-    .req_i  (room ? pending : '0),
+    .req_i  (may_read),
     .ack_i  (arb_ack),
     .gnt_o  (gnt_unused),
     .idx_o  (sel),
@@ -142,6 +199,7 @@ module ddc_tx_ctx_fetch
   assign push_w2  = push_w2_i;
   assign rsp_push = rsp_valid_i && (beat_q == 2'd3);
   assign q_push   = rsp_push || push_take_o;
+  assign in_ctx   = push_take_o ? '0 : tag_q[tag_rp_q];
   always_comb begin
     if (push_take_o) begin
       q_in = '{
@@ -170,33 +228,77 @@ module ddc_tx_ctx_fetch
     end
   end
 
-  fifo_sync #(
-    .WIDTH($bits(desc_t)),
-    .DEPTH(DescDepth)
-  ) u_desc_fifo (
-    .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .in_valid_i (q_push),
-    .in_ready_o (q_in_ready),
-    .in_data_i  (q_in),
-    .out_valid_o(q_valid),
-    .out_ready_i(q_pop),
-    .out_data_o (q_out),
-    .count_o    (q_count)
+  // The lowest free slot takes the next descriptor.
+  always_comb begin
+    alloc = '0;
+    for (int i = int'(DescDepth) - 1; i >= 0; i--) begin
+      if (free_q[i]) alloc = TagW'(i);
+    end
+  end
+
+  // ---- which context the read engine serves next ----
+  logic [NumCtx-1:0] has_desc;
+  logic [CtxW-1:0]   osel;
+  logic              osel_valid, clash, skip;
+  always_comb begin
+    for (int unsigned k = 0; k < NumCtx; k++) has_desc[k] = (cnt_q[k] != '0);
+  end
+
+  rcube_rr_arbiter #(
+    .N(NumCtx)
+  ) u_out_arb (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .req_i  (has_desc),
+    .ack_i  (desc_fire || skip),
+    .gnt_o  (ogn_unused),
+    .idx_o  (osel),
+    .valid_o(osel_valid)
   );
 
-  assign desc_valid_o  = q_valid && !drain_i;
-  assign q_pop         = q_valid && (desc_ready_i || drain_i);
-  assign desc_ctx_o    = q_out.ctx;
-  assign desc_local_o  = q_out.local_addr;
-  assign desc_remote_o = q_out.remote_addr;
-  assign desc_len_o    = q_out.len;
-  assign desc_dest_o   = q_out.dest;
-  assign desc_flags_o  = q_out.flags;
-  assign desc_msg_id_o = q_out.msg_id;
-  assign desc_inline_o = q_out.inl;
-  assign desc_pushed_o = q_out.pushed;
-  assign idle_o        = !q_valid;
+  assign hs    = head_q[osel];
+  assign q_out = mem_q[hs];
+
+  // The segment: the rest of the message, or 2^q bytes of it if the rest is longer.
+  logic [MsgLenW-1:0] off, quantum;
+  logic [31:0]        rest;
+  logic               cut;
+  assign off     = off_q[osel];
+  assign quantum = MsgLenW'(1) << tx_quantum_i;
+  assign rest    = q_out.len - 32'(off);
+  assign cut     = (tx_quantum_i != '0) && !q_out.flags[DESC_FLAG_BCAST_BIT] && !q_out.inl &&
+                   (rest > 32'(quantum));
+
+  // Another context's open message with the same key: pass this one over.
+  always_comb begin
+    clash = 1'b0;
+    for (int unsigned j = 0; j < NumCtx; j++) begin
+      if (CtxW'(j) != osel && off_q[j] != '0 && key_q[j] == {q_out.dest, q_out.msg_id}) begin
+        clash = 1'b1;
+      end
+    end
+  end
+  assign skip = osel_valid && !drain_i && (off == '0) && clash;
+
+  assign desc_valid_o   = osel_valid && !drain_i && !skip;
+  assign desc_fire      = desc_valid_o && desc_ready_i;
+  assign q_pop          = desc_fire && desc_end_i;
+  assign desc_ctx_o     = osel;
+  assign desc_local_o   = q_out.local_addr;
+  assign desc_remote_o  = q_out.remote_addr;
+  assign desc_len_o     = q_out.len;
+  assign desc_dest_o    = q_out.dest;
+  assign desc_flags_o   = q_out.flags;
+  assign desc_msg_id_o  = q_out.msg_id;
+  assign desc_inline_o  = q_out.inl;
+  assign desc_pushed_o  = q_out.pushed;
+  assign desc_off_o     = off;
+  assign desc_seg_len_o = cut ? quantum : MsgLenW'(rest);
+  assign desc_final_o   = !cut;
+  assign desc_seq_o     = seq_q[osel];
+  assign desc_lag_o     = lag_q[osel];
+  assign desc_rec_o     = rec_q[osel];
+  assign idle_o         = (stored_q == '0);
 
   function automatic logic [TagW-1:0] tag_next(logic [TagW-1:0] p);
     return (p == TagW'(DescDepth - 1)) ? '0 : p + 1'b1;
@@ -209,8 +311,21 @@ module ddc_tx_ctx_fetch
     tag_d      = tag_q;
     tag_wp_d   = tag_wp_q;
     tag_rp_d   = tag_rp_q;
+    free_d     = free_q;
+    nxt_d      = nxt_q;
+    head_d     = head_q;
+    tail_d     = tail_q;
+    cnt_d      = cnt_q;
+    own_d      = own_q;
+    stored_d   = stored_q;
+    off_d      = off_q;
+    seq_d      = seq_q;
+    lag_d      = lag_q;
+    rec_d      = rec_q;
+    key_d      = key_q;
     if (req_fire || push_take_o) begin
       idx_d[sel] = (idx_q[sel] + 16'd1 == lme_size_i[sel]) ? '0 : idx_q[sel] + 16'd1;
+      own_d[sel] = own_d[sel] + 1'b1;
     end
     if (req_fire) begin
       tag_d[tag_wp_q] = sel;
@@ -223,10 +338,54 @@ module ddc_tx_ctx_fetch
       2'b01:   inflight_d = inflight_q - 1'b1;
       default: inflight_d = inflight_q;
     endcase
-    for (int unsigned k = 0; k < NumCtx; k++) begin
-      if (ctx_reset_i[k]) idx_d[k] = '0;
+
+    // A take: the next segment, or the descriptor leaves its context's list.
+    if (desc_fire) begin
+      if (off == '0) begin
+        seq_d[osel] = take_seq_i;
+        lag_d[osel] = take_lag_i;
+        rec_d[osel] = take_rec_i;
+        key_d[osel] = {q_out.dest, q_out.msg_id};
+      end
+      if (desc_end_i) begin
+        off_d[osel]  = '0;
+        free_d[hs]   = 1'b1;
+        head_d[osel] = nxt_q[hs];
+        cnt_d[osel]  = cnt_q[osel] - 1'b1;
+        own_d[osel]  = own_d[osel] - 1'b1;
+      end else begin
+        off_d[osel] = off + quantum;
+      end
     end
-    // Beats of reads already issued are dropped upstream.
+    // A new descriptor joins the end of its context's list (after a pop in the same
+    // cycle, which never frees the slot it takes).
+    if (q_push) begin
+      free_d[alloc] = 1'b0;
+      if (cnt_d[in_ctx] == '0) head_d[in_ctx] = alloc;
+      else                     nxt_d[tail_q[in_ctx]] = alloc;
+      tail_d[in_ctx] = alloc;
+      cnt_d[in_ctx]  = cnt_d[in_ctx] + 1'b1;
+    end
+    unique case ({q_push, q_pop})
+      2'b10:   stored_d = stored_q + 1'b1;
+      2'b01:   stored_d = stored_q - 1'b1;
+      default: stored_d = stored_q;
+    endcase
+
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      if (ctx_reset_i[k]) begin
+        idx_d[k] = '0;
+        off_d[k] = '0;
+      end
+    end
+    // A ring reset empties the store; beats of reads already issued are dropped upstream.
+    if (drain_i) begin
+      free_d   = '1;
+      cnt_d    = '0;
+      own_d    = '0;
+      stored_d = '0;
+      off_d    = '0;
+    end
     if (flush_i) begin
       idx_d      = '0;
       inflight_d = '0;
@@ -234,6 +393,10 @@ module ddc_tx_ctx_fetch
       tag_wp_d   = '0;
       tag_rp_d   = '0;
     end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (q_push) mem_q[alloc] <= q_in;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -250,6 +413,18 @@ module ddc_tx_ctx_fetch
       dest_q     <= '0;
       flags_q    <= '0;
       inl_q      <= 1'b0;
+      free_q     <= '1;
+      nxt_q      <= '0;
+      head_q     <= '0;
+      tail_q     <= '0;
+      cnt_q      <= '0;
+      own_q      <= '0;
+      stored_q   <= '0;
+      off_q      <= '0;
+      seq_q      <= '0;
+      lag_q      <= '0;
+      rec_q      <= '0;
+      key_q      <= '0;
     end else begin
       idx_q      <= idx_d;
       inflight_q <= inflight_d;
@@ -257,6 +432,18 @@ module ddc_tx_ctx_fetch
       tag_q      <= tag_d;
       tag_wp_q   <= tag_wp_d;
       tag_rp_q   <= tag_rp_d;
+      free_q     <= free_d;
+      nxt_q      <= nxt_d;
+      head_q     <= head_d;
+      tail_q     <= tail_d;
+      cnt_q      <= cnt_d;
+      own_q      <= own_d;
+      stored_q   <= stored_d;
+      off_q      <= off_d;
+      seq_q      <= seq_d;
+      lag_q      <= lag_d;
+      rec_q      <= rec_d;
+      key_q      <= key_d;
       if (rsp_valid_i) begin
         unique case (beat_q)
           2'd0: w0_q <= rsp_data_i;
@@ -274,8 +461,10 @@ module ddc_tx_ctx_fetch
   end
 
 `ifndef SYNTHESIS
-  a_desc_no_overflow: assert property (@(posedge clk_i)
-                                       q_push |-> q_in_ready);
+  // Every read reserved its slot.
+  a_desc_no_overflow: assert property (@(posedge clk_i) q_push |-> free_q[alloc]);
+  // The store and the lists agree.
+  a_ctx_of_head: assert property (@(posedge clk_i) desc_valid_o |-> (q_out.ctx == osel));
   // A pushed descriptor enters only when no ring read can still answer ahead of it.
   a_push_alone: assert property (@(posedge clk_i) !(rsp_push && push_take_o));
   // A context is reset only while none of its reads is in flight (ddc_ctx_csr's rule).

@@ -15,7 +15,10 @@
 // where it ends), but ends with an EEP flit instead of the trailer, so the receiver drops
 // it as malformed. The rest of that message is not sent: its packets' words are taken
 // from the buffer and discarded (no link credit needed), and the message is reported
-// done with msg_err_o, so its descriptor completes with DMA_RD.
+// done with msg_err_o, so its descriptor completes with DMA_RD. Packets of other messages
+// may come between a message's packets (TX_QUANTUM segments), so the messages being
+// discarded are remembered by their completion record (job_rec_i), or for a
+// retransmission by its rel table entry, and only their packets are skipped.
 //
 // The receive side's answers (ACK/NACK packets from ddc_ack_gen, complete with their own
 // CRC) share the link: between packets an answer waiting goes before the next data
@@ -29,6 +32,7 @@ module ddc_tx_packetizer
 #(
   parameter int unsigned JobDepth = 8,
   parameter int unsigned CreditW  = 8,
+  parameter int unsigned RecW     = 5,   // completion record slot (ddc_tx_complete)
   localparam int unsigned LenW = $clog2(MTU_MAX + 1)
 ) (
   input  logic            clk_i,
@@ -61,6 +65,7 @@ module ddc_tx_packetizer
   input  logic [1:0]      job_attempt_i,
   input  logic            job_retx_i,
   input  logic [3:0]      job_ridx_i,
+  input  logic [RecW-1:0] job_rec_i,     // the message's completion record, reported back
 
   // Payload buffer head: the packets' local words, in order.
   input  logic            pbuf_valid_i,
@@ -82,6 +87,7 @@ module ddc_tx_packetizer
   output logic            msg_err_o,    // with msg_done_o: the message was cut by a read error
   output logic            msg_retx_o,   // with msg_done_o: it was a retransmission ...
   output logic [3:0]      msg_ridx_o,   // ... of this rel table entry
+  output logic [RecW-1:0] msg_rec_o,    // with msg_done_o: the message's completion record
   output logic            idle_o        // no job queued
 );
   typedef struct packed {
@@ -99,6 +105,7 @@ module ddc_tx_packetizer
     logic [1:0]      attempt;
     logic            retx;
     logic [3:0]      ridx;
+    logic [RecW-1:0] rec;
   } job_t;
 
   typedef enum logic [3:0] {
@@ -148,7 +155,8 @@ module ddc_tx_packetizer
     lag:     job_lag_i,
     attempt: job_attempt_i,
     retx:    job_retx_i,
-    ridx:    job_ridx_i
+    ridx:    job_ridx_i,
+    rec:     job_rec_i
   };
   assign idle_o = !job_valid;
 
@@ -161,9 +169,15 @@ module ddc_tx_packetizer
   assign ra_pkt_valid = job_valid && !drain_i && (state_q != StEep);
 
   // pkt_bad_q: a word of the packet in progress came with a read error.
-  // msg_skip_q: the current message was cut; its remaining packets are discarded.
-  logic pkt_bad_q, pkt_bad_d, msg_skip_q, msg_skip_d, pbuf_fire;
+  // skip_q: messages cut by a read error whose remaining packets are discarded, by key
+  // (first transmissions by record slot, retransmissions by rel table entry).
+  localparam int unsigned KeyW = ((RecW > 4) ? RecW : 4) + 1;
+  logic pkt_bad_q, pkt_bad_d, pbuf_fire, job_skip;
+  logic [(1 << KeyW)-1:0] skip_q, skip_d;
+  logic [KeyW-1:0]        job_key;
   assign pbuf_fire = pbuf_valid_i && pbuf_ready_o;
+  assign job_key   = job.retx ? {1'b1, (KeyW - 1)'(job.ridx)} : {1'b0, (KeyW - 1)'(job.rec)};
+  assign job_skip  = skip_q[job_key];
 
   ddc_tx_realign u_realign (
     .clk_i      (clk_i),
@@ -210,6 +224,7 @@ module ddc_tx_packetizer
   // Only meaningful with msg_done_o, which is only raised for the head job.
   assign msg_retx_o = job.retx;
   assign msg_ridx_o = job.ridx;
+  assign msg_rec_o  = job.rec;
 
   // Credits: the router returns one per freed buffer slot; we may send while any remain.
   logic [CreditW-1:0] credit_q, credit_d;
@@ -233,7 +248,7 @@ module ddc_tx_packetizer
     msg_done_o   = 1'b0;
     msg_err_o    = 1'b0;
     pkt_bad_d    = pkt_bad_q || (pbuf_fire && pbuf_err_i);
-    msg_skip_d   = msg_skip_q;
+    skip_d       = skip_q;
     ans_ready_o  = 1'b0;
 
     unique case (state_q)
@@ -247,7 +262,7 @@ module ddc_tx_packetizer
             send    = 1'b1;
             state_d = ans_last_i ? StHdr0 : StAns;
           end
-        end else if (job_valid && !drain_i && msg_skip_q) begin
+        end else if (job_valid && !drain_i && job_skip) begin
           state_d = StSkip;
         end else if (job_valid && !drain_i && ra_in_avail && has_credit) begin
           send    = 1'b1;
@@ -287,7 +302,7 @@ module ddc_tx_packetizer
           pkt_sent_o = !pkt_bad_q;
           msg_done_o = job.last;
           msg_err_o  = job.last && pkt_bad_q;
-          msg_skip_d = pkt_bad_q && !job.last;
+          if (pkt_bad_q && !job.last) skip_d[job_key] = 1'b1;
           pkt_bad_d  = 1'b0;
           state_d    = StHdr0;
         end
@@ -301,7 +316,7 @@ module ddc_tx_packetizer
         ra_clear   = 1'b1;
         msg_done_o = job.last;
         msg_err_o  = job.last;
-        msg_skip_d = !job.last;
+        if (job.last) skip_d[job_key] = 1'b0;
         pkt_bad_d  = 1'b0;
         state_d    = StHdr0;
       end
@@ -335,7 +350,7 @@ module ddc_tx_packetizer
       msg_done_o   = 1'b0;
       msg_err_o    = 1'b0;
       pkt_bad_d    = 1'b0;
-      msg_skip_d   = 1'b0;
+      skip_d       = '0;
       job_pop      = job_valid;
       unique case (state_q)
         StHdr1, StHdr2, StPay, StTrl, StEep: state_d = StEep;
@@ -377,14 +392,14 @@ module ddc_tx_packetizer
     if (!rst_ni) begin
       state_q    <= StHdr0;
       pkt_bad_q  <= 1'b0;
-      msg_skip_q <= 1'b0;
+      skip_q     <= '0;
       crc_q    <= '0;
       credit_q <= '0;
       flit_q   <= LINK_FLIT_IDLE;
     end else begin
       state_q    <= state_d;
       pkt_bad_q  <= pkt_bad_d;
-      msg_skip_q <= msg_skip_d;
+      skip_q     <= skip_d;
       crc_q    <= crc_d;
       credit_q <= credit_d;
       flit_q   <= flit_d;

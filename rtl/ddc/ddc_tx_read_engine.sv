@@ -26,10 +26,21 @@
 // like any descriptor but has no completion record (its record is already queued); if it
 // fails its checks (or desc_bad_i: it no longer names the entry's message) nothing is
 // sent and rfail_* ends the entry.
+//
+// Segments (TX_QUANTUM, ddc_tx_ctx_fetch): a long message may come as several takes of
+// its descriptor, each naming the bytes [desc_off_i, desc_off_i + desc_seg_len_i); other
+// descriptors' segments may come between them. The checks always look at the whole
+// descriptor; only the first segment (offset 0) gets a completion record, sets `first` on
+// its first packet and releases the push window; only the final segment (desc_final_i)
+// ends with the message's `last` packet. desc_end_o tells the fetch stage that a take was
+// the descriptor's last (its final segment, or a descriptor the checks refused). Every
+// packet carries its completion record slot (desc_rec_i), which the packetizer reports
+// back with the message's last trailer.
 module ddc_tx_read_engine
   import fasthsl_pkg::*;
 #(
   parameter int unsigned PbufDepth = 256,
+  parameter int unsigned RecW      = 5,
   localparam int unsigned PbufCntW = $clog2(PbufDepth + 1),
   localparam int unsigned LenW     = $clog2(MTU_MAX + 1),
   localparam int unsigned MsgLenW  = $clog2(MSG_LEN_MAX + 1)
@@ -61,6 +72,12 @@ module ddc_tx_read_engine
   input  logic                desc_retx_i,
   input  logic [3:0]          desc_ridx_i,
   input  logic                desc_bad_i,
+  // The segment taken: message bytes [off, off + seg_len), and whether it ends the message.
+  input  logic [MsgLenW-1:0]  desc_off_i,
+  input  logic [MsgLenW-1:0]  desc_seg_len_i,
+  input  logic                desc_final_i,
+  input  logic [RecW-1:0]     desc_rec_i,
+  output logic                desc_end_o,
 
   // A retransmission refused by the checks: its rel table entry.
   output logic                rfail_valid_o,
@@ -94,6 +111,7 @@ module ddc_tx_read_engine
   output logic [1:0]          job_attempt_o,
   output logic                job_retx_o,
   output logic [3:0]          job_ridx_o,
+  output logic [RecW-1:0]     job_rec_o,
 
   // Payload reads.
   output logic                req_valid_o,
@@ -148,8 +166,11 @@ module ddc_tx_read_engine
   end
 
   logic msg_active_q, msg_active_d;
-  logic desc_take, desc_fire;
+  logic desc_take, desc_fire, desc_first;
   logic rd_active_q, rd_inl_q;
+
+  // A retransmission is always whole (offset 0, final).
+  assign desc_first = (desc_off_i == '0);
 
   // A disabled NIC leaves fetched descriptors waiting; the message in progress finishes.
   // Inline words of the last packet still being written hold the next descriptor back:
@@ -157,9 +178,11 @@ module ddc_tx_read_engine
   assign desc_take    = !msg_active_q && !(rd_active_q && rd_inl_q) && enable_i && !drain_i;
   // A retransmission needs no record room: it must pass even when a full rel table holds
   // the records back (the entries it frees are what the records wait for).
-  assign desc_ready_o = desc_take && (cpl_ready_i || desc_retx_i);
-  assign cpl_valid_o  = desc_take && desc_valid_i && !desc_retx_i;
+  // So does a later segment: its record was queued with the first.
+  assign desc_ready_o = desc_take && (cpl_ready_i || desc_retx_i || !desc_first);
+  assign cpl_valid_o  = desc_take && desc_valid_i && !desc_retx_i && desc_first;
   assign desc_fire    = desc_valid_i && desc_ready_o;
+  assign desc_end_o   = desc_fire && (desc_final_i || (desc_err != DESC_ERR_OK));
   assign cpl_err_o    = desc_err;
   assign cpl_msg_id_o = desc_msg_id_i;
   assign cpl_irq_o    = desc_flags_i[DESC_FLAG_IRQ_LOCAL_BIT];
@@ -185,6 +208,8 @@ module ddc_tx_read_engine
   logic [1:0]         msg_att_q, msg_att_d;
   logic               msg_retx_q, msg_retx_d;
   logic [3:0]         msg_ridx_q, msg_ridx_d;
+  logic               msg_final_q, msg_final_d;  // the segment ends the message
+  logic [RecW-1:0]    msg_rec_q, msg_rec_d;
 
   // A good descriptor cuts its first packet (and issues its first read) in the cycle it
   // is taken, so the payload read leaves right behind the descriptor: the message source
@@ -196,15 +221,19 @@ module ddc_tx_read_engine
   logic [15:0]        src_dest;
   logic [7:0]         src_flags;
   logic [31:0]        src_id;
-  logic               src_inl, src_owns;
+  logic               src_inl, src_owns, src_final;
 
   assign take_good  = desc_fire && (desc_err == DESC_ERR_OK);
   assign src_active = msg_active_q || take_good;
-  assign src_local  = msg_active_q ? msg_local_q  : (desc_inline_i ? '0 : desc_local_i);
-  assign src_remote = msg_active_q ? msg_remote_q : desc_remote_i;
-  assign src_rem    = msg_active_q ? msg_rem_q    : MsgLenW'(desc_len_i);
-  assign src_off    = msg_active_q ? msg_off_q    : '0;
-  assign src_first  = msg_active_q ? msg_first_q  : 1'b1;
+  // An inline descriptor is never cut into segments (it is shorter than any quantum).
+  assign src_local  = msg_active_q ? msg_local_q  :
+                      (desc_inline_i ? '0 : desc_local_i + 64'(desc_off_i));
+  assign src_remote = msg_active_q ? msg_remote_q :
+                      {desc_remote_i[79:48], desc_remote_i[47:0] + 48'(desc_off_i)};
+  assign src_rem    = msg_active_q ? msg_rem_q    : desc_seg_len_i;
+  assign src_off    = msg_active_q ? msg_off_q    : desc_off_i;
+  assign src_first  = msg_active_q ? msg_first_q  : desc_first;
+  assign src_final  = msg_active_q ? msg_final_q  : (desc_final_i || desc_retx_i);
   assign src_dest   = msg_active_q ? msg_dest_q   : desc_dest_i;
   assign src_flags  = msg_active_q ? msg_flags_q  : desc_flags_i;
   assign src_id     = msg_active_q ? msg_id_q     : desc_msg_id_i;
@@ -215,6 +244,7 @@ module ddc_tx_read_engine
   assign job_attempt_o = msg_active_q ? msg_att_q  : desc_attempt_i;
   assign job_retx_o    = msg_active_q ? msg_retx_q : desc_retx_i;
   assign job_ridx_o    = msg_active_q ? msg_ridx_q : desc_ridx_i;
+  assign job_rec_o     = msg_active_q ? msg_rec_q  : desc_rec_i;
 
   // The CSR block only accepts multiples of 8 in 8..MTU_MAX; clamping keeps a bad value
   // from ever producing an empty or oversized packet.
@@ -231,7 +261,7 @@ module ddc_tx_read_engine
 
   logic [LenW-1:0]  pkt_len;
   logic [BeatW-1:0] pkt_beats;
-  logic             pkt_last;
+  logic             pkt_last, seg_end;
 
   // Broadcast packets are cut at BCAST_MTU as well: a router starts one only with credits
   // for all of it on every output (BCAST_PKT_FLITS), so it must stay that short.
@@ -241,7 +271,8 @@ module ddc_tx_read_engine
 
   assign pkt_len   = (src_rem < MsgLenW'(pkt_mtu)) ? LenW'(src_rem) : pkt_mtu;
   assign pkt_beats = BeatW'((LenW'(src_local[2:0]) + pkt_len + LenW'(7)) >> 3);
-  assign pkt_last  = (src_rem == MsgLenW'(pkt_len));
+  assign seg_end   = (src_rem == MsgLenW'(pkt_len));
+  assign pkt_last  = seg_end && src_final;
 
   // ---------------------------------------------------------------------------------
   // Read issue
@@ -311,7 +342,8 @@ module ddc_tx_read_engine
 
   // Release the push window: a pushed descriptor that is not a good inline one needs it
   // no longer once taken; a good inline one after its last word.
-  assign push_release_o = (desc_fire && desc_pushed_i && !(take_good && desc_inline_i)) ||
+  assign push_release_o = (desc_fire && desc_pushed_i && desc_first &&
+                           !(take_good && desc_inline_i)) ||
                           (inl_push_o && cur_owns && cur_last && (cur_left == BeatW'(1)));
 
   assign job_dest_o    = src_dest;
@@ -348,6 +380,8 @@ module ddc_tx_read_engine
     msg_att_d    = msg_att_q;
     msg_retx_d   = msg_retx_q;
     msg_ridx_d   = msg_ridx_q;
+    msg_final_d  = msg_final_q;
+    msg_rec_d    = msg_rec_q;
 
     // Reads: continue the pending packet, or start the one cut this cycle.
     if (!rd_active_q && job_fire) begin
@@ -377,11 +411,13 @@ module ddc_tx_read_engine
 
     if (take_good) begin
       msg_active_d = 1'b1;
-      msg_local_d  = desc_inline_i ? '0 : desc_local_i;
-      msg_remote_d = desc_remote_i;
-      msg_rem_d    = MsgLenW'(desc_len_i);
-      msg_off_d    = '0;
-      msg_first_d  = 1'b1;
+      msg_local_d  = src_local;
+      msg_remote_d = src_remote;
+      msg_rem_d    = src_rem;
+      msg_off_d    = src_off;
+      msg_first_d  = src_first;
+      msg_final_d  = src_final;
+      msg_rec_d    = desc_rec_i;
       msg_dest_d   = desc_dest_i;
       msg_flags_d  = desc_flags_i;
       msg_id_d     = desc_msg_id_i;
@@ -401,7 +437,7 @@ module ddc_tx_read_engine
       msg_rem_d    = src_rem - MsgLenW'(pkt_len);
       msg_off_d    = src_off + MsgLenW'(pkt_len);
       msg_first_d  = 1'b0;
-      if (pkt_last) msg_active_d = 1'b0;
+      if (seg_end) msg_active_d = 1'b0;
     end
 
     // Responses still in flight are dropped upstream, so their reservations go too.
@@ -431,6 +467,8 @@ module ddc_tx_read_engine
       msg_att_q    <= '0;
       msg_retx_q   <= 1'b0;
       msg_ridx_q   <= '0;
+      msg_final_q  <= 1'b0;
+      msg_rec_q    <= '0;
       rd_inl_q     <= 1'b0;
       rd_last_q    <= 1'b0;
       rd_owns_q    <= 1'b0;
@@ -456,6 +494,8 @@ module ddc_tx_read_engine
       msg_att_q    <= msg_att_d;
       msg_retx_q   <= msg_retx_d;
       msg_ridx_q   <= msg_ridx_d;
+      msg_final_q  <= msg_final_d;
+      msg_rec_q    <= msg_rec_d;
       rd_inl_q     <= rd_inl_d;
       rd_last_q    <= rd_last_d;
       rd_owns_q    <= rd_owns_d;

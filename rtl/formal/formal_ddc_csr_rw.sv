@@ -5,7 +5,7 @@
 // value written to it, masked to its width (one job per register: a free register index
 // made the solver take minutes instead of seconds). The registers with checked writes
 // follow their contract rules, modelled here: MTU (multiple of 8 in 8..MTU_MAX, reset
-// MTU_MAX), LME_SIZE / LMR_SIZE (1..RING_SIZE_MAX; a good write zeroes LME_PROD /
+// MTU_MAX), TX_QUANTUM (0 or 6..24, reset TX_QUANTUM_RESET), LME_SIZE / LMR_SIZE (1..RING_SIZE_MAX; a good write zeroes LME_PROD /
 // LMR_CONS), LME_PROD / LMR_CONS (below the ring size, else rejected; the push trigger is
 // an LME_PROD write). ID and VERSION read their constants. Every read is answered exactly
 // one cycle later. Only the bus is connected: every event input and any input a later
@@ -73,11 +73,13 @@ module formal_ddc_csr_rw
   logic        lme_size_known_q, lme_prod_known_q;
   logic        lmr_size_known_q, lmr_cons_known_q;
   logic [15:0] mtu_q, lme_size_q, lme_prod_q, lmr_size_q, lmr_cons_q;
+  logic [4:0]  quantum_q;
 
-  logic size_ok, mtu_ok, lme_prod_wr;
+  logic size_ok, mtu_ok, quantum_ok, lme_prod_wr;
   logic [31:0] prod_val;   // the index an LME_PROD write carries
   assign size_ok     = (wdata != '0) && (wdata <= 32'(RING_SIZE_MAX));
   assign mtu_ok      = (wdata >= 32'd8) && (wdata <= 32'(MTU_MAX)) && (wdata[2:0] == '0);
+  assign quantum_ok  = (wdata == '0) || ((wdata >= 32'd6) && (wdata <= 32'd24));
   assign lme_prod_wr = wr && ((addr == LME_PROD_OFFSET) ||
                               (HAS_PROD_ALIAS && addr == PROD_ALIAS_OFFSET));
   // The push trigger carries the index in bits 15:0 (bits 31:16: the pushed key).
@@ -89,6 +91,7 @@ module formal_ddc_csr_rw
       plain_known_q    <= 1'b0;
       plain_q          <= '0;
       mtu_q            <= 16'(MTU_MAX);
+      quantum_q        <= 5'(TX_QUANTUM_RESET);
       lme_size_known_q <= 1'b0;
       lme_size_q       <= '0;
       lme_prod_known_q <= 1'b0;
@@ -103,6 +106,7 @@ module formal_ddc_csr_rw
         plain_q       <= wdata & PLAIN_MASK[SEL];
       end
       if (wr && addr == MTU_OFFSET && mtu_ok) mtu_q <= wdata[15:0];
+      if (wr && addr == TX_QUANTUM_OFFSET && quantum_ok) quantum_q <= wdata[4:0];
       // LME ring
       if (wr && addr == LME_SIZE_OFFSET && size_ok) begin
         lme_size_known_q <= 1'b1;
@@ -151,6 +155,8 @@ module formal_ddc_csr_rw
       exp_val = CONTRACT_VERSION;
     end else if (addr == MTU_OFFSET) begin
       exp_val = 32'(mtu_q);
+    end else if (addr == TX_QUANTUM_OFFSET) begin
+      exp_val = 32'(quantum_q);
     end else if (addr == LME_SIZE_OFFSET) begin
       exp_known = lme_size_known_q;
       exp_val   = 32'(lme_size_q);

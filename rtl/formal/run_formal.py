@@ -280,7 +280,7 @@ def run_job(j, env):
 # RW registers whose writes are checked or have side effects: the ddc_csr harness models
 # each one by hand (rules from their contract docs). Every other "rw" register of the
 # contract is plain: it reads back what was last written, masked to its width.
-CSR_CHECKED = {"MTU", "LME_SIZE", "LME_PROD", "LMR_SIZE", "LMR_CONS"}
+CSR_CHECKED = {"MTU", "LME_SIZE", "LME_PROD", "LMR_SIZE", "LMR_CONS", "TX_QUANTUM"}
 # Page-0 registers another block holds (ddc_csr only forwards their reads): the receive
 # window table and its configuration live in ddc_rx_window, whose testbench checks their
 # read-back (tb_ddc_rx_window); the ddc_csr harness has no copy of them to prove.

@@ -360,6 +360,21 @@ pub enum DriverError {
         /// The count asked for.
         retries: u32,
     },
+    /// Segmenting between contexts (TX_QUANTUM) needs contract 1.8 or later.
+    #[error(
+        "tx quantum: the card implements contract {}.{}, TX_QUANTUM needs 1.8 or later",
+        .version >> 16, .version & 0xFFFF
+    )]
+    TxQuantumUnsupported {
+        /// VERSION register value.
+        version: u32,
+    },
+    /// set_tx_quantum: not 0 (off) and not in 6..=24.
+    #[error("tx quantum: log2 {log2} invalid, must be 0 (whole messages) or 6..=24")]
+    TxQuantumInvalid {
+        /// The log2 asked for.
+        log2: u32,
+    },
     /// Receive windows need contract 1.5 or later.
     #[error(
         "receive windows: the card implements contract {}.{}, windows need 1.5 or later",
@@ -851,6 +866,8 @@ const RETX_VERSION: u32 = 0x0001_0007;
 /// First contract with the early NACK (REL_CTRL.EARLY_NACK, CNT_RX_EARLY_NACK) and the
 /// per-context LMR-full drop (CNT_RX_LMR_FULL).
 const EARLY_NACK_VERSION: u32 = 0x0001_0008;
+/// First contract whose TX serves contexts a segment at a time (TX_QUANTUM).
+const TX_QUANTUM_VERSION: u32 = 0x0001_0008;
 
 /// An interrupt source the card can coalesce (INT_STATUS bits LME_DONE and LMR_NEW).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1819,6 +1836,39 @@ impl<D: Device> Card<D> {
             return Ok(0);
         }
         Ok(self.dev.bar_read32(nic::REL_RETRIES)? & 0xF)
+    }
+
+    /// Fairness between contexts (TX_QUANTUM, contract 1.8): a message longer than
+    /// 2^`log2` bytes is sent in segments of that size, and between two segments the card
+    /// sends one segment or one shorter message of every other context with work, so a
+    /// short message waits for about one segment per busy context, not for a whole long
+    /// message (docs/MESSAGING.md, Contexts). `log2` 6..=24 (64 B .. 16 MiB); 0 sends
+    /// whole messages. Reset [`contract::TX_QUANTUM_RESET`] (4 KiB). A bad value is
+    /// refused here, not sent to the card; on a card before 1.8 only 0 is accepted.
+    pub fn set_tx_quantum(&self, log2: u32) -> Result<(), DriverError> {
+        if log2 != 0 && !(6..=24).contains(&log2) {
+            return Err(DriverError::TxQuantumInvalid { log2 });
+        }
+        if self.version < TX_QUANTUM_VERSION {
+            return if log2 == 0 {
+                Ok(())
+            } else {
+                Err(DriverError::TxQuantumUnsupported {
+                    version: self.version,
+                })
+            };
+        }
+        self.dev.bar_write32(nic::TX_QUANTUM, log2)?;
+        Ok(())
+    }
+
+    /// TX_QUANTUM as the card holds it (an MMIO read; 0, whole messages, on cards before
+    /// contract 1.8).
+    pub fn tx_quantum(&self) -> Result<u32, DriverError> {
+        if self.version < TX_QUANTUM_VERSION {
+            return Ok(0);
+        }
+        Ok(self.dev.bar_read32(nic::TX_QUANTUM)? & 0x1F)
     }
 
     /// The coalescing thresholds of `src` as the card holds them (an MMIO read).

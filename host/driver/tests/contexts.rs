@@ -1,7 +1,8 @@
 //! User-level contexts (contract 1.5) against the simulated cluster (the real RTL):
 //! eight contexts per node sending at once, each LMR ring receiving exactly what was
 //! addressed to its context, bad context numbers and context-page accesses refused and
-//! counted, and the latency of a small message on one context while another streams.
+//! counted, the latency of a small message on one context while another streams (at the
+//! default TX_QUANTUM, with whole messages, and two other quanta), and TX_QUANTUM itself.
 
 use std::collections::HashMap;
 
@@ -276,19 +277,54 @@ fn small_message_on_one_context_while_another_streams() {
         t
     };
     let alone_ns = one_way(&mut small, &mut rx_small);
-    let t_big = dev.now_ns();
-    big.put(1, 1, &src[0], 0, rx, SRC - 64, 0).unwrap();
-    let behind_ns = one_way(&mut small, &mut rx_small);
-    rx_big.wait_lmr(TIMEOUT_NS).unwrap();
-    let big_ns = dev.now_ns() - t_big;
-    big.wait_all(TIMEOUT_NS).unwrap();
-    println!(
-        "{{\"bench\":\"contexts\",\"small_alone_ns\":{alone_ns},\"small_behind_stream_ns\":{behind_ns},\"stream_bytes\":{},\"stream_ns\":{big_ns}}}",
-        SRC - 64
+    assert_eq!(
+        a.tx_quantum().unwrap(),
+        fasthsl_driver::contract::TX_QUANTUM_RESET as u32
     );
-    // Round robin is per message today: the 8-byte message waits for the stream's
-    // message in progress, but it does arrive, on its own context.
-    assert!(behind_ns >= alone_ns);
+    // The default quantum first (the JSON line's numbers), then whole messages, then two
+    // other quanta for the record.
+    let quanta = [fasthsl_driver::contract::TX_QUANTUM_RESET as u32, 0, 8, 16];
+    let mut behind = Vec::new();
+    for (i, &q) in quanta.iter().enumerate() {
+        a.set_tx_quantum(q).unwrap();
+        let t_big = dev.now_ns();
+        big.put(1, 1, &src[0], 0, rx, SRC - 64, 0).unwrap();
+        let behind_ns = one_way(&mut small, &mut rx_small);
+        rx_big.wait_lmr(TIMEOUT_NS).unwrap();
+        let big_ns = dev.now_ns() - t_big;
+        big.wait_all(TIMEOUT_NS).unwrap();
+        if i == 0 {
+            println!(
+                "{{\"bench\":\"contexts\",\"small_alone_ns\":{alone_ns},\"small_behind_stream_ns\":{behind_ns},\"stream_bytes\":{},\"stream_ns\":{big_ns},\"tx_quantum\":{q}}}",
+                SRC - 64
+            );
+        } else {
+            println!(
+                "{{\"bench\":\"contexts_quantum\",\"tx_quantum\":{q},\"small_behind_stream_ns\":{behind_ns},\"stream_ns\":{big_ns}}}"
+            );
+        }
+        behind.push((q, behind_ns, big_ns));
+    }
+    a.set_tx_quantum(fasthsl_driver::contract::TX_QUANTUM_RESET as u32)
+        .unwrap();
+    // Packet-granular round robin: behind the stream, the 8-byte message waits for about
+    // one segment of it (4 KiB: ~2 us at the link's 2 GB/s), not for the stream; with
+    // TX_QUANTUM 0 (whole messages) it waits for most of the 1 MiB message.
+    let (_, def_ns, def_big_ns) = behind[0];
+    assert!(
+        def_ns < alone_ns + 5_000,
+        "default quantum: {def_ns} ns behind the stream, {alone_ns} ns alone"
+    );
+    let (_, off_ns, off_big_ns) = behind[1];
+    assert!(
+        off_ns > off_big_ns / 2,
+        "TX_QUANTUM 0: {off_ns} ns behind a {off_big_ns} ns stream"
+    );
+    // Segmenting costs the lone stream (almost) nothing.
+    assert!(
+        def_big_ns < off_big_ns + off_big_ns / 50,
+        "stream: {def_big_ns} ns in segments, {off_big_ns} ns whole"
+    );
 }
 
 /// A device handle that records every BAR offset it is asked for: what a process that
@@ -683,4 +719,39 @@ fn a_full_context_ring_never_stalls_the_others_and_retries_deliver_once_it_drain
         kr.rx_lmr_full - full0,
         ks.retx - retx0
     );
+}
+
+#[test]
+fn tx_quantum_reads_back_and_bad_values_are_refused_before_the_card() {
+    let (_cluster, cards, _src) = up();
+    let a = &cards[0];
+    assert_eq!(
+        a.tx_quantum().unwrap(),
+        fasthsl_driver::contract::TX_QUANTUM_RESET as u32
+    );
+    for q in [0, 6, 10, 24] {
+        a.set_tx_quantum(q).unwrap();
+        assert_eq!(a.tx_quantum().unwrap(), q);
+    }
+    let csr_err = a.counters().unwrap().csr_err;
+    for q in [1, 5, 25, 31, 32, u32::MAX] {
+        match a.set_tx_quantum(q) {
+            Err(DriverError::TxQuantumInvalid { log2 }) => assert_eq!(log2, q),
+            other => panic!("TX_QUANTUM {q}: {other:?}"),
+        }
+        assert_eq!(
+            a.tx_quantum().unwrap(),
+            24,
+            "a refused value reached the card"
+        );
+    }
+    assert_eq!(
+        a.counters().unwrap().csr_err,
+        csr_err,
+        "the card saw a bad write"
+    );
+    // The card refuses what the driver would: a raw write of 5 is counted, 24 stays.
+    a.device().bar_write32(nic::TX_QUANTUM, 5).unwrap();
+    assert_eq!(a.tx_quantum().unwrap(), 24);
+    assert_eq!(a.counters().unwrap().csr_err, csr_err + 1);
 }

@@ -48,7 +48,7 @@ use std::time::Instant;
 use fasthsl_driver::contract::{
     ctrl, desc_flag, err, nic_regs as nic, router_regs as rt, status_done, DescErr, LmeDesc,
     LmrEntry, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX, MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX,
-    ROUTER_CSR_BASE, ROUTE_ENTRIES,
+    ROUTER_CSR_BASE, ROUTE_ENTRIES, TX_QUANTUM_RESET,
 };
 use fasthsl_driver::{Card, CardConfig, CompletionError, Device, DmaBuffer, DriverError, PutPath};
 use fasthsl_rng::Rng;
@@ -74,6 +74,27 @@ const FOREIGN: std::ops::Range<u32> = 0x08c..0x100;
 const INT_MASK_BITS: u32 = 0x00FF_FFFF;
 /// Remote addresses as packets carry them (48 bits; header bits 63:48 are the window key).
 const ADDR_MASK: u64 = (1 << 48) - 1;
+
+/// The packets a message of `len` bytes is cut into, as (offset, length): at MTU from the
+/// start of each TX_QUANTUM segment (contract 1.8; the fuzz leaves TX_QUANTUM at its reset
+/// value, FOREIGN). Broadcasts and inline messages are not segmented.
+fn packet_spans(len: u64, mtu: u64, flags: u16) -> Vec<(u64, u64)> {
+    let q = 1u64 << TX_QUANTUM_RESET;
+    let seg = if flags & (desc_flag::BCAST | desc_flag::INLINE) == 0 && len > q {
+        q
+    } else {
+        len.max(1)
+    };
+    let mut spans = Vec::new();
+    let mut off = 0;
+    while off < len {
+        let end = ((off / seg + 1) * seg).min(len);
+        let plen = mtu.min(end - off);
+        spans.push((off, plen));
+        off += plen;
+    }
+    spans
+}
 
 /// The receive window block's registers (its counters and table; WIN_CFG and the log
 /// are in FOREIGN): defined, but left alone here (docs/WINDOWS.md, tests/windows.rs).
@@ -395,7 +416,8 @@ impl Fuzz {
     fn expect_delivery(&mut self, d: &LmeDesc, data: Option<Vec<u8>>, cut: Option<u64>) -> Answer {
         let mtu = u64::from(self.nics[0].reg(nic::MTU));
         let len = u64::from(d.len);
-        let pkts = cut.unwrap_or(len.div_ceil(mtu)) as u32;
+        let spans = packet_spans(len, mtu, d.flags);
+        let pkts = cut.unwrap_or(spans.len() as u64) as u32;
         self.nics[0].cnt.tx_pkts += pkts;
         let node = match self.route(0, d.dest) {
             Ok(node) => node,
@@ -411,8 +433,8 @@ impl Fuzz {
         let mut landed = 0;
         for i in 0..u64::from(pkts) {
             // Packets carry 48-bit addresses: the card drops the descriptor's bits 63:48.
-            let start = d.remote_addr.wrapping_add(i * mtu) & ADDR_MASK;
-            let plen = mtu.min(len - i * mtu);
+            let (off, plen) = spans[i as usize];
+            let start = d.remote_addr.wrapping_add(off) & ADDR_MASK;
             let inside = start >= base
                 && u128::from(start) + u128::from(plen) <= u128::from(base) + u128::from(size)
                 || self.sabotage == Sabotage::NoWindow;
@@ -967,7 +989,10 @@ impl Fuzz {
             } else {
                 self.src.iova() + SRC_BYTES as u64
             };
-            cut = (0..len.div_ceil(mtu)).find(|&k| local + ((k + 1) * mtu).min(len) > end);
+            cut = packet_spans(len, mtu, ring.flags)
+                .iter()
+                .position(|&(off, plen)| local + off + plen > end)
+                .map(|k| k as u64);
             let lo = ring.local_addr & !255;
             let hi = (ring.local_addr + u64::from(ring.len) + 255) & !255;
             if self.sabotage != Sabotage::Faults {

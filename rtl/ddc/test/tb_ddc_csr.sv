@@ -36,6 +36,7 @@ module tb_ddc_csr;
   logic [15:0] rel_timeout;
   logic        dedup, early_nack;
   logic [3:0]  rel_retries;
+  logic [4:0]  tx_quantum;
   logic        rel_retx = 1'b0;
   logic [4:0]  rel_timeouts = '0;
   logic [3:0]  ctx_err = '0;   // rejections on the context pages (ddc_ctx_csr)
@@ -77,6 +78,7 @@ module tb_ddc_csr;
     .dedup_o            (dedup),
     .early_nack_o       (early_nack),
     .rel_retries_o      (rel_retries),
+    .tx_quantum_o       (tx_quantum),
     .tx_desc_done_i     (ev[0]),
     .tx_desc_err_i      (ev[1]),
     .tx_desc_irq_i      (ev[2]),
@@ -284,7 +286,8 @@ module tb_ddc_csr;
         logic [31:0] v = $urandom();
         if (regs[i].acc != RW) continue;
         if (regs[i].off inside {MTU_OFFSET[11:0], LME_SIZE_OFFSET[11:0], LMR_SIZE_OFFSET[11:0],
-                                LME_PROD_OFFSET[11:0], LMR_CONS_OFFSET[11:0]}) continue;
+                                LME_PROD_OFFSET[11:0], LMR_CONS_OFFSET[11:0],
+                                TX_QUANTUM_OFFSET[11:0]}) continue;
         expect_accept(regs[i].name, {4'h0, regs[i].off}, v);
       end
     end
@@ -343,6 +346,22 @@ module tb_ddc_csr;
     expect_accept("MTU=512", MTU_OFFSET, 512);
     expect_accept("MTU=MAX", MTU_OFFSET, MTU_MAX);
     `CHECK(mtu == 16'(MTU_MAX), "mtu output")
+  endtask
+
+  // TX_QUANTUM: 0 or 6..24, anything else refused and the old value kept
+  task automatic t_tx_quantum();
+    logic [31:0] bad_q[7] = '{32'd1, 32'd5, 32'd25, 32'd31, 32'd32, 32'h0000_0106,
+                             32'hFFFF_FFFF};
+    `CHECK(tx_quantum == 5'(TX_QUANTUM_RESET), "TX_QUANTUM output at reset")
+    expect_accept("TX_QUANTUM=6", TX_QUANTUM_OFFSET, 6);
+    `CHECK(tx_quantum == 5'd6, "TX_QUANTUM output 6")
+    foreach (bad_q[k]) expect_reject($sformatf("TX_QUANTUM=%0d", bad_q[k]), 1,
+                                     TX_QUANTUM_OFFSET, bad_q[k], 1);
+    `CHECK(tx_quantum == 5'd6, "TX_QUANTUM kept after refused writes")
+    expect_accept("TX_QUANTUM=24", TX_QUANTUM_OFFSET, 24);
+    expect_accept("TX_QUANTUM=0", TX_QUANTUM_OFFSET, 0);
+    `CHECK(tx_quantum == 5'd0, "TX_QUANTUM output 0 (off)")
+    expect_accept("TX_QUANTUM=reset", TX_QUANTUM_OFFSET, TX_QUANTUM_RESET);
   endtask
 
   // ring sizes and indices
@@ -827,6 +846,7 @@ module tb_ddc_csr;
     add("REL_CTRL",      REL_CTRL_OFFSET,      RW,   0,                 32'hF);
     add("REL_TIMEOUT",   REL_TIMEOUT_OFFSET,   RW,   256,               32'hFFFF);
     add("REL_RETRIES",   REL_RETRIES_OFFSET,   RW,   0,                 32'hF);
+    add("TX_QUANTUM",    TX_QUANTUM_OFFSET,    RW,   TX_QUANTUM_RESET,  32'h1F);
     add("CNT_ACK_TX",    CNT_ACK_TX_OFFSET,    RO,   0,                 '1);
     add("CNT_NACK_TX",   CNT_NACK_TX_OFFSET,   RO,   0,                 '1);
     add("CNT_ACK_RX",    CNT_ACK_RX_OFFSET,    RO,   0,                 '1);
@@ -849,6 +869,7 @@ module tb_ddc_csr;
     t_back_to_back_reads_one_per_cycle();
     t_rw_registers_random_values_round_trip_outputs_follow();
     t_mtu();
+    t_tx_quantum();
     t_ring_sizes_and_indices();
     t_read_only_registers();
     t_undefined_offsets_read_and_write();

@@ -1224,25 +1224,77 @@ module tb_ddc_nic;
         csr_wr(ctx_reg(5, CTX_LMR_SIZE_OFFSET), Ring);
       end
 
-      // Fairness: an 8-byte message on context 2 behind a 64 KiB one on context 1.
+      // Fairness: an 8-byte message on context 2 posted just after a 64 KiB one on
+      // context 1, at quanta 2^12 (the reset value), 0 (whole messages: the 8-byte one
+      // waits for the whole stream) and 2^6 (packets of 64 bytes, the smallest segment).
+      // Every byte lands once (contents, CNT_RX_MSGS), every descriptor completes OK in
+      // its context's ring order (status words, each context's LME_CONS).
       begin
         longint t_alone, t_behind, t_big;
+        int     qs[3] = '{TX_QUANTUM_RESET, 0, 6};
+        int     p1, p2;
+        logic [63:0] big_src, big_dst;
+        logic [31:0] d32;
+        csr_expect(TX_QUANTUM_OFFSET, TX_QUANTUM_RESET, "TX_QUANTUM reset value");
         ctx_send(2, 2, 8, 32'h6601, 1'b1, t_alone);
-        ctx_send(1, 1, 65536, 32'h6602, 1'b0, t_big);
-        repeat (20) @(posedge clk);
-        ctx_send(2, 2, 8, 32'h6603, 1'b1, t_behind);
-        begin
-          int t = 0;
-          while (!w0_cycle.exists(32'h6602) && t < 400000) begin
-            @(posedge clk);
-            t++;
+        n_msgs++;
+        n_descs++;
+        foreach (qs[i]) begin
+          logic [31:0] id_big = 32'h6610 + 32'(i), id_small = 32'h6620 + 32'(i);
+          csr_wr(TX_QUANTUM_OFFSET, 32'(qs[i]));
+          csr_expect(TX_QUANTUM_OFFSET, 32'(qs[i]), "TX_QUANTUM");
+          p1 = ctx_prod[1];
+          p2 = ctx_prod[2];
+          big_src = {src_ptr[63:3], 3'b000};
+          big_dst = {dst_ptr[63:3], 3'b000};
+          ctx_send(1, 1, 65536, id_big, 1'b0, t_big);
+          repeat (20) @(posedge clk);
+          ctx_send(2, 2, 8, id_small, 1'b1, t_behind);
+          begin
+            int t = 0;
+            while (!w0_cycle.exists(int'(id_big)) && t < 400000) begin
+              @(posedge clk);
+              t++;
+            end
           end
+          `CHECK(w0_cycle.exists(int'(id_big)), "fairness: the 64 KiB message never arrived")
+          $display("FAIRNESS TX_QUANTUM %0d: 8 B on context 2: %0d cycles alone, %0d cycles doorbell to LMR entry while context 1 streams 64 KiB (that message: %0d cycles)",
+                   qs[i], t_alone, t_behind, w0_cycle[int'(id_big)] - t_big);
+          // Behind one segment of 2^q bytes (8 bytes a cycle) at most, not the stream.
+          if (qs[i] != 0) begin
+            `CHECK(t_behind < t_alone + longint'((1 << qs[i]) / 8) + 200,
+                   $sformatf("TX_QUANTUM %0d: 8 B message waited %0d cycles", qs[i], t_behind))
+          end else begin
+            `CHECK(t_behind > longint'(65536 / 8) - 500,
+                   $sformatf("TX_QUANTUM 0: 8 B message only waited %0d cycles", t_behind))
+          end
+          check_landed(big_src, big_dst, 65536);
+          in_flight.delete(int'(id_big));
+          begin
+            logic [63:0] e = ctx_lmr(1) + 64'(32 * ctx_lmr_cons[1]);
+            `CHECK(mem_word(e) >> 32 == 64'(id_big), "fairness: context 1's LMR entry")
+            mem_wr_word(e, '0);
+            ctx_lmr_cons[1] = (ctx_lmr_cons[1] + 1) % Ring;
+            csr_wr(ctx_reg(1, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[1]));
+          end
+          repeat (200) @(posedge clk);
+          `CHECK(mem_word(ctx_lme(1) + 64'(32 * p1) + 24) == {16'h0, 16'h8000, id_big},
+                 $sformatf("fairness: context 1 status word %h", mem_word(ctx_lme(1) + 64'(32 * p1) + 24)))
+          `CHECK(mem_word(ctx_lme(2) + 64'(32 * p2) + 24) == {16'h0, 16'h8000, id_small},
+                 $sformatf("fairness: context 2 status word %h", mem_word(ctx_lme(2) + 64'(32 * p2) + 24)))
+          csr_expect(ctx_reg(1, CTX_LME_CONS_OFFSET), 32'(ctx_prod[1]), "fairness: context 1 LME_CONS");
+          csr_expect(ctx_reg(2, CTX_LME_CONS_OFFSET), 32'(ctx_prod[2]), "fairness: context 2 LME_CONS");
+          n_msgs += 2;
+          n_descs += 2;
         end
-        $display("FAIRNESS 8 B on context 2: %0d cycles alone, %0d cycles doorbell to LMR entry while context 1 streams 64 KiB (that message: %0d cycles)",
-                 t_alone, t_behind, w0_cycle[32'h6602] - t_big);
-        n_msgs += 3;
-        n_descs += 3;
-        repeat (200) @(posedge clk);
+        csr_wr(TX_QUANTUM_OFFSET, 32'd5);
+        csr_expect(TX_QUANTUM_OFFSET, 32'd6, "TX_QUANTUM keeps 6 after a refused 5");
+        n_csr_err++;
+        csr_rd(ERR_STATUS_OFFSET, d32);
+        `CHECK(d32[1], "TX_QUANTUM=5 sets ERR_STATUS.CSR_BAD_VALUE")
+        csr_wr(ERR_STATUS_OFFSET, 32'h2);
+        csr_wr(INT_STATUS_OFFSET, 32'h7);
+        csr_wr(TX_QUANTUM_OFFSET, TX_QUANTUM_RESET);
       end
     end
 

@@ -34,6 +34,9 @@ module tb_ddc_tx;
   logic        enable = 1'b0;
   logic [15:0] node_id = 16'h0042;
   logic [15:0] mtu = 16'd1024;
+  // TX_QUANTUM: one context here, so segments only change where packets are cut (each
+  // segment is cut at MTU from its own start). Changed only while the TX is idle.
+  logic [4:0]  tx_quantum = 5'(TX_QUANTUM_RESET);
   logic [15:0] dest_lo = 16'h0010, dest_hi = 16'h001F;
   logic [63:0] lme_base = 64'h0010_0000;
   logic [15:0] lme_size = 16'd0;
@@ -70,6 +73,7 @@ module tb_ddc_tx;
     .mtu_i             (mtu),
     .dest_lo_i         (dest_lo),
     .dest_hi_i         (dest_hi),
+    .tx_quantum_i      (tx_quantum),
     .lme_base_i        (lme_base),
     .lme_size_i        (lme_size),
     .lme_prod_i        (lme_prod),
@@ -497,13 +501,19 @@ module tb_ddc_tx;
     ring_mem[lme_base + 64'(32 * slot) + 24] = {16'h0, 16'h0, d.msg_id};
     if (err == 0) begin
       int k = 0;
-      for (int off = 0; off < int'(len); off += int'(mtu_v)) begin
-        int pl = (int'(len) - off < int'(mtu_v)) ? int'(len) - off : int'(mtu_v);
+      int seg = (tx_quantum == 0 || int'(len) <= (1 << tx_quantum)) ? int'(len) :
+                (1 << tx_quantum);
+      int off = 0;
+      while (off < int'(len)) begin
+        int seg_end = ((off / seg) + 1) * seg;
+        int lim = (seg_end < int'(len)) ? seg_end : int'(len);
+        int pl = (lim - off < int'(mtu_v)) ? lim - off : int'(mtu_v);
         exp_pkt_t e;
         e = '{seq: 32'(seq_next), plen: 16'(pl), offset: 32'(off),
               first: (off == 0), last: (off + pl == int'(len))};
         exp_pkts.push_back(e);
         k++;
+        off += pl;
       end
       d.pkts_left = 32'(k);
       span_lo.push_back({l[63:3], 3'b0});
@@ -668,6 +678,8 @@ module tb_ddc_tx;
     // ---- Random traffic with stalls, for each MTU.
     foreach (mtus[k]) begin
       mtu = 16'(mtus[k]);
+      // Segments shorter than, equal to and longer than a packet; and whole messages.
+      tx_quantum = (k == 0) ? 5'd6 : (k == 1) ? 5'd0 : 5'd7;
       p_rd_ready = 60; p_wr_ready = 50; p_rsp_gap = 5; p_rx_drain = 70;
       ring_reset(64'h0012_0000 + 64'(k * 4096), (k == 0) ? 3 : 7 + 4 * k);
       run_random((mtus[k] == 8) ? 40 : 80, 12);
@@ -680,6 +692,7 @@ module tb_ddc_tx;
 
     // ---- Enable gating: nothing is fetched while disabled, then it all goes.
     mtu = 16'd256;
+    tx_quantum = 5'(TX_QUANTUM_RESET);
     p_rd_ready = 100; p_wr_ready = 100; p_rsp_gap = 0; p_rx_drain = 100;
     enable = 1'b0;
     for (int i = 0; i < 4; i++) begin

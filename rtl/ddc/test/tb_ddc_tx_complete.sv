@@ -17,6 +17,9 @@
 // lag, attempt) that the model TX path serves after a random delay, now and then cut by a
 // read error or refused on its re-read (EXHAUSTED); results follow the script, never more
 // than the budget of retransmissions, counters (retx, timeouts) match the model.
+// Messages finish in any order (TX_QUANTUM: other contexts' messages overtake a long one):
+// msg_done names a random unfinished good record by its slot (rec_o, sampled when it was
+// queued); records still complete in record order, each only after its own msg_done.
 module tb_ddc_tx_complete;
   import fasthsl_pkg::*;
 
@@ -31,6 +34,10 @@ module tb_ddc_tx_complete;
   logic [31:0] cpl_msg_id = '0;
   logic        msg_done = 1'b0, msg_err = 1'b0, msg_retx = 1'b0;
   logic [3:0]  msg_ridx = '0;
+  logic [4:0]  msg_rec = '0, rec_o;
+  int          rec_of[int];   // good_idx -> its record slot
+  bit          done_g[int];   // good_idx -> its msg_done came
+  int          dpick = -1;    // the good record msg_done names this cycle
   logic        cpl_unicast = 1'b1;
   logic [7:0]  seq_o;
   logic [3:0]  lag_o;
@@ -105,6 +112,7 @@ module tb_ddc_tx_complete;
     .cpl_unicast_i(cpl_unicast),
     .seq_o       (seq_o),
     .lag_o       (lag_o),
+    .rec_o       (rec_o[1:0]),
     .rel_timeout_i(Timeout),
     .retries_max_i(retries),
     .retx_valid_o(retx_valid),
@@ -130,6 +138,7 @@ module tb_ddc_tx_complete;
     .msg_err_i   (msg_err),
     .msg_retx_i  (msg_retx),
     .msg_ridx_i  (msg_ridx),
+    .msg_rec_i   (msg_rec[1:0]),
     .wr_valid_o  (wr_valid),
     .wr_ready_i  (wr_ready),
     .wr_addr_o   (wr_addr),
@@ -175,6 +184,16 @@ module tb_ddc_tx_complete;
 
   // One context: every completion event names context 0.
   always @(posedge clk) if (irq_ctx) fail("completion event names a context other than 0");
+
+  // A pushed good record whose message has not finished: the oldest or a random one.
+  function automatic int pick_done();
+    int c[$];
+    c.delete();   // the local queue is not fresh on each call in Verilator 5.006
+    for (int g = dones_sent; g < good_pushed; g++) if (!done_g.exists(g)) c.push_back(g);
+    if (c.size() == 0) return -1;
+    if ($urandom_range(0, 1) == 0) return c[0];
+    return c[$urandom_range(0, c.size() - 1)];
+  endfunction
 
   task automatic add(int bad_pct);
     rec_t r;
@@ -230,8 +249,10 @@ module tb_ddc_tx_complete;
       msg_done = 1'b1; msg_retx = 1'b1; msg_ridx = 4'(rt_q[0].idx);
       msg_err  = rt_q[0].cut;
     end else begin
-      msg_done = !drain && (dones_sent < good_pushed) && ($urandom_range(0, 99) < p_done);
+      dpick    = pick_done();
+      msg_done = !drain && (dpick >= 0) && ($urandom_range(0, 99) < p_done);
       msg_err  = msg_done && ($urandom_range(0, 99) < p_cut);
+      if (msg_done) msg_rec = 5'(rec_of[dpick]);
     end
     wr_ready = ($urandom_range(0, 99) < p_wr);
     #4;
@@ -268,6 +289,7 @@ module tb_ddc_tx_complete;
           g_tries[g] = 0; g_fin[g] = -1;
           if (m_r.wait_ans) msg2g[int'(m_r.msg_id)] = g;
         end
+        if (m_r.err == 0) rec_of[int'(m_r.good_idx)] = int'(rec_o[1:0]);
         g_slot[int'(m_r.good_idx)] = push_n % int'(lme_size);
         push_n++;
       end
@@ -300,24 +322,25 @@ module tb_ddc_tx_complete;
         end
         void'(rt_q.pop_front());
       end else if (msg_done) begin
-        cut[dones_sent] = msg_err;
-        sent_at[dones_sent] = cycle;
-        m_r = by_good[dones_sent];
+        cut[dpick] = msg_err;
+        sent_at[dpick] = cycle;
+        m_r = by_good[dpick];
         if (m_r.wait_ans && !msg_err) begin
           int k = int'(m_r.kinds[0]);
-          if (k == 0) g_fin[dones_sent] = 0;
-          else if (k == 2) g_fin[dones_sent] = int'(DESC_ERR_REJECTED);
-          else if (retries == 0) g_fin[dones_sent] = int'(DESC_ERR_RETRY_EXHAUSTED);
+          if (k == 0) g_fin[dpick] = 0;
+          else if (k == 2) g_fin[dpick] = int'(DESC_ERR_REJECTED);
+          else if (retries == 0) g_fin[dpick] = int'(DESC_ERR_RETRY_EXHAUSTED);
           if (k == 3) m_timeouts++;
         end
         if (m_r.wait_ans && m_r.kinds[0] != 3) begin
           ans_t a;
           a.at = cycle + longint'($urandom_range(1, 400));   // within the timeout
           a.src = m_r.dest; a.msg_id = m_r.msg_id; a.kind = m_r.kinds[0];
-          ans_at[dones_sent] = a.at;
+          ans_at[dpick] = a.at;
           answers.push_back(a);
         end
-        dones_sent++;
+        done_g[dpick] = 1'b1;
+        while (done_g.exists(dones_sent)) dones_sent++;
       end
       if (retx_valid && retx_ready) begin
         if (!msg2g.exists(int'(retx_msg_id))) fail("retransmission of an unknown message");
@@ -379,7 +402,7 @@ module tb_ddc_tx_complete;
           end
           if (wr_addr !== lme_base + 64'(32 * (written % int'(lme_size))) + 64'd24) fail($sformatf("addr %h", wr_addr));
           if (wr_data !== {16'h0, 16'h8000 | {8'h0, m_r.err}, m_r.msg_id}) fail($sformatf("data %h", wr_data));
-          if (m_r.err == 0 && int'(m_r.good_idx) >= dones_sent) fail("good record written before its msg_done");
+          if (m_r.err == 0 && !done_g.exists(int'(m_r.good_idx))) fail($sformatf("good record %0d (slot %0d) written before its msg_done", m_r.good_idx, rec_of[int'(m_r.good_idx)]));
           written++;
           cons_exp = written % int'(lme_size);
           pulse_exp = 1; err_exp = (m_r.err != 0); irq_exp = m_r.irq;
@@ -472,6 +495,7 @@ module tb_ddc_tx_complete;
       flush = 1'b0;
       to_send.delete(); pushed.delete(); answers.delete(); rt_q.delete(); msg2g.delete();
       written = 0; good_made = 0; good_pushed = 0; dones_sent = 0; push_n = 0;
+      rec_of.delete(); done_g.delete();
       while (!idle) @(negedge clk);
       drain = 1'b0;
       p_wr = 60;

@@ -9,6 +9,19 @@
 // (a pushed one with the window's content and desc_pushed); read addresses name the
 // right slot of the right ring. Fairness: with every ring holding a backlog before the
 // NIC is enabled, the output visits the contexts strictly in turn.
+// Segments (TX_QUANTUM q): a unicast, non-inline descriptor longer than 2^q comes as takes
+// of [off, off + 2^q) in order, then the rest, final on the last; the consumer names a
+// record, seq and lag at the first take and the later segments carry them back; now and
+// then the consumer refuses a first segment (a bad descriptor: desc_end at once) and the
+// context goes on with its next descriptor. Quantum 0 gives whole messages only. The
+// fairness pass with long messages visits the contexts strictly in turn per segment (a
+// context with a descriptor stored waits for at most one take of each other one, checked
+// throughout, and in that pass the wait reaches exactly NumCtx - 1). A
+// context whose ring was empty while another filled the store gets its first descriptor
+// out after at most one segment of each other context (a slot is kept free for it).
+// Same keys: with msg_ids and dests drawn from a handful of values, no message's first
+// segment is taken while another context's message with the same dest and msg_id is open
+// (the receiver counts bytes per (source, msg_id)), and every descriptor still comes out.
 module tb_ddc_tx_ctx_fetch;
   import fasthsl_pkg::*;
 
@@ -40,6 +53,14 @@ module tb_ddc_tx_ctx_fetch;
   logic [15:0]              desc_dest;
   logic [7:0]               desc_flags;
   logic                     desc_inline, desc_pushed, idle;
+  logic [4:0]               tx_quantum = '0;
+  logic [24:0]              desc_off, desc_seg_len;
+  logic                     desc_final, desc_end;
+  logic [7:0]               desc_seq, take_seq = '0;
+  logic [3:0]               desc_lag, take_lag = '0;
+  logic [4:0]               desc_rec, take_rec = '0;
+  logic                     refuse = 1'b0;   // the consumer refuses this first segment
+  int                       refuse_pct = 0;
 
   ddc_tx_ctx_fetch #(
     .DescDepth(DescDepth),
@@ -51,6 +72,7 @@ module tb_ddc_tx_ctx_fetch;
     .drain_i      (drain),
     .ctx_reset_i  (ctx_reset),
     .enable_i     (enable),
+    .tx_quantum_i (tx_quantum),
     .lme_base_i   (lme_base),
     .lme_size_i   (lme_size),
     .lme_prod_i   (lme_prod),
@@ -77,6 +99,16 @@ module tb_ddc_tx_ctx_fetch;
     .desc_msg_id_o(desc_msg_id),
     .desc_inline_o(desc_inline),
     .desc_pushed_o(desc_pushed),
+    .desc_off_o   (desc_off),
+    .desc_seg_len_o(desc_seg_len),
+    .desc_final_o (desc_final),
+    .desc_seq_o   (desc_seq),
+    .desc_lag_o   (desc_lag),
+    .desc_rec_o   (desc_rec),
+    .desc_end_i   (desc_end),
+    .take_seq_i   (take_seq),
+    .take_lag_i   (take_lag),
+    .take_rec_i   (take_rec),
     .idle_o       (idle)
   );
 
@@ -97,22 +129,40 @@ module tb_ddc_tx_ctx_fetch;
   desc_t       exp_q[NumCtx][$];
   int          posted[NumCtx], taken[NumCtx];
   int          seq = 0;
-  int          ctx_trace[$];   // contexts in output order
+  int          ctx_trace[$];   // contexts in output order (one entry per take)
+  int          max_len = 3000;
+  bit          few_keys = 1'b0;
+  int          clash_waits = 0;
+  int          exp_off[NumCtx];
+  logic [16:0] numbers[NumCtx];  // {seq, lag, rec} named at the first take
+  int          segs = 0, cut_descs = 0, refused = 0;
+  int          passes[NumCtx], max_passes = 0;
 
-  function automatic desc_t make_desc(int ctx);
+  function automatic desc_t make_desc(int ctx, int force_len);
     desc_t d;
     d.w0 = {8'(ctx), 24'($urandom()), 32'(seq)};
     d.w1 = {$urandom(), $urandom()};
-    d.w2 = {8'($urandom() & 32'h0000_00FE), 8'($urandom()), 16'($urandom()), $urandom()};
+    d.w2 = {8'($urandom() & 32'h0000_00FE), 8'($urandom()), 16'($urandom()),
+            32'($urandom_range(1, max_len))};
     d.w3 = {32'h0, 32'(seq)};
     d.pushed = 1'b0;
+    if (few_keys) begin
+      d.w3[31:0]  = 32'($urandom_range(0, 3));
+      d.w2[47:32] = 16'($urandom_range(0, 1));
+    end
+    // A unicast message of this length, not inline: cut whenever it is longer than 2^q.
+    if (force_len > 0) begin
+      d.w2[48 + DESC_FLAG_BCAST_BIT]  = 1'b0;
+      d.w2[48 + DESC_FLAG_INLINE_BIT] = 1'b0;
+      d.w2[31:0] = 32'(force_len);
+    end
     seq++;
     return d;
   endfunction
 
   // Posts one descriptor on context k (the caller checks there is room); maybe pushed.
-  task automatic post(int k, bit try_push);
-    desc_t       d = make_desc(k);
+  task automatic post(int k, bit try_push, int force_len = 0);
+    desc_t       d = make_desc(k, force_len);
     logic [63:0] a = lme_base[k] + 64'(32 * int'(lme_prod[k]));
     mem[a] = d.w0; mem[a + 8] = d.w1; mem[a + 16] = d.w2; mem[a + 24] = d.w3;
     if (try_push && k == 0 && !push_valid) begin
@@ -164,26 +214,79 @@ module tb_ddc_tx_ctx_fetch;
     if (desc_valid && desc_ready) begin
       int    k = int'(desc_ctx);
       desc_t e;
+      ctx_trace.push_back(k);
+      // Round robin: a context with a descriptor stored waits at most one take of each
+      // other context.
+      for (int j = 0; j < NumCtx; j++) begin
+        if (j == k || dut.cnt_q[j] == '0 || few_keys) begin
+          passes[j] = 0;
+        end else begin
+          passes[j]++;
+          if (passes[j] > max_passes) max_passes = passes[j];
+          `CHECK(passes[j] < NumCtx, $sformatf("context %0d passed over %0d times", j, passes[j]))
+        end
+      end
       if (exp_q[k].size() == 0) begin
         `CHECK(0, $sformatf("context %0d: descriptor %h nobody posted", k, desc_msg_id))
       end else begin
-        e = exp_q[k].pop_front();
+        int len = int'(exp_q[k][0].w2[31:0]);
+        bit cuts = tx_quantum != 0 && !exp_q[k][0].w2[48 + DESC_FLAG_BCAST_BIT] &&
+                   !exp_q[k][0].w2[48 + DESC_FLAG_INLINE_BIT];
+        int q = (tx_quantum == 0) ? 0 : (1 << tx_quantum);
+        int want_len = (cuts && len - exp_off[k] > q) ? q : len - exp_off[k];
+        e = exp_q[k][0];
         `CHECK(desc_local == e.w0 && desc_remote == {e.w3[63:48], e.w1} && desc_msg_id == e.w3[31:0] &&
                desc_len == e.w2[31:0] && desc_dest == e.w2[47:32] &&
                desc_flags == e.w2[55:48] && desc_inline == e.w2[48 + DESC_FLAG_INLINE_BIT] &&
                desc_pushed == e.pushed,
                $sformatf("context %0d: got msg %h pushed %0b, expected msg %h pushed %0b", k,
                          desc_msg_id, desc_pushed, e.w3[31:0], e.pushed))
-        taken[k]++;
-        ctx_trace.push_back(k);
+        `CHECK(int'(desc_off) == exp_off[k] && int'(desc_seg_len) == want_len &&
+               desc_final == (exp_off[k] + want_len == len),
+               $sformatf("context %0d msg %h (len %0d, q %0d): segment [%0d +%0d] final %0b, want [%0d +%0d]",
+                         k, desc_msg_id, len, q, desc_off, desc_seg_len, desc_final,
+                         exp_off[k], want_len))
+        if (exp_off[k] == 0) begin
+          for (int j = 0; j < NumCtx; j++) begin
+            if (j != k && exp_off[j] != 0 && exp_q[j][0].w2[47:32] == desc_dest &&
+                exp_q[j][0].w3[31:0] == desc_msg_id)
+              `CHECK(0, $sformatf("context %0d starts dest %0d msg %0d while context %0d's is open",
+                                  k, desc_dest, desc_msg_id, j))
+          end
+        end
+        if (exp_off[k] != 0) begin
+          `CHECK({desc_seq, desc_lag, desc_rec} == numbers[k],
+                 $sformatf("context %0d: later segment with numbers %h, first had %h", k,
+                           {desc_seq, desc_lag, desc_rec}, numbers[k]))
+        end else begin
+          numbers[k] = {take_seq, take_lag, take_rec};
+        end
+        segs++;
+        if (desc_end) begin
+          if (exp_off[k] == 0 && !desc_final) refused++;
+          if (exp_off[k] != 0) cut_descs++;
+          void'(exp_q[k].pop_front());
+          exp_off[k] = 0;
+          taken[k]++;
+        end else begin
+          exp_off[k] += want_len;
+        end
       end
     end
   end
+
+  // The consumer: a take ends the descriptor on its final segment, or when it refuses a
+  // first segment (as the read engine does with a bad descriptor).
+  always_comb desc_end = desc_valid && desc_ready && (desc_final || (refuse && desc_off == '0));
 
   // Response beats, driven between edges.
   always @(negedge clk) begin
     req_ready  <= $urandom_range(0, 99) < ready_pct;
     desc_ready <= $urandom_range(0, 99) < cons_pct;
+    refuse     <= $urandom_range(0, 99) < refuse_pct;
+    take_seq   <= 8'($urandom());
+    take_lag   <= 4'($urandom());
+    take_rec   <= 5'($urandom());
     rsp_valid  <= 1'b0;
     if (rdq.size() != 0 && rdq[0].due <= cycle && $urandom_range(0, 99) >= gap_pct) begin
       logic [63:0] a = rdq[0].addr + 64'(8 * beat);
@@ -196,6 +299,12 @@ module tb_ddc_tx_ctx_fetch;
       end
     end
   end
+
+  int quanta[4] = '{8, 0, 6, 10};
+  function automatic bit exp_off_all_zero();
+    for (int k = 0; k < NumCtx; k++) if (exp_off[k] != 0) return 1'b0;
+    return 1'b1;
+  endfunction
 
   task automatic wait_drained(string what);
     int t = 0;
@@ -215,8 +324,10 @@ module tb_ddc_tx_ctx_fetch;
 
   initial begin
     for (int k = 0; k < NumCtx; k++) begin
-      posted[k] = 0;
-      taken[k]  = 0;
+      posted[k]  = 0;
+      taken[k]   = 0;
+      exp_off[k] = 0;
+      passes[k]  = 0;
     end
     repeat (3) @(negedge clk);
     rst_n = 1'b1;
@@ -236,8 +347,58 @@ module tb_ddc_tx_ctx_fetch;
                        ctx_trace[i], ctx_trace[i - 1]))
     end
 
+    // ---- fairness per segment: long messages on every ring, quantum 64 bytes ----
+    enable = 1'b0;
+    tx_quantum = 5'd6;
+    max_len = 400;
+    ctx_trace.delete();
+    for (int n = 0; n < 6; n++) for (int k = 0; k < NumCtx; k++) begin
+      post(k, 1'b0, 300);
+    end
+    // The store fills (two descriptors per context) before the first take.
+    cons_pct = 0;
+    @(negedge clk);
+    enable = 1'b1;
+    repeat (300) @(negedge clk);
+    cons_pct = 100;
+    wait_drained("segment fairness");
+    `CHECK(max_passes == NumCtx - 1, $sformatf("segment fairness: a context waited at most %0d takes",
+                                               max_passes))
+    `CHECK(cut_descs == 6 * NumCtx, $sformatf("segment fairness: %0d descriptors cut", cut_descs))
+
+    // ---- a context's first descriptor behind another's backlog of long messages ----
+    ctx_trace.delete();
+    cons_pct = 20;
+    for (int n = 0; n < 15; n++) begin
+      post(1, 1'b0, 4000);
+      post(3, 1'b0, 4000);
+    end
+    repeat (150) @(negedge clk);   // the store would fill with contexts 1 and 3's
+    begin
+      int t0 = ctx_trace.size(), at = -1;
+      post(2, 1'b0);
+      while (taken[2] == posted[2] - 1 && at < 0) begin
+        @(negedge clk);
+        for (int i = t0; i < ctx_trace.size(); i++) if (ctx_trace[i] == 2 && at < 0) at = i - t0;
+      end
+      // Not behind a whole long message of context 1 or 3 (63 segments): only behind the
+      // segments taken while its descriptor was read.
+      `CHECK(at >= 0 && at <= 20, $sformatf("context 2 waited %0d takes behind the backlog of contexts 1 and 3", at))
+    end
+    wait_drained("backlog");
+
+    // ---- same keys: few msg_ids and dests, long messages, quantum 64 ----
+    few_keys = 1'b1;
+    cons_pct = 80;
+    refuse_pct = 0;
+    for (int n = 0; n < 8; n++) for (int k = 0; k < NumCtx; k++) post(k, 1'b0, $urandom_range(100, 500));
+    wait_drained("same keys");
+    few_keys = 1'b0;
+
     // ---- random posting, pushes on context 0, resets of idle contexts ----
     ready_pct = 70; gap_pct = 20; cons_pct = 70;
+    max_len = 3000;
+    refuse_pct = 10;
     for (int n = 0; n < 6000; n++) begin
       int k = $urandom_range(0, NumCtx - 1);
       @(negedge clk);
@@ -253,6 +414,7 @@ module tb_ddc_tx_ctx_fetch;
         @(negedge clk);
         ctx_reset[k] = 1'b0;
       end
+      if (n % 1500 == 0 && exp_off_all_zero()) tx_quantum = 5'(quanta[(n / 1500) % 4]);
       if (n % 1500 == 0) begin
         ready_pct = $urandom_range(20, 100);
         gap_pct   = $urandom_range(0, 60);
@@ -264,7 +426,9 @@ module tb_ddc_tx_ctx_fetch;
     begin
       int total = 0;
       for (int k = 0; k < NumCtx; k++) total += taken[k];
-      $display("%0d descriptors from %0d contexts", total, NumCtx);
+      $display("%0d descriptors from %0d contexts, %0d takes, %0d cut into segments, %0d refused",
+               total, NumCtx, segs, cut_descs, refused);
+      `CHECK(cut_descs > 200 && refused > 10, "too few segmented or refused descriptors")
     end
     if (errors == 0) $display("PASS tb_ddc_tx_ctx_fetch");
     else $fatal(1, "tb_ddc_tx_ctx_fetch: %0d errors", errors);

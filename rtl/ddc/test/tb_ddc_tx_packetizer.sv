@@ -11,7 +11,10 @@
 // Answer packets (ACK/NACK, 4 flits from the receive side) offered at random: each leaves
 // whole, in order, unchanged, never inside a data packet, under the same credits, and a
 // flush does not cut one. The sequence fields (seq, lag, attempt) travel from each job into
-// its header, and every msg_done reports its message's retx flag and rel table entry.
+// its header, and every msg_done reports its message's retx flag and rel table entry, and
+// its completion record. Two messages' packets interleaved (TX_QUANTUM segments of two
+// contexts), either or both cut by a read error: only the cut message's later packets are
+// skipped, the other one arrives whole.
 module tb_ddc_tx_packetizer;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -35,6 +38,12 @@ module tb_ddc_tx_packetizer;
   logic [3:0]  job_lag = '0, job_ridx = '0, msg_ridx;
   logic [1:0]  job_attempt = '0;
   logic        job_retx = 1'b0, msg_retx;
+  logic [4:0]  job_rec = '0, msg_rec;
+  // The message key the next packets carry (else random per packet).
+  bit          use_cur = 1'b0;
+  logic        cur_retx = 1'b0;
+  logic [3:0]  cur_ridx = '0;
+  logic [4:0]  cur_rec = '0;
   logic        pbuf_valid = 1'b0, pbuf_ready;
   logic [63:0] pbuf_data = '0;
   logic        pbuf_err = 1'b0;
@@ -71,6 +80,7 @@ module tb_ddc_tx_packetizer;
     .job_attempt_i(job_attempt),
     .job_retx_i   (job_retx),
     .job_ridx_i   (job_ridx),
+    .job_rec_i    (job_rec),
     .pbuf_valid_i (pbuf_valid),
     .pbuf_ready_o (pbuf_ready),
     .pbuf_data_i  (pbuf_data),
@@ -86,6 +96,7 @@ module tb_ddc_tx_packetizer;
     .msg_err_o    (msg_err),
     .msg_retx_o   (msg_retx),
     .msg_ridx_o   (msg_ridx),
+    .msg_rec_o    (msg_rec),
     .idle_o       (idle)
   );
 
@@ -106,9 +117,10 @@ module tb_ddc_tx_packetizer;
     logic [1:0]  attempt;
     logic        retx;
     logic [3:0]  ridx;
+    logic [4:0]  rec;
   } pkt_t;
 
-  logic [4:0]  done_exp[$];   // {retx, ridx} of each message's last packet, in order
+  logic [9:0]  done_exp[$];   // {retx, ridx, rec} of each message's last packet, in order
 
   pkt_t        to_send[$];     // jobs not yet offered
   pkt_t        expect_q[$];    // packets expected on the link
@@ -170,8 +182,11 @@ module tb_ddc_tx_packetizer;
     p.base = 32'(all_bytes.size());
     p.bad = (bad_word >= 0);
     p.seq = 8'($urandom()); p.lag = 4'($urandom()); p.attempt = 2'($urandom());
-    p.retx = 1'($urandom()); p.ridx = 4'($urandom());
-    if (last) done_exp.push_back({p.retx, p.ridx});
+    p.retx = 1'($urandom()); p.ridx = 4'($urandom()); p.rec = 5'($urandom());
+    if (use_cur) begin
+      p.retx = cur_retx; p.ridx = cur_ridx; p.rec = cur_rec;
+    end
+    if (last) done_exp.push_back({p.retx, p.ridx, p.rec});
     for (int k = 0; k < len; k++) all_bytes.push_back(raw[s + k]);
     for (int w = 0; w < n; w++) begin
       logic [63:0] x;
@@ -240,7 +255,7 @@ module tb_ddc_tx_packetizer;
       job_last = to_send[0].last; job_len = to_send[0].len; job_remote = {to_send[0].msg_id[15:0], to_send[0].remote};
       job_msg_id = to_send[0].msg_id; job_offset = to_send[0].offset; job_src_off = to_send[0].src_off;
       job_seq = to_send[0].seq; job_lag = to_send[0].lag; job_attempt = to_send[0].attempt;
-      job_retx = to_send[0].retx; job_ridx = to_send[0].ridx;
+      job_retx = to_send[0].retx; job_ridx = to_send[0].ridx; job_rec = to_send[0].rec;
     end
     pbuf_valid = (words.size() != 0) && ($urandom_range(0, 99) < p_pbuf);
     pbuf_data  = (words.size() != 0) ? words[0] : 64'hx;
@@ -270,7 +285,7 @@ module tb_ddc_tx_packetizer;
       if (msg_done) begin
         msg_done_n++;
         if (done_exp.size() == 0) fail("msg_done without a last packet");
-        else if ({msg_retx, msg_ridx} !== done_exp.pop_front()) fail("msg_done: wrong retx/ridx");
+        else if ({msg_retx, msg_ridx, msg_rec} !== done_exp.pop_front()) fail("msg_done: wrong retx/ridx/rec");
       end
       if (msg_err && !msg_done) fail("msg_err without msg_done");
       if (msg_err) msg_err_n++;
@@ -386,10 +401,12 @@ module tb_ddc_tx_packetizer;
     // packet; a clean message between them checks that nothing leaks into the next one.
     p_job = 70; p_pbuf = 70; p_rx = 60;
     msg_done_n = 0; last_n = 0; pkt_sent_n = 0; trl_n = 0;
+    use_cur = 1'b1;
     for (int mi = 0; mi < 120; mi++) begin
       int np = $urandom_range(1, 4);
       int bad_pkt = ($urandom_range(0, 99) < 50) ? $urandom_range(0, np - 1) : -1;
       if (bad_pkt >= 0) cut_msgs++;
+      cur_retx = ($urandom_range(0, 1) != 0); cur_ridx = 4'($urandom()); cur_rec = 5'($urandom());
       for (int k = 0; k < np; k++) begin
         int s = $urandom_range(0, 7), len = $urandom_range(1, 300);
         int bw = (k == bad_pkt) ? $urandom_range(0, (s + len + 7) / 8 - 1) : -1;
@@ -397,6 +414,33 @@ module tb_ddc_tx_packetizer;
                    bad_pkt >= 0 && k > bad_pkt);
       end
     end
+    // Two messages interleaved packet by packet, with different keys (a first transmission
+    // by record slot, the other a first transmission or a retransmission).
+    use_cur = 1'b1;
+    for (int mi = 0; mi < 120; mi++) begin
+      int np[2], bad_pkt[2], k[2];
+      logic       rx[2];
+      logic [3:0] ri[2];
+      logic [4:0] rc[2];
+      rx[0] = 1'b0; ri[0] = 4'($urandom()); rc[0] = 5'(2 * mi);
+      rx[1] = ($urandom_range(0, 1) != 0); ri[1] = 4'(mi); rc[1] = 5'(2 * mi + 1);
+      for (int m = 0; m < 2; m++) begin
+        np[m] = $urandom_range(1, 4);
+        bad_pkt[m] = ($urandom_range(0, 99) < 40) ? $urandom_range(0, np[m] - 1) : -1;
+        if (bad_pkt[m] >= 0) cut_msgs++;
+        k[m] = 0;
+      end
+      while (k[0] < np[0] || k[1] < np[1]) begin
+        int m = (k[0] >= np[0]) ? 1 : (k[1] >= np[1]) ? 0 : $urandom_range(0, 1);
+        int s = $urandom_range(0, 7), len = $urandom_range(1, 300);
+        int bw = (k[m] == bad_pkt[m]) ? $urandom_range(0, (s + len + 7) / 8 - 1) : -1;
+        cur_retx = rx[m]; cur_ridx = ri[m]; cur_rec = rc[m];
+        add_packet(s, $urandom_range(0, 7), len, k[m] == 0, k[m] == np[m] - 1, bw,
+                   bad_pkt[m] >= 0 && k[m] > bad_pkt[m]);
+        k[m]++;
+      end
+    end
+    use_cur = 1'b0;
     wait_done(400000);
     $display("read errors: %0d messages cut, %0d EEP-ended packets", cut_msgs, cut_pkts);
     if (cut_pkts != cut_msgs) fail($sformatf("%0d cut packets, %0d cut messages", cut_pkts, cut_msgs));

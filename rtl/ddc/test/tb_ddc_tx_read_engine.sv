@@ -14,6 +14,9 @@
 // descriptors are retransmissions (desc_retx_i): they get no completion record, their jobs
 // carry retx and the rel entry, and one that fails its checks (or comes with desc_bad_i)
 // raises rfail with its entry and sends nothing; they pass while cpl_ready is low.
+// Every descriptor here is one whole segment (offset 0, final: TX_QUANTUM segments are
+// covered by tb_ddc_tx and tb_ddc_nic); its jobs carry its record slot, and desc_end
+// pulses with every take.
 module tb_ddc_tx_read_engine;
   import fasthsl_pkg::*;
 
@@ -54,6 +57,8 @@ module tb_ddc_tx_read_engine;
   logic [63:0] inl_data;
   logic [7:0]  desc_seq = '0, job_seq;
   logic [3:0]  desc_lag = '0, desc_ridx = '0, job_lag, job_ridx, rfail_idx;
+  logic [4:0]  job_rec;
+  logic        desc_end;
   logic [1:0]  desc_att = '0, job_att;
   logic        desc_retx = 1'b0, desc_bad = 1'b0, job_retx, rfail_valid;
 
@@ -86,6 +91,11 @@ module tb_ddc_tx_read_engine;
     .desc_retx_i  (desc_retx),
     .desc_ridx_i  (desc_ridx),
     .desc_bad_i   (desc_bad),
+    .desc_off_i   ('0),
+    .desc_seg_len_i(25'(desc_len)),
+    .desc_final_i (1'b1),
+    .desc_rec_i   ({1'b1, desc_ridx}),
+    .desc_end_o   (desc_end),
     .rfail_valid_o(rfail_valid),
     .rfail_idx_o  (rfail_idx),
     .push_data_i  (push_data),
@@ -111,6 +121,7 @@ module tb_ddc_tx_read_engine;
     .job_attempt_o(job_att),
     .job_retx_o   (job_retx),
     .job_ridx_o   (job_ridx),
+    .job_rec_o    (job_rec),
     .req_valid_o  (req_valid),
     .req_ready_i  (req_ready),
     .req_addr_o   (req_addr),
@@ -281,6 +292,7 @@ module tb_ddc_tx_read_engine;
       end
       if (cpl_valid && !desc_valid) fail("completion record without descriptor");
       if ((cpl_valid && cpl_ready) != (desc_valid && desc_ready && !desc_retx)) fail("completion record and descriptor out of step");
+      if (desc_end != (desc_valid && desc_ready)) fail("desc_end is not the take of a whole message");
       if (rfail_valid) begin
         n_rfail++;
         if (!(desc_valid && desc_ready && desc_retx)) fail("rfail without a retransmission taken");
@@ -305,7 +317,8 @@ module tb_ddc_tx_read_engine;
           if (job_dest !== m_job.dest || job_flags !== m_job.flags || job_first !== m_job.first ||
               job_last !== m_job.last || job_len !== m_job.len || job_remote !== {m_job.msg_id[15:0], m_job.remote} ||
               job_msg_id !== m_job.msg_id || job_offset !== m_job.offset || job_src_off !== m_job.src_off ||
-              {job_seq, job_lag, job_att, job_retx, job_ridx} !== m_job.rel) begin
+              {job_seq, job_lag, job_att, job_retx, job_ridx} !== m_job.rel ||
+              job_rec !== {1'b1, job_ridx}) begin
             fail($sformatf("job len %0d off %0d first %b last %b, want len %0d off %0d first %b last %b",
                            job_len, job_offset, job_first, job_last, m_job.len, m_job.offset, m_job.first, m_job.last));
           end
