@@ -336,6 +336,18 @@ pub enum DriverError {
         /// VERSION register value.
         version: u32,
     },
+    /// REL_CTRL.DEDUP without REL_CTRL.SENDER_WAIT (or SENDER_WAIT cleared under DEDUP).
+    /// Without SENDER_WAIT a sender's `lag` is 0, so a receiver's window takes every
+    /// message as the newest of its source: an earlier message to the same node that
+    /// completes later (another context's segments interleaved with TX_QUANTUM, or an
+    /// adaptive route) would be dropped as a duplicate. Every card is configured alike, so
+    /// the card's own SENDER_WAIT stands for its senders'.
+    #[error(
+        "dedup needs sender wait: turn REL_CTRL.SENDER_WAIT on before DEDUP, and DEDUP off \
+         before SENDER_WAIT (without it, messages completing out of order would be dropped \
+         as duplicates)"
+    )]
+    DedupNeedsSenderWait,
     /// The receiver's early NACK (REL_CTRL.EARLY_NACK) needs contract 1.8 or later.
     #[error(
         "early NACK: the card implements contract {}.{}, the early NACK needs 1.8 or later",
@@ -1724,6 +1736,15 @@ impl<D: Device> Card<D> {
     /// Sets or clears one REL_CTRL bit, keeping the others. On a card older than
     /// `since` the bit does not exist: asking for the feature (`wanted`) is an error,
     /// asking for its absence is already true.
+    /// Whether REL_CTRL has `bit` set (false on cards before contract 1.5, which have no
+    /// REL_CTRL).
+    fn rel_ctrl_has(&self, bit: u32) -> Result<bool, DriverError> {
+        if self.version < ACK_VERSION {
+            return Ok(false);
+        }
+        Ok(self.dev.bar_read32(nic::REL_CTRL)? & bit != 0)
+    }
+
     fn set_rel_ctrl_bit(
         &self,
         bit: u32,
@@ -1753,6 +1774,9 @@ impl<D: Device> Card<D> {
     /// wait. Retransmission: [`Card::set_retries`] (docs/RELIABILITY.md).
     pub fn set_sender_wait(&self, on: bool) -> Result<(), DriverError> {
         let bit = contract::rel_ctrl::SENDER_WAIT;
+        if !on && self.rel_ctrl_has(contract::rel_ctrl::DEDUP)? {
+            return Err(DriverError::DedupNeedsSenderWait);
+        }
         self.set_rel_ctrl_bit(bit, on, on, SENDER_WAIT_VERSION, |version| {
             DriverError::SenderWaitUnsupported { version }
         })
@@ -1765,8 +1789,15 @@ impl<D: Device> Card<D> {
     /// that number their messages (contract 1.7 senders): one that numbers every message
     /// 0 would have all but its first message dropped. A source is remembered
     /// REL_TIMEOUT * (REL_RETRIES + 2) ticks after its last packet, from this card's own
-    /// settings, so configure every card alike. Off (reset): no duplicate check.
+    /// settings, so configure every card alike. Needs SENDER_WAIT on first
+    /// ([`DriverError::DedupNeedsSenderWait`]). Off (reset): no duplicate check.
     pub fn set_dedup(&self, on: bool) -> Result<(), DriverError> {
+        if on
+            && self.version >= DEDUP_VERSION
+            && !self.rel_ctrl_has(contract::rel_ctrl::SENDER_WAIT)?
+        {
+            return Err(DriverError::DedupNeedsSenderWait);
+        }
         self.set_rel_ctrl_bit(
             contract::rel_ctrl::DEDUP,
             on,

@@ -573,6 +573,16 @@ fn dedup_switch_and_counters() {
     let rel_ctrl = |c: &Card<SimDevice>| c.device().bar_read32(nic::REL_CTRL).unwrap();
     let before = rel_ctrl(&net.cards[1]);
     assert_eq!(before & rel_ctrl::DEDUP, 0, "DEDUP is off after reset");
+    // DEDUP without SENDER_WAIT would drop messages that complete out of order.
+    assert!(matches!(
+        net.cards[1].set_dedup(true),
+        Err(DriverError::DedupNeedsSenderWait)
+    ));
+    assert_eq!(
+        rel_ctrl(&net.cards[1]),
+        before,
+        "a refused switch wrote REL_CTRL"
+    );
     net.cards[1].set_sender_wait(true).unwrap();
     net.cards[1].set_dedup(true).unwrap();
     assert_eq!(
@@ -589,8 +599,13 @@ fn dedup_switch_and_counters() {
     assert_eq!((k.rx_msgs, k.rx_dup, k.rx_seq_evict), (1, 0, 0), "{k:?}");
     let names: Vec<&str> = k.fields().iter().map(|(n, _)| *n).collect();
     assert!(names.contains(&"rx_dup") && names.contains(&"rx_seq_evict"));
+    assert!(matches!(
+        net.cards[1].set_sender_wait(false),
+        Err(DriverError::DedupNeedsSenderWait)
+    ));
     net.cards[1].set_dedup(false).unwrap();
     assert_eq!(rel_ctrl(&net.cards[1]), before | rel_ctrl::SENDER_WAIT);
+    net.cards[1].set_sender_wait(false).unwrap();
     net.assert_clean();
 }
 

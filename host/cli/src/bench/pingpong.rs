@@ -102,8 +102,9 @@ pub struct PingpongArgs {
     #[arg(long)]
     sender_wait: bool,
     /// Receivers drop duplicates by (source, seq) (REL_CTRL.DEDUP on every card, contract
-    /// 1.7): the cost of the duplicate check. Needs senders that number their messages
-    #[arg(long)]
+    /// 1.7): the cost of the duplicate check. Needs --sender-wait (without it, messages
+    /// completing out of order would be taken for duplicates)
+    #[arg(long, requires = "sender_wait")]
     dedup: bool,
     /// End-to-end reliability as a faulty network needs it (contract 1.7, on every card):
     /// descriptors wait for the answer, a message is retransmitted up to RETRIES times
