@@ -1296,6 +1296,8 @@ impl Fuzz {
                 nic::CNT_RX_DROP_CTX,
                 nic::CNT_RX_DUP,
                 nic::CNT_RX_SEQ_EVICT,
+                nic::CNT_RX_EARLY_NACK,
+                nic::CNT_RX_LMR_FULL,
             ]
             .contains(&off)
             || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4)
