@@ -378,6 +378,28 @@ def check_reasons(rows):
     return fails
 
 
+def pnr_blocks(blocks, targets, pnr_arg, check, no_pnr):
+    """The blocks to place and route: --pnr if given (each must be in --blocks and have a
+    P&R wrapper), else every wrapped block of --blocks (a check skips those marked
+    pnr_in_check False). Nothing without the ecp5 target or with --no-pnr."""
+    if no_pnr or "ecp5" not in targets:
+        if pnr_arg:
+            die("--pnr needs the ecp5 target and no --no-pnr")
+        return []
+    if pnr_arg is None:
+        return [b for b in blocks if BLOCKS[b]["wrap"]
+                and (not check or BLOCKS[b].get("pnr_in_check", True))]
+    chosen = [b for b in pnr_arg.split(",") if b]
+    for b in chosen:
+        if b not in BLOCKS:
+            die(f"--pnr: unknown block {b!r} (blocks: {', '.join(BLOCKS)})")
+        if b not in blocks:
+            die(f"--pnr: {b} is not among --blocks")
+        if not BLOCKS[b]["wrap"]:
+            die(f"--pnr: {b} has no P&R wrapper (its ports do not fit the package)")
+    return chosen
+
+
 def run_bitstream(board):
     sys.path.insert(0, str(RTL / "boards"))
     import bitstream  # noqa: E402  (rtl/boards/bitstream.py)
@@ -391,6 +413,10 @@ def main():
     ap.add_argument("--targets", default=",".join(TARGETS),
                     help=f"comma-separated subset of {','.join(TARGETS)}")
     ap.add_argument("--no-pnr", action="store_true", help="skip nextpnr (fmax null)")
+    ap.add_argument("--pnr", metavar="BLOCKS",
+                    help="comma-separated blocks to place and route on ECP5 (default: every "
+                         "block with a P&R wrapper; with --check, those but router_voq); "
+                         "the others' fmax_mhz is compared only where placed")
     ap.add_argument("--check", action="store_true",
                     help="compare with the committed docs/synth-report.json instead of "
                          "rewriting it; fail on >10%% growth or slow-down")
@@ -410,7 +436,8 @@ def main():
     for t in targets:
         if t not in TARGETS:
             die(f"unknown target {t!r} (targets: {', '.join(TARGETS)})")
-    do_pnr = not args.no_pnr and "ecp5" in targets
+    placed = pnr_blocks(blocks, targets, args.pnr, args.check, args.no_pnr)
+    do_pnr = bool(placed)
     check_tools(do_pnr or bool(args.bitstream))
 
     old_rows = []
@@ -428,8 +455,7 @@ def main():
         jobs.append(("bitstream", args.bitstream, None))
     if do_pnr:
         jobs += [("pnr", b, "ecp5") for b in ("node", "router_voq", "router_fifo", "nic")
-                 if b in blocks and BLOCKS[b]["wrap"]
-                 and (not args.check or BLOCKS[b].get("pnr_in_check", True))]
+                 if b in placed]
     jobs += [("stat", b, t) for b in blocks for t in targets]
     yw.warm_up(["yosys"] + (["nextpnr-ecp5"] if do_pnr or args.bitstream else []))
     log(f"{len(jobs)} jobs, {args.j} at a time")

@@ -64,6 +64,30 @@ class Reasons(unittest.TestCase):
             self.assertEqual(synth.check_reasons([row(luts=9999)]), [])
 
 
+class PlacedBlocks(unittest.TestCase):
+    ALL = ["router_fifo", "router_voq", "nic", "node"]
+
+    def test_defaults(self):
+        self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], None, False, False),
+                         ["router_fifo", "router_voq", "node"])
+        self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], None, True, False),
+                         ["router_fifo", "node"])
+        self.assertEqual(synth.pnr_blocks(self.ALL, ["xilinx"], None, False, False), [])
+        self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], None, False, True), [])
+
+    def test_explicit_subset(self):
+        self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], "router_fifo", True, False),
+                         ["router_fifo"])
+
+    def test_bad_choices_rejected(self):
+        for blocks, pnr in ((self.ALL, "nic"), (self.ALL, "bogus"), (["nic"], "router_fifo")):
+            with self.assertRaises(SystemExit, msg=pnr), \
+                    mock.patch("sys.stderr"):
+                synth.pnr_blocks(blocks, ["ecp5"], pnr, True, False)
+        with self.assertRaises(SystemExit), mock.patch("sys.stderr"):
+            synth.pnr_blocks(self.ALL, ["ecp5"], "router_fifo", True, True)
+
+
 class Staging(unittest.TestCase):
     def test_bare_names_and_key(self):
         with tempfile.TemporaryDirectory() as t:
