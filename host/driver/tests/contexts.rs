@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use fasthsl_driver::contract::{ctx_regs as ctx, desc_flag, err, int, nic_regs as nic, CTX_COUNT};
-use fasthsl_driver::{Card, CardConfig, Context, Device, DmaBuffer, DriverError};
+use fasthsl_driver::{Card, CardConfig, Context, Device, DmaBuffer, DriverError, ReliableConfig};
 
 use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
@@ -654,11 +654,14 @@ fn a_full_context_ring_never_stalls_the_others_and_retries_deliver_once_it_drain
     assert_eq!(k.rx_msgs, 7 + 32, "{k:?}");
 
     // Phase 2: reliable, context 1's ring still full (its 7 entries not read).
+    let rel = ReliableConfig {
+        retries: 15,
+        answer_timeout: 4,
+        early_nack: false,
+        ..ReliableConfig::default()
+    };
     for c in &cards {
-        c.set_sender_wait(true).unwrap();
-        c.set_retries(15).unwrap();
-        c.set_answer_timeout(4).unwrap();
-        c.set_dedup(true).unwrap();
+        c.set_reliable(rel).unwrap();
         c.clear_errors().unwrap();
     }
     let full0 = cards[1].counters().unwrap().rx_lmr_full;
