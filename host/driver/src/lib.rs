@@ -63,7 +63,9 @@ use fasthsl_contract::{
     LmrEntry, RouteBounds, RouteCtrl, CONTRACT_VERSION, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX,
     MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
-pub use fasthsl_device::{BarPage, Device, DeviceError, DmaBuffer, Pace, PageDevice};
+pub use fasthsl_device::{
+    forward_device, BarPage, Device, DeviceError, DmaBuffer, Pace, PageDevice,
+};
 pub use fasthsl_topology::Routing;
 use fasthsl_topology::{Topology, TopologyError};
 pub use reliable::{ReliableConfig, ANSWER_TIMEOUT_RESET};
