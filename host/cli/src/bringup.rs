@@ -145,8 +145,10 @@ impl CardDevice {
 }
 
 impl Device for CardDevice {
+    // mem_*_u64 too: VFIO's are single volatile accesses (status words the card writes),
+    // which the trait's default, a byte copy, is not.
     forward_device!(self => self.dev(); name, bar_read32, bar_write32, dma_alloc, dma_free,
-        mem_write, mem_read, relax, wait_irq, now_ns, cycles);
+        mem_write, mem_read, relax, wait_irq, now_ns, cycles, mem_read_u64, mem_write_u64);
 }
 
 impl BenchDevice for CardDevice {
