@@ -5,7 +5,9 @@
 //! entry (the receiver counts every message's bytes).
 
 use fasthsl_driver::contract::{status_done, DescErr, LmrEntry};
-use fasthsl_driver::{Card, CardConfig, CompletionError, Counters, Device, DmaBuffer, PutTicket};
+use fasthsl_driver::{
+    Card, CardConfig, CompletionError, Counters, Device, DmaBuffer, PutTicket, ReliableConfig,
+};
 use fasthsl_rng::Rng;
 use fasthsl_sim::{
     Cluster, Endpoint, FaultConfig, FaultCounters, FaultSpec, LinkFaults, LinkSelector, SimConfig,
@@ -898,23 +900,19 @@ fn sender_wait_completes_ok_only_for_delivered_messages() {
 
 /// Contract 1.7 end to end: every card waits for answers (SENDER_WAIT), retransmits a
 /// message after a NACK or an answer timeout (REL_RETRIES) and drops duplicates by
-/// sequence number (DEDUP). The settings a driver uses for a faulty network.
-fn reliable(net: &Net, retries: u32, answer_timeout: u16) {
+/// sequence number (DEDUP); with `early_nack`, every receiver also NACKs a message whose
+/// last packet arrives with bytes missing at once (REL_CTRL.EARLY_NACK, contract 1.8)
+/// instead of leaving it to the sender's answer timeout. The settings a driver uses for a
+/// faulty network ([`Card::set_reliable`]).
+fn reliable(net: &Net, retries: u32, answer_timeout: u16, early_nack: bool) {
+    let cfg = ReliableConfig {
+        retries,
+        answer_timeout,
+        dedup: true,
+        early_nack,
+    };
     for c in &net.cards {
-        c.set_sender_wait(true).unwrap();
-        c.set_retries(retries).unwrap();
-        c.set_answer_timeout(answer_timeout).unwrap();
-        c.set_dedup(true).unwrap();
-    }
-}
-
-/// [`reliable`], and every receiver NACKs a message whose last packet arrives with bytes
-/// missing at once (REL_CTRL.EARLY_NACK, contract 1.8) instead of leaving it to the
-/// sender's answer timeout.
-fn reliable_early_nack(net: &Net, retries: u32, answer_timeout: u16) {
-    reliable(net, retries, answer_timeout);
-    for c in &net.cards {
-        c.set_early_nack(true).unwrap();
+        c.set_reliable(cfg).unwrap();
     }
 }
 
@@ -925,7 +923,7 @@ enum Rel {
     Plain,
     /// [`reliable`].
     Reliable,
-    /// [`reliable_early_nack`].
+    /// [`reliable`] with the early NACK.
     EarlyNack,
 }
 
@@ -948,8 +946,8 @@ fn stream_exactly_once(
     let mut net = up("full:2", faulty(31, LinkSelector::All, FaultSpec::ber(ber)));
     match rel {
         Rel::Plain => {}
-        Rel::Reliable => reliable(&net, 7, timeout),
-        Rel::EarlyNack => reliable_early_nack(&net, 7, timeout),
+        Rel::Reliable => reliable(&net, 7, timeout, false),
+        Rel::EarlyNack => reliable(&net, 7, timeout, true),
     }
     let mut rng = Rng::new(31);
     let sizes = [8, 64, 700, 1024, 4096, 9000, SLOT - 64];
@@ -1088,7 +1086,7 @@ fn retransmission_delivers_every_message_exactly_once_at_ber_1e6() {
 #[test]
 fn retransmission_recovers_a_link_cut() {
     let mut net = up("full:2", SimConfig::default());
-    reliable(&net, 7, 16);
+    reliable(&net, 7, 16, false);
     let at = net.cluster.cycles() + 3_000;
     let cut = FaultSpec {
         hit_credits: true,

@@ -7,7 +7,7 @@
 use std::rc::Rc;
 
 use anyhow::{bail, ensure, Context, Result};
-use fasthsl_driver::{Card, CardConfig, Device, DeviceError, DmaBuffer, Pace, Routing};
+use fasthsl_driver::{forward_device, Card, CardConfig, Device, Routing};
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
 use fasthsl_vfio::VfioDevice;
@@ -145,39 +145,10 @@ impl CardDevice {
 }
 
 impl Device for CardDevice {
-    fn name(&self) -> String {
-        self.dev().name()
-    }
-    fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
-        self.dev().bar_read32(offset)
-    }
-    fn bar_write32(&self, offset: u32, value: u32) -> Result<(), DeviceError> {
-        self.dev().bar_write32(offset, value)
-    }
-    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
-        self.dev().dma_alloc(len)
-    }
-    fn dma_free(&self, buf: DmaBuffer) -> Result<(), DeviceError> {
-        self.dev().dma_free(buf)
-    }
-    fn mem_write(&self, buf: &DmaBuffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
-        self.dev().mem_write(buf, offset, data)
-    }
-    fn mem_read(&self, buf: &DmaBuffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
-        self.dev().mem_read(buf, offset, out)
-    }
-    fn relax(&self, pace: Pace) {
-        self.dev().relax(pace)
-    }
-    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
-        self.dev().wait_irq(timeout_ns)
-    }
-    fn now_ns(&self) -> u64 {
-        self.dev().now_ns()
-    }
-    fn cycles(&self) -> Option<u64> {
-        self.dev().cycles()
-    }
+    // mem_*_u64 too: VFIO's are single volatile accesses (status words the card writes),
+    // which the trait's default, a byte copy, is not.
+    forward_device!(self => self.dev(); name, bar_read32, bar_write32, dma_alloc, dma_free,
+        mem_write, mem_read, relax, wait_irq, now_ns, cycles, mem_read_u64, mem_write_u64);
 }
 
 impl BenchDevice for CardDevice {

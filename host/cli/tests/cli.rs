@@ -13,6 +13,14 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// Runs `fasthsl args`, which must fail with `needle` in its error output.
+fn refused(args: &[&str], needle: &str) {
+    let o = fasthsl(args);
+    assert!(!o.status.success(), "{args:?} succeeded");
+    let e = text(&o.stderr);
+    assert!(e.contains(needle), "{args:?}: {e}");
+}
+
 #[test]
 fn help_lists_every_command() {
     let o = fasthsl(&["--help"]);
@@ -40,46 +48,24 @@ fn help_lists_every_command() {
 
 #[test]
 fn bad_arguments_fail_clearly() {
-    let o = fasthsl(&["demo", "--topology", "ring:99"]);
-    assert!(!o.status.success());
-    let e = text(&o.stderr);
-    assert!(e.contains("ring supports 2..=64 nodes, not 99"), "{e}");
-
-    let o = fasthsl(&["demo", "--topology", "banyan:4"]);
-    assert!(!o.status.success());
-    let e = text(&o.stderr);
-    assert!(e.contains("unknown topology kind 'banyan'"), "{e}");
-
-    let o = fasthsl(&["demo", "--topology", "full:9"]);
-    assert!(!o.status.success());
-    assert!(
-        text(&o.stderr).contains("1..=8 nodes, not 9"),
-        "{}",
-        text(&o.stderr)
-    );
-
-    let o = fasthsl(&["demo", "--nodes", "0"]);
-    assert!(!o.status.success());
-    assert!(text(&o.stderr).contains("--nodes"), "{}", text(&o.stderr));
-
-    let o = fasthsl(&["demo", "--max-size", "32M"]);
-    assert!(!o.status.success());
-    assert!(
-        text(&o.stderr).contains("size must be"),
-        "{}",
-        text(&o.stderr)
-    );
-
-    let o = fasthsl(&["demo", "--topology", "star:1"]);
-    assert!(!o.status.success());
-    assert!(
-        text(&o.stderr).contains("at least 2 nodes"),
-        "{}",
-        text(&o.stderr)
-    );
-
-    let o = fasthsl(&["bogus"]);
-    assert!(!o.status.success());
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["demo", "--topology", "ring:99"],
+            "ring supports 2..=64 nodes, not 99",
+        ),
+        (
+            &["demo", "--topology", "banyan:4"],
+            "unknown topology kind 'banyan'",
+        ),
+        (&["demo", "--topology", "full:9"], "1..=8 nodes, not 9"),
+        (&["demo", "--nodes", "0"], "--nodes"),
+        (&["demo", "--max-size", "32M"], "size must be"),
+        (&["demo", "--topology", "star:1"], "at least 2 nodes"),
+        (&["bogus"], "bogus"),
+    ];
+    for (args, needle) in cases {
+        refused(args, needle);
+    }
 }
 
 #[test]
@@ -91,9 +77,7 @@ fn info_on_a_missing_card_explains() {
         e.contains("no PCI device ffff:ff:1f.7") && e.contains("fasthsl list"),
         "{e}"
     );
-    let o = fasthsl(&["info", "--device", "nonsense"]);
-    assert!(!o.status.success());
-    assert!(text(&o.stderr).contains("not a PCI address"));
+    refused(&["info", "--device", "nonsense"], "not a PCI address");
 }
 
 #[test]
@@ -404,8 +388,8 @@ fn pingpong_with_adaptive_routing() {
     let (off, on) = pingpong_same_without_and_with("--routing=adaptive", "32K");
     assert_eq!(on[2]["routing"].as_str(), Some("adaptive"));
     assert_eq!(off[2]["routing"].as_str(), Some("deterministic"));
-    let o = fasthsl(&["bench", "pingpong", "--routing", "west-first"]);
-    assert!(!o.status.success());
-    let e = text(&o.stderr);
-    assert!(e.contains("unknown routing 'west-first'"), "{e}");
+    refused(
+        &["bench", "pingpong", "--routing", "west-first"],
+        "unknown routing 'west-first'",
+    );
 }

@@ -31,6 +31,14 @@ class SpecError(Exception):
 # Register blocks, with the prefix of their names in the SV package (one namespace there).
 BLOCKS = {"nic": "", "router": "", "ctx": "CTX_"}
 
+# Register access kinds (the Rust RegAccess enum, in this order).
+ACCESS = {
+    "ro": "Read only.",
+    "rw": "Read and write.",
+    "rw1c": "Read; writing 1 to a bit clears it.",
+    "wo": "Write only.",
+}
+
 
 def camel(name):
     return "".join(p.capitalize() for p in name.lower().split("_"))
@@ -75,7 +83,7 @@ def validate(spec):
             if key[1] % 4:
                 raise SpecError(f"register {r['name']} not 4-byte aligned")
             offsets[key] = r["name"]
-        if r["access"] not in ("ro", "rw", "rw1c", "wo"):
+        if r["access"] not in ACCESS:
             raise SpecError(f"register {r['name']}: unknown access {r['access']}")
         if r["block"] not in BLOCKS:
             raise SpecError(f"register {r['name']}: unknown block {r['block']}")
@@ -314,6 +322,31 @@ def gen_rs(spec):
         o.append("    }")
         o.append("}")
         o.append("")
+    o.append("/// How software may access a register.")
+    o.append("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]")
+    o.append("pub enum RegAccess {")
+    for access, doc in ACCESS.items():
+        o.append(f"    /// {doc}")
+        o.append(f"    {camel(access)},")
+    o.append("}")
+    o.append("")
+    o.append("/// One register of a block, or one array of them (`count` instances `stride` bytes apart).")
+    o.append("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]")
+    o.append("pub struct RegInfo {")
+    o.append("    /// Name, as the offset constant of the block's module.")
+    o.append("    pub name: &'static str,")
+    o.append("    /// Byte offset of the first instance.")
+    o.append("    pub offset: u32,")
+    o.append("    /// Instances (1 for a single register).")
+    o.append("    pub count: u32,")
+    o.append("    /// Bytes between instances.")
+    o.append("    pub stride: u32,")
+    o.append("    /// Access.")
+    o.append("    pub access: RegAccess,")
+    o.append("    /// Defined bits (from bit 0; 32 when the contract gives no width).")
+    o.append("    pub width: u32,")
+    o.append("}")
+    o.append("")
     for block in BLOCKS:
         pg = paged(spec, block)
         if pg:
@@ -341,6 +374,13 @@ def gen_rs(spec):
                 o.append(f"    pub const {r['name']}_COUNT: u32 = {r['count']};")
                 o.append(f"    /// Bytes between instances of {r['name']}.")
                 o.append(f"    pub const {r['name']}_STRIDE: u32 = {r.get('stride', 4)};")
+        o.append(f"    /// Every register of the block, by offset.")
+        o.append(f"    pub const REGISTERS: &[super::RegInfo] = &[")
+        for r in sorted((r for r in spec["registers"] if r["block"] == block), key=lambda r: r["offset"]):
+            o.append(f"        super::RegInfo {{ name: \"{r['name']}\", offset: {r['offset']:#05x}, "
+                     f"count: {r.get('count', 1)}, stride: {r.get('stride', 4)}, "
+                     f"access: super::RegAccess::{camel(r['access'])}, width: {r.get('width', 32)} }},")
+        o.append("    ];")
         o.append("}")
         o.append("")
     return "\n".join(o).rstrip() + "\n"

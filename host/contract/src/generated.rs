@@ -946,6 +946,36 @@ impl RouteCtrl {
     }
 }
 
+/// How software may access a register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RegAccess {
+    /// Read only.
+    Ro,
+    /// Read and write.
+    Rw,
+    /// Read; writing 1 to a bit clears it.
+    Rw1c,
+    /// Write only.
+    Wo,
+}
+
+/// One register of a block, or one array of them (`count` instances `stride` bytes apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RegInfo {
+    /// Name, as the offset constant of the block's module.
+    pub name: &'static str,
+    /// Byte offset of the first instance.
+    pub offset: u32,
+    /// Instances (1 for a single register).
+    pub count: u32,
+    /// Bytes between instances.
+    pub stride: u32,
+    /// Access.
+    pub access: RegAccess,
+    /// Defined bits (from bit 0; 32 when the contract gives no width).
+    pub width: u32,
+}
+
 /// NIC register byte offsets.
 pub mod nic_regs {
     /// Identity: ID_MAGIC. (ro)
@@ -1114,6 +1144,80 @@ pub mod nic_regs {
     pub const CNT_RX_EARLY_NACK: u32 = 0x15c;
     /// Messages of contexts 1..7 that completed while their context's LMR ring was full: the entry is not written and the message is NACKed (a sender with REL_RETRIES sends it again), so one context that does not drain its ring never stalls reception for the others (ERR_STATUS.RX_DROP). Context 0 keeps back-pressure (page 0's rule). Contract 1.8. (ro)
     pub const CNT_RX_LMR_FULL: u32 = 0x168;
+    /// Every register of the block, by offset.
+    pub const REGISTERS: &[super::RegInfo] = &[
+        super::RegInfo { name: "ID", offset: 0x000, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "VERSION", offset: 0x004, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "NODE_ID", offset: 0x008, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "CTRL", offset: 0x00c, count: 1, stride: 4, access: super::RegAccess::Rw, width: 1 },
+        super::RegInfo { name: "MTU", offset: 0x010, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "DEST_RANGE", offset: 0x014, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LME_BASE_LO", offset: 0x020, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LME_BASE_HI", offset: 0x024, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LME_SIZE", offset: 0x028, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "LME_PROD", offset: 0x02c, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "LME_CONS", offset: 0x030, count: 1, stride: 4, access: super::RegAccess::Ro, width: 16 },
+        super::RegInfo { name: "PUSH_STATUS", offset: 0x034, count: 1, stride: 4, access: super::RegAccess::Ro, width: 1 },
+        super::RegInfo { name: "LMR_BASE_LO", offset: 0x040, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LMR_BASE_HI", offset: 0x044, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LMR_SIZE", offset: 0x048, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "LMR_PROD", offset: 0x04c, count: 1, stride: 4, access: super::RegAccess::Ro, width: 16 },
+        super::RegInfo { name: "LMR_CONS", offset: 0x050, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "RXWIN_BASE_LO", offset: 0x060, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "RXWIN_BASE_HI", offset: 0x064, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "RXWIN_SIZE_LO", offset: 0x068, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "RXWIN_SIZE_HI", offset: 0x06c, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "INT_STATUS", offset: 0x080, count: 1, stride: 4, access: super::RegAccess::Rw1c, width: 24 },
+        super::RegInfo { name: "INT_MASK", offset: 0x084, count: 1, stride: 4, access: super::RegAccess::Rw, width: 24 },
+        super::RegInfo { name: "ERR_STATUS", offset: 0x088, count: 1, stride: 4, access: super::RegAccess::Rw1c, width: 17 },
+        super::RegInfo { name: "INT_COAL_LME_DONE", offset: 0x090, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "INT_COAL_LMR_NEW", offset: 0x094, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "REL_CTRL", offset: 0x098, count: 1, stride: 4, access: super::RegAccess::Rw, width: 4 },
+        super::RegInfo { name: "REL_TIMEOUT", offset: 0x09c, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "REL_RETRIES", offset: 0x0a0, count: 1, stride: 4, access: super::RegAccess::Rw, width: 4 },
+        super::RegInfo { name: "TX_QUANTUM", offset: 0x0a4, count: 1, stride: 4, access: super::RegAccess::Rw, width: 5 },
+        super::RegInfo { name: "WIN_CFG", offset: 0x0e0, count: 1, stride: 4, access: super::RegAccess::Rw, width: 1 },
+        super::RegInfo { name: "WIN_REJ_INFO", offset: 0x0e4, count: 1, stride: 4, access: super::RegAccess::Rw1c, width: 32 },
+        super::RegInfo { name: "WIN_REJ_MSG_ID", offset: 0x0e8, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "WIN_REJ_ADDR_LO", offset: 0x0ec, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "WIN_REJ_ADDR_HI", offset: 0x0f0, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_TX_DESC", offset: 0x100, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_TX_PKTS", offset: 0x104, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_PKTS", offset: 0x108, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_MSGS", offset: 0x10c, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_DESC_ERR", offset: 0x110, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_CSR_ERR", offset: 0x114, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_CRC_ERR", offset: 0x118, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_DROP_DEST", offset: 0x11c, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_DROP_MALFORMED", offset: 0x120, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_DROP_WINDOW", offset: 0x124, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_PUSH", offset: 0x128, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_PUSH_REJECT", offset: 0x12c, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_MSG_EXPIRED", offset: 0x130, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_TRACK_FULL", offset: 0x134, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_ACK_TX", offset: 0x138, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_NACK_TX", offset: 0x13c, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_ACK_RX", offset: 0x140, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_NACK_RX", offset: 0x144, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_ANS_DROP", offset: 0x148, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RETX", offset: 0x14c, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_REL_TIMEOUT", offset: 0x150, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_DUP", offset: 0x154, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_SEQ_EVICT", offset: 0x158, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_EARLY_NACK", offset: 0x15c, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_DMA_RD_ERR", offset: 0x160, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_DROP_CTX", offset: 0x164, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_LMR_FULL", offset: 0x168, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_REJECT_KEY", offset: 0x180, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_REJECT_PERM", offset: 0x184, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "CNT_RX_REJECT_RANGE", offset: 0x188, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "PUSH_DESC", offset: 0x200, count: 8, stride: 4, access: super::RegAccess::Wo, width: 32 },
+        super::RegInfo { name: "PUSH_DATA", offset: 0x220, count: 14, stride: 4, access: super::RegAccess::Wo, width: 32 },
+        super::RegInfo { name: "WIN_BASE_LO", offset: 0x300, count: 16, stride: 16, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "WIN_BASE_HI", offset: 0x304, count: 16, stride: 16, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "WIN_LEN", offset: 0x308, count: 16, stride: 16, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "WIN_CTRL", offset: 0x30c, count: 16, stride: 16, access: super::RegAccess::Rw, width: 32 },
+    ];
 }
 
 /// ROUTER register byte offsets.
@@ -1166,6 +1270,19 @@ pub mod router_regs {
     pub const RT_BC_BOUNDS_COUNT: u32 = 64;
     /// Bytes between instances of RT_BC_BOUNDS.
     pub const RT_BC_BOUNDS_STRIDE: u32 = 4;
+    /// Every register of the block, by offset.
+    pub const REGISTERS: &[super::RegInfo] = &[
+        super::RegInfo { name: "RT_ID", offset: 0x000, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "RT_PORTS", offset: 0x004, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "RT_DROP", offset: 0x010, count: 8, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "RT_EEP", offset: 0x030, count: 8, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "RT_BC_MASK", offset: 0x050, count: 8, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "RT_TMO", offset: 0x070, count: 8, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "RT_TMO_CYCLES", offset: 0x090, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "RT_BOUNDS", offset: 0x100, count: 64, stride: 8, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "RT_CTRL", offset: 0x104, count: 64, stride: 8, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "RT_BC_BOUNDS", offset: 0x300, count: 64, stride: 4, access: super::RegAccess::Rw, width: 32 },
+    ];
 }
 
 /// CTX register byte offsets inside one page; page n (n < `PAGES`)
@@ -1203,4 +1320,18 @@ pub mod ctx_regs {
     pub const LMR_PROD: u32 = 0x04c;
     /// Index of the context's next LMR entry the driver will consume. While the ring is full, a message completing for context 1..7 gets no entry and is NACKed (CNT_RX_LMR_FULL, contract 1.8); context 0's page is page 0's ring, which back-pressures reception instead. Values >= LMR_SIZE rejected (ERR_STATUS.LMR_CONS_RANGE). (rw)
     pub const LMR_CONS: u32 = 0x050;
+    /// Every register of the block, by offset.
+    pub const REGISTERS: &[super::RegInfo] = &[
+        super::RegInfo { name: "ID", offset: 0x000, count: 1, stride: 4, access: super::RegAccess::Ro, width: 32 },
+        super::RegInfo { name: "LME_BASE_LO", offset: 0x020, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LME_BASE_HI", offset: 0x024, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LME_SIZE", offset: 0x028, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "LME_PROD", offset: 0x02c, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "LME_CONS", offset: 0x030, count: 1, stride: 4, access: super::RegAccess::Ro, width: 16 },
+        super::RegInfo { name: "LMR_BASE_LO", offset: 0x040, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LMR_BASE_HI", offset: 0x044, count: 1, stride: 4, access: super::RegAccess::Rw, width: 32 },
+        super::RegInfo { name: "LMR_SIZE", offset: 0x048, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+        super::RegInfo { name: "LMR_PROD", offset: 0x04c, count: 1, stride: 4, access: super::RegAccess::Ro, width: 16 },
+        super::RegInfo { name: "LMR_CONS", offset: 0x050, count: 1, stride: 4, access: super::RegAccess::Rw, width: 16 },
+    ];
 }

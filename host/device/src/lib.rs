@@ -13,9 +13,14 @@
 //! [`PageDevice`] narrows any device to one 4 KiB page of BAR0 (a user-level context's
 //! page, [`BarPage::context`]): register accesses outside it are refused before they
 //! reach the card; the VFIO backend has its own page handle that maps only the page.
+//!
+//! A wrapper that passes most methods to an inner device states only the ones it changes
+//! and lists the rest in [`forward_device!`].
 
 use std::fmt;
 
+#[macro_use]
+mod forward;
 mod page;
 
 pub use page::{BarPage, PageDevice, BAR_PAGE};
@@ -180,45 +185,8 @@ pub trait Device {
 /// A borrowed device is a device: a [`PageDevice`] or a context can share the handle of
 /// the card's owner in the same process (a vfio-user socket serves one connection).
 impl<D: Device + ?Sized> Device for &D {
-    fn name(&self) -> String {
-        (**self).name()
-    }
-    fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
-        (**self).bar_read32(offset)
-    }
-    fn bar_write32(&self, offset: u32, value: u32) -> Result<(), DeviceError> {
-        (**self).bar_write32(offset, value)
-    }
-    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
-        (**self).dma_alloc(len)
-    }
-    fn dma_free(&self, buf: DmaBuffer) -> Result<(), DeviceError> {
-        (**self).dma_free(buf)
-    }
-    fn mem_write(&self, buf: &DmaBuffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
-        (**self).mem_write(buf, offset, data)
-    }
-    fn mem_read(&self, buf: &DmaBuffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
-        (**self).mem_read(buf, offset, out)
-    }
-    fn relax(&self, pace: Pace) {
-        (**self).relax(pace)
-    }
-    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
-        (**self).wait_irq(timeout_ns)
-    }
-    fn now_ns(&self) -> u64 {
-        (**self).now_ns()
-    }
-    fn cycles(&self) -> Option<u64> {
-        (**self).cycles()
-    }
-    fn mem_read_u64(&self, buf: &DmaBuffer, offset: usize) -> Result<u64, DeviceError> {
-        (**self).mem_read_u64(buf, offset)
-    }
-    fn mem_write_u64(&self, buf: &DmaBuffer, offset: usize, value: u64) -> Result<(), DeviceError> {
-        (**self).mem_write_u64(buf, offset, value)
-    }
+    forward_device!(self => (**self); name, bar_read32, bar_write32, dma_alloc, dma_free,
+        mem_write, mem_read, relax, wait_irq, now_ns, cycles, mem_read_u64, mem_write_u64);
 }
 
 impl fmt::Display for DmaBuffer {

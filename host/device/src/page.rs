@@ -17,7 +17,7 @@
 
 use fasthsl_contract::{BAR0_SIZE, CTX_COUNT, CTX_PAGE_BASE, CTX_PAGE_STRIDE};
 
-use crate::{Device, DeviceError, DmaBuffer, Pace};
+use crate::{Device, DeviceError};
 
 /// Bytes of a BAR page: the smallest unit an MMU maps on the hosts the card targets.
 pub const BAR_PAGE: u32 = 0x1000;
@@ -134,43 +134,16 @@ impl<D: Device> Device for PageDevice<D> {
         self.page.check(offset)?;
         self.dev.bar_write32(offset, value)
     }
-    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
-        self.dev.dma_alloc(len)
-    }
-    fn dma_free(&self, buf: DmaBuffer) -> Result<(), DeviceError> {
-        self.dev.dma_free(buf)
-    }
-    fn mem_write(&self, buf: &DmaBuffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
-        self.dev.mem_write(buf, offset, data)
-    }
-    fn mem_read(&self, buf: &DmaBuffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
-        self.dev.mem_read(buf, offset, out)
-    }
-    fn relax(&self, pace: Pace) {
-        self.dev.relax(pace)
-    }
-    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
-        self.dev.wait_irq(timeout_ns)
-    }
-    fn now_ns(&self) -> u64 {
-        self.dev.now_ns()
-    }
-    fn cycles(&self) -> Option<u64> {
-        self.dev.cycles()
-    }
-    // The wrapped backend's own versions: VFIO's are single volatile accesses, which
-    // the default (a byte copy) is not.
-    fn mem_read_u64(&self, buf: &DmaBuffer, offset: usize) -> Result<u64, DeviceError> {
-        self.dev.mem_read_u64(buf, offset)
-    }
-    fn mem_write_u64(&self, buf: &DmaBuffer, offset: usize, value: u64) -> Result<(), DeviceError> {
-        self.dev.mem_write_u64(buf, offset, value)
-    }
+    // mem_*_u64 too: the wrapped backend's own versions (VFIO's are single volatile
+    // accesses, which the default, a byte copy, is not).
+    forward_device!(self => self.dev; dma_alloc, dma_free, mem_write, mem_read, relax,
+        wait_irq, now_ns, cycles, mem_read_u64, mem_write_u64);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{DmaBuffer, Pace};
     use std::cell::RefCell;
 
     #[test]
@@ -328,5 +301,127 @@ mod tests {
         assert!(fake.regs.borrow().iter().all(|&v| v != 0xDEAD));
         assert!(page.name().contains("page 0x5000"));
         assert!(PageDevice::context(&fake, CTX_COUNT as u32).is_err());
+    }
+
+    /// A device whose every method records its name and answers with a value of its own,
+    /// so a wrapper that calls the wrong inner method is caught.
+    #[derive(Default)]
+    struct Calls(RefCell<Vec<&'static str>>);
+
+    impl Calls {
+        fn log(&self, m: &'static str) {
+            self.0.borrow_mut().push(m);
+        }
+    }
+
+    impl Device for Calls {
+        fn name(&self) -> String {
+            self.log("name");
+            "calls".into()
+        }
+        fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
+            self.log("bar_read32");
+            Ok(offset ^ 0xA5A5)
+        }
+        fn bar_write32(&self, _: u32, _: u32) -> Result<(), DeviceError> {
+            self.log("bar_write32");
+            Ok(())
+        }
+        fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
+            self.log("dma_alloc");
+            Ok(DmaBuffer::new(7, 0x7000, len))
+        }
+        fn dma_free(&self, _: DmaBuffer) -> Result<(), DeviceError> {
+            self.log("dma_free");
+            Ok(())
+        }
+        fn mem_write(&self, _: &DmaBuffer, _: usize, _: &[u8]) -> Result<(), DeviceError> {
+            self.log("mem_write");
+            Ok(())
+        }
+        fn mem_read(&self, _: &DmaBuffer, _: usize, out: &mut [u8]) -> Result<(), DeviceError> {
+            self.log("mem_read");
+            out.fill(0x11);
+            Ok(())
+        }
+        fn relax(&self, _: Pace) {
+            self.log("relax");
+        }
+        fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
+            self.log("wait_irq");
+            Ok(timeout_ns == 5)
+        }
+        fn now_ns(&self) -> u64 {
+            self.log("now_ns");
+            42
+        }
+        fn cycles(&self) -> Option<u64> {
+            self.log("cycles");
+            Some(43)
+        }
+        fn mem_read_u64(&self, _: &DmaBuffer, _: usize) -> Result<u64, DeviceError> {
+            self.log("mem_read_u64");
+            Ok(44)
+        }
+        fn mem_write_u64(&self, _: &DmaBuffer, _: usize, _: u64) -> Result<(), DeviceError> {
+            self.log("mem_write_u64");
+            Ok(())
+        }
+    }
+
+    /// Calls every method once; returns what the device answered.
+    fn call_all(d: &impl Device, reg: u32) -> (String, u32, u64, bool, u64, Option<u64>, u64) {
+        let name = d.name();
+        let v = d.bar_read32(reg).unwrap();
+        d.bar_write32(reg, 1).unwrap();
+        let b = d.dma_alloc(64).unwrap();
+        assert_eq!((b.id(), b.iova(), b.len()), (7, 0x7000, 64));
+        d.mem_write(&b, 0, &[1]).unwrap();
+        let mut out = [0u8; 2];
+        d.mem_read(&b, 0, &mut out).unwrap();
+        assert_eq!(out, [0x11; 2]);
+        d.relax(Pace::Step);
+        let irq = d.wait_irq(5).unwrap();
+        let (now, cycles) = (d.now_ns(), d.cycles());
+        let w = d.mem_read_u64(&b, 0).unwrap();
+        d.mem_write_u64(&b, 0, 9).unwrap();
+        d.dma_free(b).unwrap();
+        (name, v, u64::from(out[0]), irq, now, cycles, w)
+    }
+
+    const ALL: [&str; 13] = [
+        "name",
+        "bar_read32",
+        "bar_write32",
+        "dma_alloc",
+        "mem_write",
+        "mem_read",
+        "relax",
+        "wait_irq",
+        "now_ns",
+        "cycles",
+        "mem_read_u64",
+        "mem_write_u64",
+        "dma_free",
+    ];
+
+    #[test]
+    fn wrappers_pass_every_method_to_the_same_method_of_their_device() {
+        let inner = Calls::default();
+        let reg = 0x2010;
+        let direct = call_all(&inner, reg);
+        assert_eq!(*inner.0.borrow(), ALL);
+        inner.0.borrow_mut().clear();
+        // A reference forwards everything, u64 accesses included.
+        assert_eq!(call_all(&&inner, reg), direct);
+        assert_eq!(*inner.0.borrow(), ALL);
+        inner.0.borrow_mut().clear();
+        // A page handle: its own name (which asks the device's), the rest the same.
+        let page = PageDevice::new(&inner, BarPage::new(0x2000, 0x10000).unwrap());
+        let mut got = call_all(&page, reg);
+        assert_eq!(got.0, "calls page 0x2000");
+        got.0 = direct.0.clone();
+        assert_eq!(got, direct);
+        assert_eq!(*inner.0.borrow(), ALL);
     }
 }

@@ -48,6 +48,7 @@
 #![forbid(unsafe_code)]
 
 mod context;
+mod reliable;
 mod ring;
 mod window;
 
@@ -62,9 +63,12 @@ use fasthsl_contract::{
     LmrEntry, RouteBounds, RouteCtrl, CONTRACT_VERSION, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX,
     MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
-pub use fasthsl_device::{BarPage, Device, DeviceError, DmaBuffer, Pace, PageDevice};
+pub use fasthsl_device::{
+    forward_device, BarPage, Device, DeviceError, DmaBuffer, Pace, PageDevice,
+};
 pub use fasthsl_topology::Routing;
 use fasthsl_topology::{Topology, TopologyError};
+pub use reliable::{ReliableConfig, ANSWER_TIMEOUT_RESET};
 use ring::{LmeRing, LmrCursor};
 use window::WindowTable;
 pub use window::{RxWindow, WinStats, WindowPerms, WindowReject, WINDOWS, WINDOW_LEN_MAX};
@@ -1733,9 +1737,6 @@ impl<D: Device> Card<D> {
         )
     }
 
-    /// Sets or clears one REL_CTRL bit, keeping the others. On a card older than
-    /// `since` the bit does not exist: asking for the feature (`wanted`) is an error,
-    /// asking for its absence is already true.
     /// Whether REL_CTRL has `bit` set (false on cards before contract 1.5, which have no
     /// REL_CTRL).
     fn rel_ctrl_has(&self, bit: u32) -> Result<bool, DriverError> {
@@ -1745,6 +1746,9 @@ impl<D: Device> Card<D> {
         Ok(self.dev.bar_read32(nic::REL_CTRL)? & bit != 0)
     }
 
+    /// Sets or clears one REL_CTRL bit, keeping the others. On a card older than
+    /// `since` the bit does not exist: asking for the feature (`wanted`) is an error,
+    /// asking for its absence is already true.
     fn set_rel_ctrl_bit(
         &self,
         bit: u32,
@@ -1771,7 +1775,8 @@ impl<D: Device> Card<D> {
     /// NACK_REJECT, [`DescErr::RetryExhausted`] on a NACK or after the answer timeout
     /// without an answer (a receiver with acknowledgement off never answers). Off (the
     /// reset state): a descriptor completes when its packets have left. Broadcasts never
-    /// wait. Retransmission: [`Card::set_retries`] (docs/RELIABILITY.md).
+    /// wait. Retransmission: [`Card::set_retries`] (docs/RELIABILITY.md). Everything
+    /// reliable delivery needs in one call: [`Card::set_reliable`].
     pub fn set_sender_wait(&self, on: bool) -> Result<(), DriverError> {
         let bit = contract::rel_ctrl::SENDER_WAIT;
         if !on && self.rel_ctrl_has(contract::rel_ctrl::DEDUP)? {

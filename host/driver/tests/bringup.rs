@@ -14,7 +14,7 @@ use fasthsl_driver::contract::{
     CONTRACT_VERSION, ID_MAGIC, ROUTER_CSR_BASE, ROUTER_PORTS, ROUTE_ENTRIES,
 };
 use fasthsl_driver::{
-    Card, CardConfig, Device, DeviceError, DmaBuffer, DriverError, Pace, Routing,
+    forward_device, Card, CardConfig, Device, DeviceError, DmaBuffer, DriverError, Routing,
 };
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
 use fasthsl_topology::Topology;
@@ -111,9 +111,6 @@ impl Faulty {
 }
 
 impl Device for Faulty {
-    fn name(&self) -> String {
-        self.dev.name()
-    }
     fn bar_read32(&self, offset: u32) -> Result<u32, DeviceError> {
         let v = self.dev.bar_read32(offset)?;
         Ok(self.f.borrow().read_as.get(&offset).copied().unwrap_or(v))
@@ -144,24 +141,8 @@ impl Device for Faulty {
         self.f.borrow_mut().live.retain(|b| *b != buf);
         self.dev.dma_free(buf)
     }
-    fn mem_write(&self, buf: &DmaBuffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
-        self.dev.mem_write(buf, offset, data)
-    }
-    fn mem_read(&self, buf: &DmaBuffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
-        self.dev.mem_read(buf, offset, out)
-    }
-    fn relax(&self, pace: Pace) {
-        self.dev.relax(pace)
-    }
-    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
-        self.dev.wait_irq(timeout_ns)
-    }
-    fn now_ns(&self) -> u64 {
-        self.dev.now_ns()
-    }
-    fn cycles(&self) -> Option<u64> {
-        self.dev.cycles()
-    }
+    forward_device!(self => self.dev; name, mem_write, mem_read, relax, wait_irq, now_ns,
+        cycles);
 }
 
 #[test]

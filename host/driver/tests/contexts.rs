@@ -7,7 +7,9 @@
 use std::collections::HashMap;
 
 use fasthsl_driver::contract::{ctx_regs as ctx, desc_flag, err, int, nic_regs as nic, CTX_COUNT};
-use fasthsl_driver::{Card, CardConfig, Context, Device, DmaBuffer, DriverError};
+use fasthsl_driver::{
+    forward_device, Card, CardConfig, Context, Device, DmaBuffer, DriverError, ReliableConfig,
+};
 
 use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
@@ -335,9 +337,6 @@ struct Recorder<D: Device> {
 }
 
 impl<D: Device> Device for Recorder<D> {
-    fn name(&self) -> String {
-        self.dev.name()
-    }
     fn bar_read32(&self, offset: u32) -> Result<u32, fasthsl_driver::DeviceError> {
         self.offsets.borrow_mut().push(offset);
         self.dev.bar_read32(offset)
@@ -346,40 +345,8 @@ impl<D: Device> Device for Recorder<D> {
         self.offsets.borrow_mut().push(offset);
         self.dev.bar_write32(offset, value)
     }
-    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, fasthsl_driver::DeviceError> {
-        self.dev.dma_alloc(len)
-    }
-    fn dma_free(&self, buf: DmaBuffer) -> Result<(), fasthsl_driver::DeviceError> {
-        self.dev.dma_free(buf)
-    }
-    fn mem_write(
-        &self,
-        buf: &DmaBuffer,
-        offset: usize,
-        data: &[u8],
-    ) -> Result<(), fasthsl_driver::DeviceError> {
-        self.dev.mem_write(buf, offset, data)
-    }
-    fn mem_read(
-        &self,
-        buf: &DmaBuffer,
-        offset: usize,
-        out: &mut [u8],
-    ) -> Result<(), fasthsl_driver::DeviceError> {
-        self.dev.mem_read(buf, offset, out)
-    }
-    fn relax(&self, pace: fasthsl_driver::Pace) {
-        self.dev.relax(pace)
-    }
-    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, fasthsl_driver::DeviceError> {
-        self.dev.wait_irq(timeout_ns)
-    }
-    fn now_ns(&self) -> u64 {
-        self.dev.now_ns()
-    }
-    fn cycles(&self) -> Option<u64> {
-        self.dev.cycles()
-    }
+    forward_device!(self => self.dev; name, dma_alloc, dma_free, mem_write, mem_read, relax,
+        wait_irq, now_ns, cycles);
 }
 
 #[test]
@@ -654,11 +621,14 @@ fn a_full_context_ring_never_stalls_the_others_and_retries_deliver_once_it_drain
     assert_eq!(k.rx_msgs, 7 + 32, "{k:?}");
 
     // Phase 2: reliable, context 1's ring still full (its 7 entries not read).
+    let rel = ReliableConfig {
+        retries: 15,
+        answer_timeout: 4,
+        early_nack: false,
+        ..ReliableConfig::default()
+    };
     for c in &cards {
-        c.set_sender_wait(true).unwrap();
-        c.set_retries(15).unwrap();
-        c.set_answer_timeout(4).unwrap();
-        c.set_dedup(true).unwrap();
+        c.set_reliable(rel).unwrap();
         c.clear_errors().unwrap();
     }
     let full0 = cards[1].counters().unwrap().rx_lmr_full;

@@ -46,9 +46,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use fasthsl_driver::contract::{
-    ctrl, desc_flag, err, nic_regs as nic, router_regs as rt, status_done, DescErr, LmeDesc,
-    LmrEntry, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX, MSG_LEN_MAX, MTU_MAX, RING_SIZE_MAX,
-    ROUTER_CSR_BASE, ROUTE_ENTRIES, TX_QUANTUM_RESET,
+    ctrl, desc_flag, err, nic_regs as nic, register_at, router_regs as rt, status_done, DescErr,
+    LmeDesc, LmrEntry, RegAccess, ID_MAGIC, INLINE_MAX, INLINE_RING_MAX, MSG_LEN_MAX, MTU_MAX,
+    RING_SIZE_MAX, ROUTER_CSR_BASE, ROUTE_ENTRIES, TX_QUANTUM_RESET,
 };
 use fasthsl_driver::{Card, CardConfig, CompletionError, Device, DmaBuffer, DriverError, PutPath};
 use fasthsl_rng::Rng;
@@ -1009,45 +1009,18 @@ impl Fuzz {
 
     // ---- CSR traffic ----
 
-    /// NIC offsets the card must answer with CSR_BAD_ADDR (undefined or unaligned).
+    /// NIC offsets where a write is refused with CSR_BAD_ADDR and changes nothing
+    /// (undefined, unaligned or read-only: contract's register table).
     fn nic_hole(&mut self) -> u32 {
         loop {
             let off = self.rng.below_u64(0x1000) as u32;
             if FOREIGN.contains(&off) || window_reg(off) {
                 continue;
             }
-            let defined = [
-                nic::ID,
-                nic::VERSION,
-                nic::NODE_ID,
-                nic::CTRL,
-                nic::MTU,
-                nic::DEST_RANGE,
-                nic::LME_BASE_LO,
-                nic::LME_BASE_HI,
-                nic::LME_SIZE,
-                nic::LME_PROD,
-                nic::LME_CONS,
-                nic::PUSH_STATUS,
-                nic::LMR_BASE_LO,
-                nic::LMR_BASE_HI,
-                nic::LMR_SIZE,
-                nic::LMR_PROD,
-                nic::LMR_CONS,
-                nic::RXWIN_BASE_LO,
-                nic::RXWIN_BASE_HI,
-                nic::RXWIN_SIZE_LO,
-                nic::RXWIN_SIZE_HI,
-                nic::INT_STATUS,
-                nic::INT_MASK,
-                nic::ERR_STATUS,
-            ]
-            .contains(&off)
-                || (nic::CNT_TX_DESC..=nic::CNT_PUSH_REJECT).contains(&off)
-                    && off.is_multiple_of(4)
-                || off == nic::CNT_DMA_RD_ERR
-                || (nic::PUSH_DESC..nic::PUSH_DATA + nic::PUSH_DATA_COUNT * 4).contains(&off)
-                    && off.is_multiple_of(4);
+            // A write there is refused (CSR_BAD_ADDR) and changes nothing: no register, or
+            // a read-only one.
+            let defined =
+                register_at(nic::REGISTERS, off).is_some_and(|r| r.access != RegAccess::Ro);
             if !defined {
                 return off;
             }
@@ -1262,9 +1235,7 @@ impl Fuzz {
             assert_eq!(v, w, "node {n} reg {off:#x}: {}", self.ctx());
         } else if !FOREIGN.contains(&off)
             && !window_reg(off)
-            && (!off.is_multiple_of(4)
-                || (nic::PUSH_DESC..nic::PUSH_DATA + 56).contains(&off)
-                || self.nic_is_hole(off))
+            && (!off.is_multiple_of(4) || Self::nic_is_hole(off))
         {
             assert_eq!(
                 v,
@@ -1276,32 +1247,10 @@ impl Fuzz {
         }
     }
 
-    fn nic_is_hole(&self, off: u32) -> bool {
-        let known = [
-            nic::LME_PROD,
-            nic::LME_CONS,
-            nic::PUSH_STATUS,
-            nic::LMR_PROD,
-            nic::LMR_CONS,
-            nic::INT_STATUS,
-            nic::ERR_STATUS,
-        ];
-        !(known.contains(&off)
-            || self.nics[0].regs.contains_key(&off)
-            || (nic::CNT_TX_DESC..=nic::CNT_PUSH_REJECT).contains(&off)
-            || [
-                nic::CNT_RX_MSG_EXPIRED,
-                nic::CNT_RX_TRACK_FULL,
-                nic::CNT_DMA_RD_ERR,
-                nic::CNT_RX_DROP_CTX,
-                nic::CNT_RX_DUP,
-                nic::CNT_RX_SEQ_EVICT,
-                nic::CNT_RX_EARLY_NACK,
-                nic::CNT_RX_LMR_FULL,
-            ]
-            .contains(&off)
-            || (nic::CNT_ACK_TX..=nic::CNT_ANS_DROP).contains(&off) && off.is_multiple_of(4)
-            || (nic::CNT_RETX..=nic::CNT_REL_TIMEOUT).contains(&off) && off.is_multiple_of(4))
+    /// Whether a read of 4-byte aligned NIC offset `off` is a bad address: the contract
+    /// defines no register there, or a write-only one (the push window).
+    fn nic_is_hole(off: u32) -> bool {
+        register_at(nic::REGISTERS, off).is_none_or(|r| r.access == RegAccess::Wo)
     }
 
     // ---- epochs ----

@@ -7,7 +7,8 @@ use fasthsl_driver::contract::{
     MSG_LEN_MAX,
 };
 use fasthsl_driver::{
-    Card, CardConfig, CompletionError, Device, DmaBuffer, DriverError, PutTicket,
+    Card, CardConfig, CompletionError, Device, DmaBuffer, DriverError, PutTicket, ReliableConfig,
+    ANSWER_TIMEOUT_RESET,
 };
 use fasthsl_rng::Rng;
 use fasthsl_sim::{Cluster, SimConfig, SimDevice};
@@ -606,6 +607,91 @@ fn dedup_switch_and_counters() {
     net.cards[1].set_dedup(false).unwrap();
     assert_eq!(rel_ctrl(&net.cards[1]), before | rel_ctrl::SENDER_WAIT);
     net.cards[1].set_sender_wait(false).unwrap();
+    net.assert_clean();
+}
+
+/// `Card::set_reliable` / `clear_reliable`: one call leaves REL_CTRL, REL_TIMEOUT and
+/// REL_RETRIES as asked (ACK_OFF untouched), refuses what an individual setter refuses
+/// before writing anything, and "off" restores the reset state.
+#[test]
+fn set_reliable_in_one_call() {
+    let mut net = up("full:2");
+    // (REL_CTRL, REL_TIMEOUT, REL_RETRIES) as the card holds them.
+    let regs = |c: &Card<SimDevice>| {
+        let d = c.device();
+        (
+            d.bar_read32(nic::REL_CTRL).unwrap(),
+            d.bar_read32(nic::REL_TIMEOUT).unwrap(),
+            d.bar_read32(nic::REL_RETRIES).unwrap(),
+        )
+    };
+    let reset = (0, u32::from(ANSWER_TIMEOUT_RESET), 0);
+    assert_eq!(
+        regs(&net.cards[0]),
+        reset,
+        "the driver's reset values are the card's"
+    );
+    assert_eq!(net.cards[0].reliable().unwrap(), None);
+
+    let cfg = ReliableConfig {
+        retries: 5,
+        answer_timeout: 40,
+        dedup: true,
+        early_nack: true,
+    };
+    // Receiver 1 does not answer: set_reliable must leave its ACK_OFF alone.
+    net.cards[1].set_acknowledge(false).unwrap();
+    for c in &net.cards {
+        c.set_reliable(cfg).unwrap();
+        assert_eq!(c.reliable().unwrap(), Some(cfg));
+    }
+    let on = rel_ctrl::SENDER_WAIT | rel_ctrl::DEDUP | rel_ctrl::EARLY_NACK;
+    assert_eq!(regs(&net.cards[0]), (on, 40, 5));
+    assert_eq!(regs(&net.cards[1]), (on | rel_ctrl::ACK_OFF, 40, 5));
+    net.cards[1].set_acknowledge(true).unwrap();
+
+    // Refused like the setters, and nothing written.
+    for bad in [16, 100] {
+        let asked = ReliableConfig {
+            retries: bad,
+            answer_timeout: 7,
+            dedup: false,
+            ..cfg
+        };
+        assert!(matches!(
+            net.cards[0].set_reliable(asked),
+            Err(DriverError::RetriesTooMany { retries }) if retries == bad
+        ));
+        assert_eq!(regs(&net.cards[0]), (on, 40, 5), "a refused call wrote");
+    }
+    // Set again with fewer features: the others go off, SENDER_WAIT stays.
+    let plain = ReliableConfig {
+        retries: 0,
+        answer_timeout: 9,
+        dedup: false,
+        early_nack: false,
+    };
+    net.cards[0].set_reliable(plain).unwrap();
+    assert_eq!(regs(&net.cards[0]), (rel_ctrl::SENDER_WAIT, 9, 0));
+    net.cards[0].set_reliable(cfg).unwrap();
+
+    // Works end to end: an answered message completes OK.
+    let mut rng = Rng::new(29);
+    let (w, t) = net.send(&mut rng, (0, 1), 1500, 0, GUARD);
+    let done = net.cards[0].wait_completion(&t, timeout(1500)).unwrap();
+    assert_eq!(done.result, Ok(()));
+    let e = net.cards[1].wait_lmr(timeout(1500)).unwrap();
+    net.check(&w, &e);
+    assert_eq!(net.cards[1].counters().unwrap().ack_tx, 1);
+
+    // Off, from DEDUP on (which plain set_sender_wait(false) refuses): the reset state.
+    for c in &net.cards {
+        c.clear_reliable().unwrap();
+        assert_eq!(regs(c), reset);
+        assert_eq!(c.reliable().unwrap(), None);
+        c.clear_reliable().unwrap();
+        assert_eq!(regs(c), reset, "off twice is still off");
+    }
     net.assert_clean();
 }
 

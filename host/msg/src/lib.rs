@@ -1234,8 +1234,8 @@ impl<D: Device> Endpoint<D> {
         self.poll_incoming()?;
         for p in 0..self.layout.nodes as u16 {
             self.pump(p)?;
-            self.return_credits(p)?;
-            self.return_bcast_credits(p)?;
+            self.return_credits(p, false)?;
+            self.return_credits(p, true)?;
         }
         self.pump_bcast()?;
         self.flush_txq()?;
@@ -1435,28 +1435,6 @@ impl<D: Device> Endpoint<D> {
                 }),
             }
         }
-    }
-
-    /// Tells root `root` how many of its broadcasts we consumed, once half its broadcast
-    /// slots are owed: an 8-byte unicast into its broadcast credit word.
-    fn return_bcast_credits(&mut self, root: u16) -> Result<(), MsgError> {
-        let p = &mut self.peers[usize::from(root)];
-        let owed = p.bconsumed.wrapping_sub(p.breturned);
-        if owed == 0 || owed < (self.layout.bslots / 2).max(1) {
-            return Ok(());
-        }
-        p.breturned = p.bconsumed;
-        let count = p.bconsumed;
-        let stage_off = self.bcredit_src + usize::from(root) * 8;
-        self.post_credit(
-            root,
-            count,
-            TxSrc::BcastCredit(root),
-            stage_off,
-            self.layout.bcredit_off,
-        )?;
-        self.stats.bcast_credit_msgs += 1;
-        Ok(())
     }
 
     /// Moves our broadcast pieces to the card while every node has a free broadcast
@@ -1875,25 +1853,37 @@ impl<D: Device> Endpoint<D> {
         }
     }
 
-    /// Tells `src` about consumed slots when half its credits are owed and no message of
-    /// ours is about to carry them.
-    fn return_credits(&mut self, src: u16) -> Result<(), MsgError> {
-        let p = &mut self.peers[usize::from(src)];
-        let owed = p.consumed.wrapping_sub(p.returned);
-        if owed == 0 || owed < (self.layout.slots / 2).max(1) {
+    /// Tells `peer` how many of its messages we consumed when half their slots are owed
+    /// and no message of ours is about to carry them: its unicast slots, or with `bcast`
+    /// its broadcast slots (`peer` as root), each counted and returned on their own.
+    fn return_credits(&mut self, peer: u16, bcast: bool) -> Result<(), MsgError> {
+        let p = &mut self.peers[usize::from(peer)];
+        let (count, returned, slots) = if bcast {
+            (p.bconsumed, &mut p.breturned, self.layout.bslots)
+        } else {
+            (p.consumed, &mut p.returned, self.layout.slots)
+        };
+        let owed = count.wrapping_sub(*returned);
+        if owed == 0 || owed < (slots / 2).max(1) {
             return Ok(());
         }
-        p.returned = p.consumed;
-        let count = p.consumed;
-        let stage_off = self.credit_src + usize::from(src) * 8;
-        self.post_credit(
-            src,
-            count,
-            TxSrc::Credit(src),
-            stage_off,
-            self.layout.credit_off,
-        )?;
-        self.stats.credit_msgs += 1;
+        *returned = count;
+        let (src, stage, remote_off) = if bcast {
+            (
+                TxSrc::BcastCredit(peer),
+                self.bcredit_src,
+                self.layout.bcredit_off,
+            )
+        } else {
+            (TxSrc::Credit(peer), self.credit_src, self.layout.credit_off)
+        };
+        let stage_off = stage + usize::from(peer) * 8;
+        self.post_credit(peer, count, src, stage_off, remote_off)?;
+        if bcast {
+            self.stats.bcast_credit_msgs += 1;
+        } else {
+            self.stats.credit_msgs += 1;
+        }
         Ok(())
     }
 

@@ -26,7 +26,7 @@ use std::fmt;
 
 use crate::bcast::BcastTables;
 use crate::routing::{port_map, Peer};
-use crate::{RouterTables, Topology, ROUTER_PORTS, ROUTE_ENTRIES};
+use crate::{Interval, RouterTables, Topology, ROUTER_PORTS, ROUTE_ENTRIES};
 
 /// A directed channel of the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -484,35 +484,13 @@ fn walk(
     let mut route = vec![Channel::Inject(src)];
     seen(Channel::Inject(src));
     loop {
-        let table = tables[router].inputs.get(input).map_or(&[][..], |v| &v[..]);
-        let d = dst as u64;
-        let port = table
-            .iter()
-            .find(|iv| (u64::from(iv.lo)..=u64::from(iv.hi)).contains(&d))
-            .map(|iv| usize::from(iv.port))
-            .ok_or(CheckError::Unroutable {
-                src,
-                dst,
-                router,
-                input,
-            })?;
-        match peers[router][port] {
+        let port = usize::from(entry_for(tables, src, dst, router, input)?.port);
+        match hop(peers, src, dst, router, port)? {
             None => {
-                return Err(CheckError::DeadEnd {
-                    src,
-                    dst,
-                    router,
-                    port,
-                })
-            }
-            Some(Peer::Nic(got)) if got != dst => {
-                return Err(CheckError::Misdelivered { src, dst, got })
-            }
-            Some(Peer::Nic(_)) => {
                 route.push(Channel::Eject(dst));
                 return Ok(route);
             }
-            Some(Peer::Router(r2, p2)) => {
+            Some((r2, p2)) => {
                 let c = Channel::Link { router, port };
                 if seen(c) {
                     return Err(CheckError::Loop { src, dst, again: c });
@@ -521,6 +499,51 @@ fn walk(
                 (router, input) = (r2, p2);
             }
         }
+    }
+}
+
+/// The entry of `router`'s table for `input` that routes `dst` (the first whose interval
+/// holds it), on the route from `src`.
+fn entry_for(
+    tables: &[RouterTables],
+    src: usize,
+    dst: usize,
+    router: usize,
+    input: usize,
+) -> Result<&Interval, CheckError> {
+    let table = tables[router].inputs.get(input).map_or(&[][..], |v| &v[..]);
+    let d = dst as u64;
+    table
+        .iter()
+        .find(|iv| (u64::from(iv.lo)..=u64::from(iv.hi)).contains(&d))
+        .ok_or(CheckError::Unroutable {
+            src,
+            dst,
+            router,
+            input,
+        })
+}
+
+/// Where output `port` of `router` takes a packet `src -> dst`: `None` into `dst`'s NIC,
+/// `Some((router, input))` on to another router; an error for an uncabled port or
+/// another NIC.
+fn hop(
+    peers: &[[Option<Peer>; ROUTER_PORTS]],
+    src: usize,
+    dst: usize,
+    router: usize,
+    port: usize,
+) -> Result<Option<(usize, usize)>, CheckError> {
+    match peers[router][port] {
+        None => Err(CheckError::DeadEnd {
+            src,
+            dst,
+            router,
+            port,
+        }),
+        Some(Peer::Nic(got)) if got != dst => Err(CheckError::Misdelivered { src, dst, got }),
+        Some(Peer::Nic(_)) => Ok(None),
+        Some(Peer::Router(r2, p2)) => Ok(Some((r2, p2))),
     }
 }
 
@@ -559,33 +582,12 @@ fn add_adaptive(
                 },
                 Channel::Eject(_) => continue,
             };
-            let table = tables[router].inputs.get(input).map_or(&[][..], |v| &v[..]);
-            let d = dst as u64;
-            let iv = table
-                .iter()
-                .find(|iv| (u64::from(iv.lo)..=u64::from(iv.hi)).contains(&d))
-                .ok_or(CheckError::Unroutable {
-                    src,
-                    dst,
-                    router,
-                    input,
-                })?;
+            let iv = entry_for(tables, src, dst, router, input)?;
             let outs = iv.amask | (1u8 << iv.port);
             for port in (0..ROUTER_PORTS).filter(|&o| outs & (1 << o) != 0) {
-                let next = match peers[router][port] {
-                    None => {
-                        return Err(CheckError::DeadEnd {
-                            src,
-                            dst,
-                            router,
-                            port,
-                        })
-                    }
-                    Some(Peer::Nic(got)) if got != dst => {
-                        return Err(CheckError::Misdelivered { src, dst, got })
-                    }
-                    Some(Peer::Nic(_)) => Channel::Eject(dst),
-                    Some(Peer::Router(..)) => Channel::Link { router, port },
+                let next = match hop(&peers, src, dst, router, port)? {
+                    None => Channel::Eject(dst),
+                    Some(_) => Channel::Link { router, port },
                 };
                 let ni = chans.index(next);
                 if !deps[ci].contains(&ni) {

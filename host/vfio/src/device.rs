@@ -10,7 +10,7 @@ use std::sync::atomic::{fence, Ordering};
 use std::time::Instant;
 
 use fasthsl_contract::BAR0_SIZE;
-use fasthsl_device::{BarPage, Device, DeviceError, DmaBuffer, Pace, BAR_PAGE};
+use fasthsl_device::{forward_device, BarPage, Device, DeviceError, DmaBuffer, Pace, BAR_PAGE};
 use vfio_bindings::bindings::vfio as vb;
 
 use crate::iova::IovaSpace;
@@ -946,43 +946,7 @@ impl Device for VfioPage<'_> {
             .write32(&self.dev.device, at as usize, offset, value)
     }
 
-    fn dma_alloc(&self, len: usize) -> Result<DmaBuffer, DeviceError> {
-        self.dev.dma_alloc(len)
-    }
-
-    fn dma_free(&self, buf: DmaBuffer) -> Result<(), DeviceError> {
-        self.dev.dma_free(buf)
-    }
-
-    fn mem_write(&self, buf: &DmaBuffer, offset: usize, data: &[u8]) -> Result<(), DeviceError> {
-        self.dev.mem_write(buf, offset, data)
-    }
-
-    fn mem_read(&self, buf: &DmaBuffer, offset: usize, out: &mut [u8]) -> Result<(), DeviceError> {
-        self.dev.mem_read(buf, offset, out)
-    }
-
-    fn mem_read_u64(&self, buf: &DmaBuffer, offset: usize) -> Result<u64, DeviceError> {
-        self.dev.mem_read_u64(buf, offset)
-    }
-
-    fn mem_write_u64(&self, buf: &DmaBuffer, offset: usize, value: u64) -> Result<(), DeviceError> {
-        self.dev.mem_write_u64(buf, offset, value)
-    }
-
-    fn relax(&self, pace: Pace) {
-        self.dev.relax(pace)
-    }
-
-    fn wait_irq(&self, timeout_ns: u64) -> Result<bool, DeviceError> {
-        self.dev.wait_irq(timeout_ns)
-    }
-
-    fn now_ns(&self) -> u64 {
-        self.dev.now_ns()
-    }
-
-    fn cycles(&self) -> Option<u64> {
-        self.dev.cycles()
-    }
+    // mem_*_u64 too: the device's single volatile accesses, not the default byte copy.
+    forward_device!(self => self.dev; dma_alloc, dma_free, mem_write, mem_read, mem_read_u64,
+        mem_write_u64, relax, wait_irq, now_ns, cycles);
 }

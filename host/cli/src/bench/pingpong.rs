@@ -9,7 +9,7 @@ use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use fasthsl_driver::contract::{desc_flag, status_done, DescErr};
 use fasthsl_driver::{
-    Device, DmaBuffer, DriverError, Pace, PutPath, PutTicket, Routing, WindowPerms,
+    Device, DmaBuffer, DriverError, Pace, PutPath, PutTicket, ReliableConfig, Routing, WindowPerms,
 };
 use fasthsl_msg::layout::Layout;
 use fasthsl_msg::{Endpoint, MsgConfig, Request};
@@ -556,14 +556,17 @@ fn measure<D: BenchDevice>(
     let mut rng = Rng::new(a.seed);
     for c in &pair.tb.cards {
         c.set_acknowledge(!a.no_ack)?;
-        c.set_sender_wait(a.sender_wait || a.reliable.is_some())?;
-        // Only when asked: the default run's register traffic stays as it was.
-        if a.dedup || a.reliable.is_some() {
-            c.set_dedup(true)?;
-        }
         if let Some(retries) = a.reliable {
-            c.set_retries(retries)?;
-            c.set_early_nack(true)?;
+            c.set_reliable(ReliableConfig {
+                retries,
+                ..ReliableConfig::default()
+            })?;
+        } else {
+            c.set_sender_wait(a.sender_wait)?;
+            // Only when asked: the default run's register traffic stays as it was.
+            if a.dedup {
+                c.set_dedup(true)?;
+            }
         }
     }
 
