@@ -2,11 +2,13 @@
 # Builds and runs one self-checking Verilator testbench: rtl/<area>/test/tb_<name>.sv.
 # Modules are found by name (one module per file) in rtl/common, rtl/ddc, rtl/rcube, rtl/card,
 # rtl/phy, rtl/boards/common, rtl/boards/ulx3s;
-# packages come first. A testbench passes when it exits 0 and prints "PASS".
+# packages come first. `include files shared by testbenches (rtl/<area>/test/*.svh) are found
+# in the testbench's own folder. A testbench passes when it exits 0 and prints "PASS".
 set -euo pipefail
 tb_file=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 name=$(basename "$tb_file" .sv)
+tb_dir=$(cd "$(dirname "$tb_file")" && pwd)
 build=${BUILD_DIR:-$root/target/rtl}/$name
 mkdir -p "$build"
 # Testbenches build at -O0: compile time dominates their run time (C++ of the 8x8
@@ -18,7 +20,7 @@ verilator --binary --timing --assert -Wall -Wno-fatal \
   "$root/rtl/pkg/fasthsl_pkg.sv" "$root/rtl/common/fasthsl_link_pkg.sv" \
   -y "$root/rtl/common" -y "$root/rtl/ddc" -y "$root/rtl/rcube" -y "$root/rtl/card" \
   -y "$root/rtl/phy" -y "$root/rtl/boards/common" -y "$root/rtl/boards/ulx3s" \
-  "$tb_file" >"$build/build.log" 2>&1 || { cat "$build/build.log"; echo "FAIL $name (build)"; exit 1; }
+  "+incdir+$tb_dir" "$tb_file" >"$build/build.log" 2>&1 || { cat "$build/build.log"; echo "FAIL $name (build)"; exit 1; }
 # -Wno-fatal lets us print every warning; any warning still fails the test.
 if grep -q '^%Warning' "$build/build.log"; then
   grep -A3 '^%Warning' "$build/build.log"; echo "FAIL $name (Verilator warnings)"; exit 1

@@ -48,18 +48,8 @@ module tb_ddc_ack_gen;
     .drops_o       (drops)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
-
-  function automatic logic [31:0] crc_ref(logic [63:0] w [3]);
-    logic [31:0] c = 32'hFFFF_FFFF;
-    for (int i = 0; i < 3; i++) begin
-      for (int b = 0; b < 64; b++) begin
-        c = (c[0] ^ w[i][b]) ? ((c >> 1) ^ 32'hEDB8_8320) : (c >> 1);
-      end
-    end
-    return ~c;
-  endfunction
+`include "ddc_tb_check.svh"
+`include "ddc_tb_ans_crc.svh"
 
   typedef struct {
     int dest;
@@ -185,8 +175,7 @@ module tb_ddc_ack_gen;
            "traffic mix too thin")
     $display("answers: %0d reject, %0d nack, %0d ack; %0d dropped", n_pkts[0], n_pkts[1],
              n_pkts[2], n_drop_model);
-    if (errors == 0) $display("PASS");
-    else $display("FAIL: %0d errors", errors);
+    tb_verdict();
     $finish;
   end
 

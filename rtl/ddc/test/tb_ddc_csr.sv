@@ -118,8 +118,7 @@ module tb_ddc_csr;
     .irq_o              (irq)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   // ---- the register map as the test knows it ----
   typedef enum int { RW, RO, RW1C } acc_e;

@@ -51,8 +51,7 @@ module tb_ddc_ctx_csr;
     .err_o      (err)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   // ---- model ----
   logic [63:0] m_lme_base[CTX_COUNT], m_lmr_base[CTX_COUNT];

@@ -45,8 +45,7 @@ module tb_ddc_dma_wr_mux;
     .dma_wr_strb_o (wr_strb)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   // A beat of source s, number n: every field derived from (s, n) so the sink can check it.
   function automatic logic [63:0] f_addr(int s, int n);

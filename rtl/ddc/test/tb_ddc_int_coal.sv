@@ -22,8 +22,7 @@ module tb_ddc_int_coal;
     .fire_o  (fire)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   // Reference: events pending and the cycle the first of them arrived.
   int m_pend = 0;

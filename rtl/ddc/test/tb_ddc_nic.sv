@@ -249,8 +249,7 @@ module tb_ddc_nic;
     inj_swallow += 4;
   endfunction
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   longint cycle = 0;
   always @(posedge clk) cycle <= cycle + 1;
@@ -437,6 +436,40 @@ module tb_ddc_nic;
     for (int i = -16; i < len + 16; i++) mem[dst + 64'(i)] = 8'hA5;
   endfunction
 
+  // A message from src to dst (taken at src_ptr / dst_ptr, which move past it): payload
+  // written, destination guarded, known to the LMR check by its id.
+  function automatic void stage(logic [63:0] src, logic [63:0] dst, int len, logic [31:0] id);
+    src_ptr += 64'(len + 64);
+    dst_ptr += 64'(len + 64);
+    prep(src, dst, len);
+    in_flight[int'(id)] = '{src: src, dst: dst, len: len};
+  endfunction
+
+  // A fresh destination for a message of len bytes from SrcBase, span bytes of dst_ptr.
+  function automatic void fresh_dst(int len, logic [63:0] span, output logic [63:0] dst);
+    dst = dst_ptr;
+    dst_ptr += span;
+    prep(SrcBase, dst, len);
+  endfunction
+
+  // Message id (len bytes from SrcBase to dst) is known to the LMR check, and its data
+  // packets are recorded per attempt (watch_pkts) from now on.
+  function automatic void watch(logic [31:0] id, logic [63:0] dst, int len);
+    watch_id = id;
+    watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+    in_flight[int'(id)] = '{src: SrcBase, dst: dst, len: len};
+  endfunction
+
+  // Polls an LMR slot (word 0 at e) until the NIC marks it done, or gives up.
+  task automatic poll_lmr(logic [63:0] e, output lmr_entry_w0_t w0);
+    int t = 0;
+    do begin
+      @(posedge clk);
+      t++;
+      w0 = lmr_entry_w0_t'(mem_word(e));
+    end while (!w0.status[STATUS_DONE_BIT] && t < 200000);
+  endtask
+
   function automatic int pkts_of(logic [63:0] dst, int len);
     // TX cuts at MTU boundaries of the message; the count is what matters here
     return (len + MTU_MAX - 1) / MTU_MAX;
@@ -457,14 +490,9 @@ module tb_ddc_nic;
 
   // Waits for the LMR entry in the next slot and checks it; consumes it.
   task automatic wait_lmr(logic [31:0] msg_id, logic [63:0] dst, int len, logic [15:0] flags);
-    int t = 0;
     lmr_entry_w0_t w0;
     logic [63:0] e = LmrBase + 64'(32 * lmr_cons);
-    do begin
-      @(posedge clk);
-      t++;
-      w0 = lmr_entry_w0_t'(mem_word(e));
-    end while (!w0.status[STATUS_DONE_BIT] && t < 200000);
+    poll_lmr(e, w0);
     `CHECK(w0.status == 16'h8000 && w0.src == Node && w0.msg_id == msg_id,
            $sformatf("LMR slot %0d word 0 %h", lmr_cons, mem_word(e)))
     `CHECK(mem_word(e + 8) == dst, $sformatf("LMR addr %h, expected %h", mem_word(e + 8), dst))
@@ -492,13 +520,8 @@ module tb_ddc_nic;
     logic [63:0] dst = {dst_ptr[63:3], 3'(dst_lane)};
     logic [31:0] msg_id = $urandom();
     logic [15:0] st;
-    msg_t m;
     int slot = lme_prod;
-    src_ptr += 64'(len + 64);
-    dst_ptr += 64'(len + 64);
-    prep(src, dst, len);
-    m = '{src: src, dst: dst, len: len};
-    in_flight[int'(msg_id)] = m;
+    stage(src, dst, len, msg_id);
     post(src, dst, len, Node, flags, msg_id);
     wait_lmr(msg_id, dst, len, flags);
     wait_lme(slot, st);
@@ -523,6 +546,25 @@ module tb_ddc_nic;
 
   int ctx_prod[CTX_COUNT], ctx_lmr_cons[CTX_COUNT];
 
+  // Context k posts a descriptor in its own ring for context `to` and rings its doorbell.
+  task automatic ctx_post(int k, int to, logic [63:0] src, logic [63:0] dst, int len,
+                          logic [31:0] id, logic [15:0] flags);
+    logic [63:0] slot = ctx_lme(k) + 64'(32 * ctx_prod[k]);
+    mem_wr_word(slot, src);
+    mem_wr_word(slot + 8, {13'h0, 3'(to), dst[47:0]});
+    mem_wr_word(slot + 16, lme_desc_w2_t'{flags: flags, dest: Node, len: 32'(len)});
+    mem_wr_word(slot + 24, lme_desc_w3_t'{key: '0, status: '0, msg_id: id});
+    ctx_prod[k] = (ctx_prod[k] + 1) % Ring;
+    csr_wr(ctx_reg(k, CTX_LME_PROD_OFFSET), 32'(ctx_prod[k]));
+  endtask
+
+  // Context k's driver clears its LMR slot at e and moves its consumer index.
+  task automatic ctx_lmr_consume(int k, logic [63:0] e);
+    mem_wr_word(e, '0);
+    ctx_lmr_cons[k] = (ctx_lmr_cons[k] + 1) % Ring;
+    csr_wr(ctx_reg(k, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[k]));
+  endtask
+
   // Sends one message from context k (its ring and page only) to context `to`; returns the
   // doorbell cycle. With `wait_done`, also waits for and consumes its LMR entry and
   // returns the doorbell-to-entry time instead.
@@ -530,19 +572,8 @@ module tb_ddc_nic;
                           output longint t, input logic [15:0] flags = 16'h0);
     logic [63:0] src = {src_ptr[63:3], 3'b000};
     logic [63:0] dst = {dst_ptr[63:3], 3'b000};
-    logic [63:0] slot = ctx_lme(k) + 64'(32 * ctx_prod[k]);
-    msg_t m;
-    src_ptr += 64'(len + 64);
-    dst_ptr += 64'(len + 64);
-    prep(src, dst, len);
-    m = '{src: src, dst: dst, len: len};
-    in_flight[int'(id)] = m;
-    mem_wr_word(slot, src);
-    mem_wr_word(slot + 8, {13'h0, 3'(to), dst[47:0]});
-    mem_wr_word(slot + 16, lme_desc_w2_t'{flags: flags, dest: Node, len: 32'(len)});
-    mem_wr_word(slot + 24, lme_desc_w3_t'{key: '0, status: '0, msg_id: id});
-    ctx_prod[k] = (ctx_prod[k] + 1) % Ring;
-    csr_wr(ctx_reg(k, CTX_LME_PROD_OFFSET), 32'(ctx_prod[k]));
+    stage(src, dst, len, id);
+    ctx_post(k, to, src, dst, len, id, flags);
     t = cycle;
     if (wait_done) begin
       int n = 0;
@@ -557,9 +588,7 @@ module tb_ddc_nic;
       t = w0_cycle[int'(id)] - t;
       check_landed(src, dst, len);
       in_flight.delete(int'(id));
-      mem_wr_word(e, '0);
-      ctx_lmr_cons[to] = (ctx_lmr_cons[to] + 1) % Ring;
-      csr_wr(ctx_reg(to, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[to]));
+      ctx_lmr_consume(to, e);
     end
   endtask
 
@@ -715,9 +744,7 @@ module tb_ddc_nic;
       n_descs++; n_desc_err++;
       // ACK_OFF at the receiver: the message lands but completes RETRY_EXHAUSTED.
       csr_wr(REL_CTRL_OFFSET, 32'h3);
-      dst = dst_ptr;
-      dst_ptr += 64'd128;
-      prep(SrcBase, dst, 40);
+      fresh_dst(40, 64'd128, dst);
       slot = lme_prod;
       t0 = int'(cycle);
       in_flight[32'hA003] = '{src: SrcBase, dst: dst, len: 40};
@@ -771,12 +798,8 @@ module tb_ddc_nic;
       csr_wr(REL_CTRL_OFFSET, 32'h3);
       csr_rd(CNT_RETX_OFFSET, retx0);
       csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
-      dst = dst_ptr;
-      dst_ptr += 64'd4096;
-      prep(SrcBase, dst, 2500);
-      watch_id = 32'hC001;
-      watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
-      in_flight[32'hC001] = '{src: SrcBase, dst: dst, len: 2500};
+      fresh_dst(2500, 64'd4096, dst);
+      watch(32'hC001, dst, 2500);
       slot = lme_prod;
       t0 = int'(cycle);
       post(SrcBase, dst, 2500, Node, 16'h0, 32'hC001);
@@ -806,12 +829,8 @@ module tb_ddc_nic;
       csr_wr(REL_TIMEOUT_OFFSET, 32'd64);
       csr_rd(CNT_RETX_OFFSET, retx0);
       csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
-      dst = dst_ptr;
-      dst_ptr += 64'd4096;
-      prep(SrcBase, dst, 4096);
-      watch_id = 32'hC002;
-      watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
-      in_flight[32'hC002] = '{src: SrcBase, dst: dst, len: 4096};
+      fresh_dst(4096, 64'd4096, dst);
+      watch(32'hC002, dst, 4096);
       slot = lme_prod;
       t0 = int'(cycle);
       post(SrcBase, dst, 4096, Node, 16'h0, 32'hC002);
@@ -849,14 +868,10 @@ module tb_ddc_nic;
       for (int k = 0; k < 2; k++) begin
         logic [31:0] id = 32'hC003 + 32'(k);
         logic [63:0] sl;
-        dst = dst_ptr;
-        dst_ptr += 64'd256;
-        prep(SrcBase, dst, 40);
+        fresh_dst(40, 64'd256, dst);
         csr_rd(CNT_RETX_OFFSET, retx0);
         csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
-        watch_id = id;
-        watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
-        in_flight[int'(id)] = '{src: SrcBase, dst: dst, len: 40};
+        watch(id, dst, 40);
         slot = lme_prod;
         sl = LmeBase + 64'(32 * slot);
         if (k == 0) push_post(SrcBase, dst, 40, 16'h0, id, 1'b1);
@@ -883,9 +898,7 @@ module tb_ddc_nic;
       csr_wr(REL_TIMEOUT_OFFSET, 32'd1);
       csr_wr(REL_RETRIES_OFFSET, 32'd15);
       csr_rd(CNT_RETX_OFFSET, retx0);
-      dst = dst_ptr;
-      dst_ptr += 64'd8192;
-      prep(SrcBase, dst, 4096);
+      fresh_dst(4096, 64'd8192, dst);
       in_flight[32'hC005] = '{src: SrcBase, dst: dst, len: 4096};
       slot = lme_prod;
       post(SrcBase, dst, 4096, Node, 16'h0, 32'hC005);
@@ -938,16 +951,11 @@ module tb_ddc_nic;
       logic [31:0] ids[4];
       logic [63:0] srcs[4], dsts[4];
       int lens[4];
-      msg_t m;
       // Pushed inline messages of every length class: no DMA read at all.
       for (int len = 1; len <= 64; len += (len < 16) ? 1 : 6) begin
         logic [63:0] src = src_ptr, dst = {dst_ptr[63:3], 3'($urandom_range(0, 7))};
         logic [31:0] msg_id = $urandom();
-        src_ptr += 64'(len + 64);
-        dst_ptr += 64'(len + 64);
-        prep(src, dst, len);
-        m = '{src: src, dst: dst, len: len};
-        in_flight[int'(msg_id)] = m;
+        stage(src, dst, len, msg_id);
         r0 = n_rd_reqs;
         slot = lme_prod;
         push_post(src, dst, len, 16'h0, msg_id, 1'b1);
@@ -963,11 +971,7 @@ module tb_ddc_nic;
       // A pushed plain (not inline) message: payload read, no descriptor read.
       begin
         logic [63:0] src = {src_ptr[63:3], 3'd5}, dst = dst_ptr;
-        src_ptr += 64'(3000 + 64);
-        dst_ptr += 64'(3000 + 64);
-        prep(src, dst, 3000);
-        m = '{src: src, dst: dst, len: 3000};
-        in_flight[32'h7777] = m;
+        stage(src, dst, 3000, 32'h7777);
         d0 = n_rd_desc;
         slot = lme_prod;
         push_post(src, dst, 3000, 16'h0, 32'h7777, 1'b0);
@@ -989,11 +993,8 @@ module tb_ddc_nic;
       for (int k = 0; k < 4; k++) begin
         lens[k] = (k == 3) ? 24 : $urandom_range(100, 2000);
         srcs[k] = src_ptr; dsts[k] = dst_ptr;
-        src_ptr += 64'(lens[k] + 64); dst_ptr += 64'(lens[k] + 64);
         ids[k] = 32'h9000 + 32'(k);
-        prep(srcs[k], dsts[k], lens[k]);
-        m = '{src: srcs[k], dst: dsts[k], len: lens[k]};
-        in_flight[int'(ids[k])] = m;
+        stage(srcs[k], dsts[k], lens[k], ids[k]);
         if (k < 3) post(srcs[k], dsts[k], lens[k], Node, 16'h0, ids[k]);
         else push_post(srcs[k], dsts[k], lens[k], 16'h0, ids[k], 1'b1);
       end
@@ -1007,11 +1008,8 @@ module tb_ddc_nic;
       for (int k = 0; k < 3; k++) begin
         lens[k] = 8 * (k + 1);
         srcs[k] = src_ptr; dsts[k] = dst_ptr;
-        src_ptr += 64'(lens[k] + 64); dst_ptr += 64'(lens[k] + 64);
         ids[k] = 32'hA000 + 32'(k);
-        prep(srcs[k], dsts[k], lens[k]);
-        m = '{src: srcs[k], dst: dsts[k], len: lens[k]};
-        in_flight[int'(ids[k])] = m;
+        stage(srcs[k], dsts[k], lens[k], ids[k]);
         push_post(srcs[k], dsts[k], lens[k], 16'h0, ids[k], 1'b1, (k == 2) ? 3 : -1);
         if (k == 0) csr_expect(PUSH_STATUS_OFFSET, 0, "PUSH_STATUS busy while held");
       end
@@ -1052,12 +1050,7 @@ module tb_ddc_nic;
       logic [63:0] dst = {dst_ptr[63:3], 3'b000};
       int len = 65536;
       logic [31:0] msg_id = 32'hBEEF;
-      msg_t m;
-      src_ptr += 64'(len + 64);
-      dst_ptr += 64'(len + 64);
-      prep(src, dst, len);
-      m = '{src: src, dst: dst, len: len};
-      in_flight[int'(msg_id)] = m;
+      stage(src, dst, len, msg_id);
       t0 = cycle;
       post(src, dst, len, Node, 16'h0, msg_id);
       wait_lmr(msg_id, dst, len, 16'h0);
@@ -1094,35 +1087,19 @@ module tb_ddc_nic;
           logic [63:0] src = {src_ptr[63:3], 3'($urandom_range(0, 7))};
           logic [63:0] dst = {dst_ptr[63:3], 3'($urandom_range(0, 7))};
           logic [31:0] id  = 32'h4300_0000 + 32'(r * 16 + k);
-          logic [63:0] slot = ctx_lme(k) + 64'(32 * ctx_prod[k]);
-          msg_t m;
-          src_ptr += 64'(len + 64);
-          dst_ptr += 64'(len + 64);
-          prep(src, dst, len);
-          m = '{src: src, dst: dst, len: len};
-          in_flight[int'(id)] = m;
+          stage(src, dst, len, id);
           exp_ctx[int'(id)] = to;
           n_exp[to]++;
           srcs[int'(id)] = src; dsts[int'(id)] = dst; lens[int'(id)] = len;
-          mem_wr_word(slot, src);
-          mem_wr_word(slot + 8, {13'h0, 3'(to), dst[47:0]});
-          mem_wr_word(slot + 16, lme_desc_w2_t'{flags: 16'h0, dest: Node, len: 32'(len)});
-          mem_wr_word(slot + 24, lme_desc_w3_t'{key: '0, status: '0, msg_id: id});
-          ctx_prod[k] = (ctx_prod[k] + 1) % Ring;
-          csr_wr(ctx_reg(k, CTX_LME_PROD_OFFSET), 32'(ctx_prod[k]));
+          ctx_post(k, to, src, dst, len, id, 16'h0);
         end
       end
       // Each LMR ring: exactly its context's messages.
       for (int k = 1; k < CTX_COUNT; k++) begin
         for (int n = 0; n < n_exp[k]; n++) begin
-          int t = 0;
           lmr_entry_w0_t w0;
           logic [63:0] e = ctx_lmr(k) + 64'(32 * ctx_lmr_cons[k]);
-          do begin
-            @(posedge clk);
-            t++;
-            w0 = lmr_entry_w0_t'(mem_word(e));
-          end while (!w0.status[STATUS_DONE_BIT] && t < 200000);
+          poll_lmr(e, w0);
           `CHECK(w0.status == 16'h8000 && w0.src == Node && exp_ctx.exists(int'(w0.msg_id)),
                  $sformatf("context %0d LMR slot %0d word 0 %h", k, ctx_lmr_cons[k], mem_word(e)))
           if (exp_ctx.exists(int'(w0.msg_id))) begin
@@ -1137,9 +1114,7 @@ module tb_ddc_nic;
             n_msgs++;
             n_descs++;
           end
-          mem_wr_word(e, '0);
-          ctx_lmr_cons[k] = (ctx_lmr_cons[k] + 1) % Ring;
-          csr_wr(ctx_reg(k, CTX_LMR_CONS_OFFSET), 32'(ctx_lmr_cons[k]));
+          ctx_lmr_consume(k, e);
         end
       end
       `CHECK(exp_ctx.size() == 0, $sformatf("%0d context messages never arrived", exp_ctx.size()))
@@ -1325,12 +1300,9 @@ module tb_ddc_nic;
       // the second message
       src = src_ptr;
       dst = dst_ptr;
-      src_ptr += 64'(300 + 64);
-      dst_ptr += 64'(300 + 64);
       msg_id = $urandom();
-      prep(src, dst, 300);
       // Known to the LMR check in case the sender numbered it (then it is delivered).
-      in_flight[int'(msg_id)] = '{src: src, dst: dst, len: 300};
+      stage(src, dst, 300, msg_id);
       slot = lme_prod;
       post(src, dst, 300, Node, 16'h0, msg_id);
       wait_lme(slot, st);
@@ -1379,12 +1351,8 @@ module tb_ddc_nic;
         csr_rd(CNT_REL_TIMEOUT_OFFSET, tmo0);
         csr_rd(CNT_RETX_OFFSET, retx0);
         csr_rd(CNT_NACK_TX_OFFSET, nack0);
-        dst = dst_ptr;
-        dst_ptr += 64'd4096 + 64'd64;
-        prep(SrcBase, dst, 4096);
-        in_flight[int'(id)] = '{src: SrcBase, dst: dst, len: 4096};
-        watch_id = id;
-        watch_pkts = '{0, 0, 0, 0}; watch_seq = -1; watch_bad = 0;
+        fresh_dst(4096, 64'd4096 + 64'd64, dst);
+        watch(id, dst, 4096);
         drop_nth = 1;   // the second of its 4 packets
         slot = lme_prod;
         cyc[early] = int'(cycle);

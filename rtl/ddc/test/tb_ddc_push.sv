@@ -48,9 +48,8 @@ module tb_ddc_push;
     .reject_o       (reject)
   );
 
-  int errors = 0;
   int n_accept = 0, n_reject = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   // Pulse counters, sampled on every rising edge.
   always @(posedge clk) begin

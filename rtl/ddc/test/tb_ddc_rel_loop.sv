@@ -145,18 +145,8 @@ module tb_ddc_rel_loop;
     .drops_o       (drops)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
-
-  function automatic logic [31:0] crc_ref(logic [63:0] w [3]);
-    logic [31:0] c = 32'hFFFF_FFFF;
-    for (int i = 0; i < 3; i++) begin
-      for (int b = 0; b < 64; b++) begin
-        c = (c[0] ^ w[i][b]) ? ((c >> 1) ^ 32'hEDB8_8320) : (c >> 1);
-      end
-    end
-    return ~c;
-  endfunction
+`include "ddc_tb_check.svh"
+`include "ddc_tb_ans_crc.svh"
 
   // Per message (seq): deliveries, whether ended, result, ACKs that reached the sender.
   int delivered[NMsg];
@@ -318,8 +308,7 @@ module tb_ddc_rel_loop;
     `CHECK(n_exh < NMsg / 50, $sformatf("%0d messages exhausted their retries", n_exh))
     $display("loop: %0d messages, %0d copies and %0d ACKs lost, %0d retransmissions, %0d strays, %0d exhausted, %0d answer drops, %0d cycles",
              NMsg, n_lost_msg, n_lost_ack, n_retx, n_stray, n_exh, n_drop, now);
-    if (errors == 0) $display("PASS");
-    else $display("FAIL: %0d errors", errors);
+    tb_verdict();
     $finish;
   end
 

@@ -165,8 +165,7 @@ module tb_ddc_rx #(
   );
 
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   logic unused_pkt;
   assign unused_pkt = ^{pkt_src, pkt_key, pkt_msg_id, hdr_dctx};

@@ -40,8 +40,7 @@ module tb_ddc_rx_dup_filter;
     .evict_o       (evict)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   int n_evict = 0;
   always @(posedge clk) n_evict += int'(evict);
@@ -150,8 +149,7 @@ module tb_ddc_rx_dup_filter;
     `CHECK(n_dup > 5000, $sformatf("too few duplicates to mean anything: %0d", n_dup))
     $display("random: %0d duplicates found in 60000 cycles", n_dup);
 
-    if (errors == 0) $display("PASS");
-    else $display("FAIL: %0d errors", errors);
+    tb_verdict();
     $finish;
   end
 

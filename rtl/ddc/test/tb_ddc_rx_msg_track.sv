@@ -65,8 +65,7 @@ module tb_ddc_rx_msg_track;
     .victim_msg_id_o(victim_mid)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   // Presents one packet for one cycle (inputs change at falling edges) and returns the
   // verdict seen in that cycle.
@@ -369,8 +368,7 @@ module tb_ddc_rx_msg_track;
     end
     gf = 1'b0;
 
-    if (errors == 0) $display("PASS");
-    else $display("FAIL: %0d errors", errors);
+    tb_verdict();
     $finish;
   end
 endmodule

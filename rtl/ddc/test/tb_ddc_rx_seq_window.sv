@@ -57,8 +57,7 @@ module tb_ddc_rx_seq_window;
     .evict_o    (evict)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   int n_evict = 0;
   always @(posedge clk) n_evict += int'(evict);

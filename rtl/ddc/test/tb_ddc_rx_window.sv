@@ -50,8 +50,7 @@ module tb_ddc_rx_window;
     .win_reject_o   (win_reject)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   // ---- model of the table ----
   logic [47:0] m_base[NWin];

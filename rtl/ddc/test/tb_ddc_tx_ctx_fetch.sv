@@ -112,8 +112,7 @@ module tb_ddc_tx_ctx_fetch;
     .idle_o       (idle)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   always_comb begin
     for (int k = 0; k < NumCtx; k++) lme_base[k] = 64'h1000_0000 + 64'(k) * 64'h1_0000;

@@ -94,8 +94,7 @@ module tb_ddc_tx_rel_table;
     .stray_o      (stray)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   int n_timeouts = 0, n_retx_ev = 0, n_stray = 0;
   always @(posedge clk) begin
@@ -455,8 +454,7 @@ module tb_ddc_tx_rel_table;
     $display("random: %0d messages, ok %0d exhausted %0d rejected %0d, %0d retransmissions, %0d strays, %0d cycles",
              finished, res_count[0], res_count[1], res_count[2], n_retx_ev, n_stray, now);
 
-    if (errors == 0) $display("PASS");
-    else $display("FAIL: %0d errors", errors);
+    tb_verdict();
     $finish;
   end
 

@@ -76,8 +76,7 @@ module tb_ddc_tx_retx;
     .idle_o        (idle)
   );
 
-  int errors = 0;
-  `define CHECK(cond, msg) if (!(cond)) begin errors++; $display("ERROR @%0t: %s", $time, msg); end
+`include "ddc_tb_check.svh"
 
   // The request in progress, as the model sees it.
   typedef struct {
@@ -201,8 +200,7 @@ module tb_ddc_tx_retx;
     repeat (500) @(negedge clk);
     $display("%0d descriptors (%0d bad), %0d flushes", n_done, n_bad, n_flush);
     `CHECK(n_done > 300 && n_bad > 50 && n_flush > 30, "too little exercised")
-    if (errors == 0) $display("PASS");
-    else $display("FAIL: %0d errors", errors);
+    tb_verdict();
     $finish;
   end
 

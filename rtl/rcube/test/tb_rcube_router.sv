@@ -24,6 +24,9 @@
 // tb_rcube_router runs the env for 8x8/16 (the spec configuration), 5x5/4 and 2x2/16,
 // plus tb_rcube_router_chain: two routers on registered links, streaming through both;
 // all of it for both input organisations (VOQ = 1 and the FIFO baseline VOQ = 0).
+// The credit side of sources and sinks, the source rings and the config helpers are shared
+// with the other router testbenches (rcube_tb_link.svh, rcube_tb_src_ring.svh,
+// rcube_tb_cfg.svh).
 
 module tb_rcube_router_env #(
   parameter int NP            = 8,
@@ -43,17 +46,16 @@ module tb_rcube_router_env #(
   localparam int SRING = 1024;
   localparam int ERING = 256;
 
-  logic clk = 1'b0;
-  /* verilator lint_off SYNCASYNCNET */
-  logic rst_n = 1'b0;
-  /* verilator lint_on SYNCASYNCNET */
-  always #5 clk = ~clk;
-
   link_flit_t [NP-1:0] in_flit, out_flit;
   logic [NP-1:0]       in_credit, out_credit;
   logic                cfg_valid, cfg_write, cfg_rsp_valid;
   logic [11:0]         cfg_addr;
   logic [31:0]         cfg_wdata, cfg_rdata;
+  string               name;
+
+`include "rcube_tb_link.svh"
+`include "rcube_tb_src_ring.svh"
+`include "rcube_tb_cfg.svh"
 
   rcube_router #(
     .NPORTS   (NP),
@@ -75,7 +77,6 @@ module tb_rcube_router_env #(
     .cfg_rsp_rdata_o(cfg_rdata)
   );
 
-  string name;
   initial name = $sformatf("tb_rcube_router[%0dx%0d/%0d %s]", NP, NP, DEPTH,
                            VOQ ? (REG_AVAIL ? "voq reg_avail" : "voq") : "fifo");
   localparam int HopLat = 2 + int'(REG_AVAIL);
@@ -88,18 +89,8 @@ module tb_rcube_router_env #(
   endfunction
 
   // ---------------------------------------------------------------- sources
-  link_flit_t src_ring[NP][SRING];
-  int src_rd[NP], src_wr[NP];
-  int src_cred[NP];         // credits the source may still use
-  int src_cred_rx[NP];      // credit pulses seen since reset
-  int src_sent[NP];         // flits sent since reset
-  logic [15:0] src_csh[NP]; // credit delay line
   int send_pct = 100;
   int seq_next = 1;
-
-  function automatic int src_q(int i);
-    return src_wr[i] - src_rd[i];
-  endfunction
 
   task automatic send_pkt(int i, logic [15:0] dest, int len, bit err);
     logic [63:0] head;
@@ -112,18 +103,13 @@ module tb_rcube_router_env #(
       f.last  = (k == len - 1);
       f.err   = f.last && err;
       f.data  = (k == 0) ? head : body_data(head, k);
-      src_ring[i][src_wr[i] % SRING] = f;
-      src_wr[i]++;
+      src_push(i, f);
     end
   endtask
 
   // ---------------------------------------------------------------- sinks
-  int sink_occ[NP];         // flits in the sink buffer
-  int sink_pend[NP];        // freed slots not yet credited
-  int sink_out[NP];         // credits delivered to the router minus flits received
   int stall_left[NP];
   bit sink_hold[NP];        // directed stall
-  logic [15:0] sink_csh[NP];
   int consume_pct = 100;
   int stall_permille = 0;
   int rx_flits[NP];
@@ -194,10 +180,7 @@ module tb_rcube_router_env #(
         if (out_flit[o].valid) begin
           link_flit_t f;
           f = out_flit[o];
-          if (sink_out[o] <= 0) $fatal(1, "%s: output %0d sent without credit", name, o);
-          sink_out[o]--;
-          sink_occ[o]++;
-          if (sink_occ[o] > SINK_DEPTH) $fatal(1, "%s: sink %0d overflow", name, o);
+          sink_flit_in(o);
           rx_flits[o]++;
           n_flits_out++;
           if (!o_in_pkt[o]) begin
@@ -243,15 +226,11 @@ module tb_rcube_router_env #(
           if (first_out_cyc < 0) first_out_cyc = cyc;
           last_out_cyc = cyc;
         end
-        if (out_credit[o]) sink_out[o]++;
+        sink_credit_in(o);
       end
       // Inputs: what the DUT samples now is routed with the table as it is now.
       for (int i = 0; i < NP; i++) begin
-        src_csh[i] = {src_csh[i][14:0], in_credit[i]};
-        if (in_credit[i]) src_cred_rx[i]++;
-        if (src_csh[i][CDLY]) src_cred[i]++;
-        if (src_cred_rx[i] - src_sent[i] > DEPTH)
-          $fatal(1, "%s: input %0d returned more credits than its buffer", name, i);
+        src_credit_edge(i);
         if (in_flit[i].valid) begin
           if (!in_pkt[i]) begin
             int o = m_lookup(i, in_flit[i].data[15:0]);
@@ -300,39 +279,21 @@ module tb_rcube_router_env #(
       for (int i = 0; i < NP; i++) begin
         link_flit_t f;
         f = LINK_FLIT_IDLE;
-        if (src_q(i) > 0 && src_cred[i] > 0 && $urandom_range(1, 100) <= send_pct) begin
-          f = src_ring[i][src_rd[i] % SRING];
-          src_rd[i]++;
-          src_cred[i]--;
-          src_sent[i]++;
-        end
+        if (src_can_send(i) && $urandom_range(1, 100) <= send_pct) f = src_pop(i);
         in_flit[i] = f;
       end
       for (int o = 0; o < NP; o++) begin
-        bit c;
         if (!sink_hold[o]) begin
           if (stall_left[o] > 0) stall_left[o]--;
           else if ($urandom_range(1, 1000) <= stall_permille) stall_left[o] = $urandom_range(1, 100);
-          else if (sink_occ[o] > 0 && $urandom_range(1, 100) <= consume_pct) begin
-            sink_occ[o]--;
-            sink_pend[o]++;
-          end
+          else if (sink_occ[o] > 0 && $urandom_range(1, 100) <= consume_pct) sink_free(o);
         end
-        c = (sink_pend[o] > 0);
-        if (c) sink_pend[o]--;
-        sink_csh[o] = {sink_csh[o][14:0], c};
-        out_credit[o] = sink_csh[o][CDLY];
+        sink_credit_edge(o);
       end
     end
   end
 
   // ---------------------------------------------------------------- config tasks
-  task automatic cfg_wr(logic [11:0] a, logic [31:0] d);
-    cfg_valid = 1'b1; cfg_write = 1'b1; cfg_addr = a; cfg_wdata = d;
-    @(negedge clk);
-    cfg_valid = 1'b0; cfg_write = 1'b0;
-  endtask
-
   task automatic cfg_rd(logic [11:0] a, output logic [31:0] d);
     cfg_valid = 1'b1; cfg_write = 1'b0; cfg_addr = a; cfg_wdata = $urandom;
     @(negedge clk);
@@ -346,30 +307,6 @@ module tb_rcube_router_env #(
     logic [31:0] got;
     cfg_rd(a, got);
     if (got != want) $fatal(1, "%s: %s @%03h = %h, want %h", name, what, a, got, want);
-  endtask
-
-  function automatic logic [11:0] bounds_addr(int i, int e);
-    return 12'(32'(RT_BOUNDS_OFFSET) + (i * ROUTE_ENTRIES + e) * RT_BOUNDS_STRIDE);
-  endfunction
-  function automatic logic [11:0] ctrl_addr(int i, int e);
-    return 12'(32'(RT_CTRL_OFFSET) + (i * ROUTE_ENTRIES + e) * RT_CTRL_STRIDE);
-  endfunction
-  function automatic logic [11:0] drop_addr(int i);
-    return 12'(32'(RT_DROP_OFFSET) + i * RT_DROP_STRIDE);
-  endfunction
-  function automatic logic [11:0] eep_addr(int i);
-    return 12'(32'(RT_EEP_OFFSET) + i * RT_EEP_STRIDE);
-  endfunction
-  function automatic logic [11:0] tmo_addr(int i);
-    return 12'(32'(RT_TMO_OFFSET) + i * RT_TMO_STRIDE);
-  endfunction
-
-  // Input i: entry e covers [100e, 100e+99] and goes to output (e + i + rot) % NP.
-  task automatic program_input(int i, int rot);
-    for (int e = 0; e < ROUTE_ENTRIES; e++) begin
-      cfg_wr(bounds_addr(i, e), {16'(e * 100 + 99), 16'(e * 100)});
-      cfg_wr(ctrl_addr(i, e), {(e < NP), 28'h0, 3'((e + i + rot) % NP)});
-    end
   endtask
 
   // ---------------------------------------------------------------- helpers
@@ -404,10 +341,10 @@ module tb_rcube_router_env #(
     logic [31:0] rd;
     done_o = 1'b0;
     cfg_valid = 1'b0; cfg_write = 1'b0; cfg_addr = '0; cfg_wdata = '0;
+    link_init();
+    src_ring_init();
     for (int i = 0; i < NP; i++) begin
-      src_rd[i] = 0; src_wr[i] = 0; src_cred[i] = 0; src_cred_rx[i] = 0; src_sent[i] = 0;
-      src_csh[i] = '0; sink_occ[i] = 0; sink_pend[i] = SINK_DEPTH; sink_out[i] = 0;
-      stall_left[i] = 0; sink_hold[i] = 1'b0; sink_csh[i] = '0; rx_flits[i] = 0;
+      stall_left[i] = 0; sink_hold[i] = 1'b0; rx_flits[i] = 0;
       exp_drop[i] = 0; exp_eep[i] = 0; exp_tmo[i] = 0; exp_cut[i] = 0; in_pkt[i] = 1'b0; o_in_pkt[i] = 1'b0;
       for (int o = 0; o < NP; o++) begin exp_rd[i][o] = 0; exp_wr[i][o] = 0; end
       for (int e = 0; e < ROUTE_ENTRIES; e++) begin
@@ -643,15 +580,7 @@ module tb_rcube_router_env #(
     stall_permille = 0;
     wait_idle(20000, "random");
     check_counters("after random");
-    for (int i = 0; i < NP; i++) begin
-      if (src_cred_rx[i] - src_sent[i] != DEPTH)
-        $fatal(1, "%s: input %0d: %0d credits outstanding at the end, want %0d", name, i,
-               src_cred_rx[i] - src_sent[i], DEPTH);
-      if (src_cred[i] != DEPTH) $fatal(1, "%s: source %0d holds %0d credits", name, i, src_cred[i]);
-    end
-    for (int o = 0; o < NP; o++) begin
-      if (sink_out[o] != SINK_DEPTH) $fatal(1, "%s: output %0d credit leak (%0d)", name, o, sink_out[o]);
-    end
+    check_credits_home("at the end");
     begin
       int drops = 0;
       for (int i = 0; i < NP; i++) drops += exp_drop[i];

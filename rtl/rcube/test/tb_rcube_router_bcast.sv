@@ -17,6 +17,8 @@
 //     pending (deadlock), and after the sources stop everything drains and every
 //     credit comes back.
 // The FIFO organisation (VOQ = 0) drops broadcasts: checked at the end on a second DUT.
+// Credit models, source rings and config helpers: rcube_tb_link.svh, rcube_tb_src_ring.svh,
+// rcube_tb_cfg.svh (shared with tb_rcube_router and tb_rcube_router_sat).
 module tb_rcube_router_bcast;
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
@@ -28,18 +30,17 @@ module tb_rcube_router_bcast;
   localparam int SRING = 4096;
   localparam int ERING = 512;
 
-  logic clk = 1'b0;
-  /* verilator lint_off SYNCASYNCNET */
-  logic rst_n = 1'b0;
-  /* verilator lint_on SYNCASYNCNET */
-  always #5 clk = ~clk;
-
   link_flit_t [NP-1:0] in_flit, out_flit, fifo_out_flit;
   logic [NP-1:0]       in_credit, out_credit, fifo_in_credit;
   logic                cfg_valid = 1'b0, cfg_write = 1'b0, cfg_rsp_valid, fifo_rsp_valid;
   logic [11:0]         cfg_addr = '0;
   logic [31:0]         cfg_wdata = '0, cfg_rdata, fifo_rdata;
   bit                  fifo_phase = 1'b0;
+  string               name = "tb_rcube_router_bcast";
+
+`include "rcube_tb_link.svh"
+`include "rcube_tb_src_ring.svh"
+`include "rcube_tb_cfg.svh"
 
   rcube_router #(.NPORTS(NP), .BUF_DEPTH(DEPTH), .VOQ(1'b1)) dut (
     .clk_i(clk), .rst_ni(rst_n), .in_flit_i(in_flit), .in_credit_o(in_credit),
@@ -63,14 +64,7 @@ module tb_rcube_router_bcast;
   endfunction
 
   // ---------------------------------------------------------------- sources
-  link_flit_t src_ring[NP][SRING];
-  int src_rd[NP], src_wr[NP], src_cred[NP], src_cred_rx[NP], src_sent[NP];
-  logic [15:0] src_csh[NP];
   int seq_next = 1;
-
-  function automatic int src_q(int i);
-    return src_wr[i] - src_rd[i];
-  endfunction
 
   task automatic send_pkt(int i, bit bc, logic [15:0] dest, int len);
     logic [63:0] head;
@@ -83,14 +77,12 @@ module tb_rcube_router_bcast;
       f.last  = (k == len - 1);
       f.err   = 1'b0;
       f.data  = (k == 0) ? head : body_data(head, k);
-      src_ring[i][src_wr[i] % SRING] = f;
-      src_wr[i]++;
+      src_push(i, f);
     end
   endtask
 
   // ---------------------------------------------------------------- sinks
-  int sink_occ[NP], sink_pend[NP], sink_out[NP], stall_left[NP];
-  logic [15:0] sink_csh[NP];
+  int stall_left[NP];
   int stall_permille = 0;
 
   // ---------------------------------------------------------------- scoreboard
@@ -124,10 +116,7 @@ module tb_rcube_router_bcast;
           link_flit_t f;
           f = out_flit[o];
           last_move = cyc;
-          if (sink_out[o] <= 0) $fatal(1, "tb: output %0d sent without credit", o);
-          sink_out[o]--;
-          sink_occ[o]++;
-          if (sink_occ[o] > SINK_DEPTH) $fatal(1, "tb: sink %0d overflow", o);
+          sink_flit_in(o);
           if (!o_in_pkt[o]) begin
             int src, k;
             logic [63:0] e;
@@ -156,16 +145,11 @@ module tb_rcube_router_bcast;
             o_idx[o]++;
           end
         end
-        if (out_credit[o]) sink_out[o]++;
+        sink_credit_in(o);
       end
       for (int i = 0; i < NP; i++) begin
-        src_csh[i] = {src_csh[i][14:0], in_credit[i]};
-        if (in_credit[i]) begin
-          src_cred_rx[i]++;
-          last_move = cyc;
-        end
-        if (src_csh[i][CDLY]) src_cred[i]++;
-        if (src_cred_rx[i] - src_sent[i] > DEPTH) $fatal(1, "tb: input %0d over-returned credits", i);
+        src_credit_edge(i);
+        if (in_credit[i]) last_move = cyc;
         if (in_flit[i].valid && !in_pkt[i]) begin
           logic [63:0] h;
           h = in_flit[i].data;
@@ -205,35 +189,17 @@ module tb_rcube_router_bcast;
       for (int i = 0; i < NP; i++) begin
         link_flit_t f;
         f = LINK_FLIT_IDLE;
-        if (src_q(i) > 0 && src_cred[i] > 0) begin
-          f = src_ring[i][src_rd[i] % SRING];
-          src_rd[i]++;
-          src_cred[i]--;
-          src_sent[i]++;
-        end
+        if (src_can_send(i)) f = src_pop(i);
         in_flit[i] = f;
       end
       for (int o = 0; o < NP; o++) begin
-        bit c;
         if (stall_left[o] > 0) stall_left[o]--;
         else if ($urandom_range(1, 1000) <= stall_permille) stall_left[o] = $urandom_range(1, 40);
-        else if (sink_occ[o] > 0) begin
-          sink_occ[o]--;
-          sink_pend[o]++;
-        end
-        c = (sink_pend[o] > 0);
-        if (c) sink_pend[o]--;
-        sink_csh[o] = {sink_csh[o][14:0], c};
-        out_credit[o] = sink_csh[o][CDLY];
+        else if (sink_occ[o] > 0) sink_free(o);
+        sink_credit_edge(o);
       end
     end
   end
-
-  task automatic cfg_wr(logic [11:0] a, logic [31:0] d);
-    cfg_valid = 1'b1; cfg_write = 1'b1; cfg_addr = a; cfg_wdata = d;
-    @(negedge clk);
-    cfg_valid = 1'b0; cfg_write = 1'b0;
-  endtask
 
   task automatic cfg_expect(logic [11:0] a, logic [31:0] want, string what);
     cfg_valid = 1'b1; cfg_write = 1'b0; cfg_addr = a;
@@ -265,15 +231,11 @@ module tb_rcube_router_bcast;
     return {8'(hi), 8'(lo)};
   endfunction
 
-  function automatic logic [11:0] bc_bounds_addr(int i, int o);
-    return 12'(32'(RT_BC_BOUNDS_OFFSET) + (i * ROUTER_PORTS + o) * RT_BC_BOUNDS_STRIDE);
-  endfunction
-
   initial begin
+    link_init();
+    src_ring_init();
     for (int i = 0; i < NP; i++) begin
-      src_rd[i] = 0; src_wr[i] = 0; src_cred[i] = 0; src_cred_rx[i] = 0; src_sent[i] = 0;
-      src_csh[i] = '0; sink_occ[i] = 0; sink_pend[i] = SINK_DEPTH; sink_out[i] = 0; stall_left[i] = 0;
-      sink_csh[i] = '0; in_pkt[i] = 0; o_in_pkt[i] = 0; exp_drop[i] = 0;
+      stall_left[i] = 0; in_pkt[i] = 0; o_in_pkt[i] = 0; exp_drop[i] = 0;
       for (int o = 0; o < NP; o++) for (int k = 0; k < 2; k++) begin
         exp_rd[k][i][o] = 0; exp_wr[k][i][o] = 0;
       end
@@ -284,17 +246,15 @@ module tb_rcube_router_bcast;
 
     // ---- tables: dest d on port d; broadcast output o reaches node o ----
     for (int i = 0; i < NP; i++) begin
-      cfg_wr(12'(32'(RT_BOUNDS_OFFSET) + i * ROUTE_ENTRIES * RT_BOUNDS_STRIDE), 32'h0007_0000);
+      cfg_wr(bounds_addr(i, 0), 32'h0007_0000);
       for (int e = 0; e < NP; e++) begin
-        cfg_wr(12'(32'(RT_BOUNDS_OFFSET) + (i * ROUTE_ENTRIES + e) * RT_BOUNDS_STRIDE),
-               {16'(e), 16'(e)});
-        cfg_wr(12'(32'(RT_CTRL_OFFSET) + (i * ROUTE_ENTRIES + e) * RT_CTRL_STRIDE),
-               32'h8000_0000 | 32'(e));
+        cfg_wr(bounds_addr(i, e), {16'(e), 16'(e)});
+        cfg_wr(ctrl_addr(i, e), 32'h8000_0000 | 32'(e));
       end
-      cfg_wr(12'(32'(RT_BC_MASK_OFFSET) + i * RT_BC_MASK_STRIDE), 32'hFFFF_FFFF);
+      cfg_wr(bc_mask_addr(i), 32'hFFFF_FFFF);
       for (int o = 0; o < NP; o++) cfg_wr(bc_bounds_addr(i, o), {16'hFF00 | 16'(o), 16'hAB00 | 16'(o)});
     end
-    cfg_expect(12'(32'(RT_BC_MASK_OFFSET) + 3 * RT_BC_MASK_STRIDE), 32'h0000_00FF, "RT_BC_MASK");
+    cfg_expect(bc_mask_addr(3), 32'h0000_00FF, "RT_BC_MASK");
     cfg_expect(bc_bounds_addr(5, 6), 32'h0006_0006, "RT_BC_BOUNDS");
     cfg_expect(bc_bounds_addr(7, 7), 32'h0007_0007, "RT_BC_BOUNDS");
     repeat (5) @(negedge clk);
@@ -319,8 +279,8 @@ module tb_rcube_router_bcast;
     send_pkt(1, 1'b1, range_of(9, 200), 2);   // no output: dropped
     send_pkt(1, 1'b1, range_of(5, 3), 2);     // lo > hi: empty, dropped
     wait_drain(500);
-    cfg_expect(12'(32'(RT_DROP_OFFSET) + 7 * RT_DROP_STRIDE), 32'd1, "RT_DROP[7]");
-    cfg_expect(12'(32'(RT_DROP_OFFSET) + 1 * RT_DROP_STRIDE), 32'd2, "RT_DROP[1]");
+    cfg_expect(drop_addr(7), 32'd1, "RT_DROP[7]");
+    cfg_expect(drop_addr(1), 32'd2, "RT_DROP[1]");
 
     // ---- mixed saturating traffic, random sink stalls ----
     stall_permille = 5;
@@ -349,7 +309,7 @@ module tb_rcube_router_bcast;
     for (int i = 0; i < NP; i++) begin
       if (src_cred_rx[i] != src_sent[i] + DEPTH)
         $fatal(1, "tb: input %0d: %0d credits back for %0d flits + %0d initial", i, src_cred_rx[i], src_sent[i], DEPTH);
-      cfg_expect(12'(32'(RT_DROP_OFFSET) + i * RT_DROP_STRIDE), 32'(exp_drop[i]), "RT_DROP");
+      cfg_expect(drop_addr(i), 32'(exp_drop[i]), "RT_DROP");
     end
     if (n_bc_rx < 3000) $fatal(1, "tb: only %0d broadcast deliveries", n_bc_rx);
 
@@ -357,7 +317,7 @@ module tb_rcube_router_bcast;
     fifo_phase = 1'b1;
     send_pkt(3, 1'b1, range_of(0, 7), 2);
     repeat (20) @(negedge clk);
-    cfg_valid = 1'b1; cfg_write = 1'b0; cfg_addr = 12'(32'(RT_DROP_OFFSET) + 3 * RT_DROP_STRIDE);
+    cfg_valid = 1'b1; cfg_write = 1'b0; cfg_addr = drop_addr(3);
     @(negedge clk);
     cfg_valid = 1'b0;
     @(negedge clk);

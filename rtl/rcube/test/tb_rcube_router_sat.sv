@@ -17,6 +17,8 @@
 // MIN_UNIFORM (per length) on uniform traffic and 0.99 on permutations of the
 // shortest and longest packets.
 // Plusargs +sat_meas=N (measurement window) and +sat_warm=N (minimum warm-up), for sweeps.
+// Credit models and config helpers: rcube_tb_link.svh, rcube_tb_cfg.svh (shared with
+// tb_rcube_router and tb_rcube_router_bcast).
 
 module tb_rcube_router_sat_env #(
   parameter int          NP          = 8,
@@ -40,17 +42,15 @@ module tb_rcube_router_sat_env #(
 
   localparam int SINK_DEPTH = 16;
 
-  logic clk = 1'b0;
-  /* verilator lint_off SYNCASYNCNET */
-  logic rst_n = 1'b0;
-  /* verilator lint_on SYNCASYNCNET */
-  always #5 clk = ~clk;
-
   link_flit_t [NP-1:0] in_flit, out_flit;
   logic [NP-1:0]       in_credit, out_credit;
-  logic                cfg_valid, cfg_rsp_valid;
+  logic                cfg_valid, cfg_write, cfg_rsp_valid;
   logic [11:0]         cfg_addr;
   logic [31:0]         cfg_wdata, cfg_rdata;
+  string               name;
+
+`include "rcube_tb_link.svh"
+`include "rcube_tb_cfg.svh"
 
   rcube_router #(
     .NPORTS   (NP),
@@ -65,14 +65,13 @@ module tb_rcube_router_sat_env #(
     .out_flit_o     (out_flit),
     .out_credit_i   (out_credit),
     .cfg_req_valid_i(cfg_valid),
-    .cfg_req_write_i(1'b1),
+    .cfg_req_write_i(cfg_write),
     .cfg_req_addr_i (cfg_addr),
     .cfg_req_wdata_i(cfg_wdata),
     .cfg_rsp_valid_o(cfg_rsp_valid),
     .cfg_rsp_rdata_o(cfg_rdata)
   );
 
-  string name;
   initial name = $sformatf("tb_rcube_router_sat[%0dx%0d/%0d %s]", NP, NP, DEPTH, VOQ ? "voq" : "fifo");
 
   // head: [15:0] dest, [23:16] src, [30:24] len - 1, [63:36] seq, [35:32] 0 (ptype WRITE)
@@ -86,16 +85,9 @@ module tb_rcube_router_sat_env #(
   bit  gen_on  = 1'b0;      // sources start new packets
   int  seq_next = 1;
 
-  int          src_cred[NP];
-  logic [15:0] src_csh[NP];
-  int          src_cred_rx[NP], src_sent[NP];
   logic [63:0] src_head[NP];
   int          src_idx[NP];     // next flit of the current packet; -1: none
   int          src_len[NP];
-
-  int          sink_out[NP];    // credits the router holds for output o
-  int          sink_pend[NP];
-  logic [15:0] sink_csh[NP];
 
   logic [63:0] exp_q[NP][NP][$];
   bit          o_in_pkt[NP];
@@ -122,9 +114,8 @@ module tb_rcube_router_sat_env #(
           int len;
           bit is_last;
           f = out_flit[o];
-          if (sink_out[o] <= 0) $fatal(1, "%s: output %0d sent without credit", name, o);
-          sink_out[o]--;
-          sink_pend[o]++;      // the sink consumes at once; the credit goes back
+          sink_flit_in(o);
+          sink_free(o);        // the sink consumes at once; the credit goes back
           if (counting) win_flits++;
           if (!o_in_pkt[o]) begin
             automatic int src = int'(f.data[23:16]);
@@ -149,15 +140,9 @@ module tb_rcube_router_sat_env #(
           o_in_pkt[o] = !is_last;
           o_idx[o]++;
         end
-        if (out_credit[o]) sink_out[o]++;
+        sink_credit_in(o);
       end
-      for (int i = 0; i < NP; i++) begin
-        src_csh[i] = {src_csh[i][14:0], in_credit[i]};
-        if (in_credit[i]) src_cred_rx[i]++;
-        if (src_csh[i][CDLY]) src_cred[i]++;
-        if (src_cred_rx[i] - src_sent[i] > DEPTH)
-          $fatal(1, "%s: input %0d returned more credits than its buffer", name, i);
-      end
+      for (int i = 0; i < NP; i++) src_credit_edge(i);
     end
   end
 
@@ -188,27 +173,15 @@ module tb_rcube_router_sat_env #(
           f.last  = (src_idx[i] == src_len[i] - 1);
           f.data  = (src_idx[i] == 0) ? src_head[i] : body_data(src_head[i], src_idx[i]);
           src_idx[i] = f.last ? -1 : src_idx[i] + 1;
-          src_cred[i]--;
-          src_sent[i]++;
+          src_flit_sent(i);
         end
         in_flit[i] = f;
       end
-      for (int o = 0; o < NP; o++) begin
-        automatic bit c = (sink_pend[o] > 0);
-        if (c) sink_pend[o]--;
-        sink_csh[o] = {sink_csh[o][14:0], c};
-        out_credit[o] = sink_csh[o][CDLY];
-      end
+      for (int o = 0; o < NP; o++) sink_credit_edge(o);
     end
   end
 
   // ---------------------------------------------------------------- phases
-  task automatic cfg_wr(logic [11:0] a, logic [31:0] d);
-    cfg_valid = 1'b1; cfg_addr = a; cfg_wdata = d;
-    @(negedge clk);
-    cfg_valid = 1'b0;
-  endtask
-
   int meas, warm_min;
 
   function automatic bit src_busy();
@@ -244,13 +217,7 @@ module tb_rcube_router_sat_env #(
       busy = src_busy();
     end
     repeat (DEPTH + 4 * CDLY + 8) @(negedge clk);
-    for (int i = 0; i < NP; i++) begin
-      if (src_cred_rx[i] - src_sent[i] != DEPTH || src_cred[i] != DEPTH)
-        $fatal(1, "%s: input %0d: credits not all back after draining", name, i);
-    end
-    for (int o = 0; o < NP; o++) begin
-      if (sink_out[o] != SINK_DEPTH) $fatal(1, "%s: output %0d credit leak", name, o);
-    end
+    check_credits_home("after draining");
     $display("%s: %s %0d-flit packets: throughput %.3f of link rate (%0d cycles)",
              name, pat == 0 ? "uniform" : "permutation", len, real'(permille) / 1000.0, meas);
   endtask
@@ -258,24 +225,17 @@ module tb_rcube_router_sat_env #(
   initial begin
     int thr;
     done_o = 1'b0;
-    cfg_valid = 1'b0; cfg_addr = '0; cfg_wdata = '0;
+    cfg_valid = 1'b0; cfg_write = 1'b0; cfg_addr = '0; cfg_wdata = '0;
     if (!$value$plusargs("sat_meas=%d", meas)) meas = MEAS;
     if (!$value$plusargs("sat_warm=%d", warm_min)) warm_min = 0;
+    link_init();
     for (int i = 0; i < NP; i++) begin
-      src_cred[i] = 0; src_csh[i] = '0; src_cred_rx[i] = 0; src_sent[i] = 0; src_idx[i] = -1;
-      sink_out[i] = 0; sink_pend[i] = SINK_DEPTH; sink_csh[i] = '0; o_in_pkt[i] = 1'b0;
+      src_idx[i] = -1; o_in_pkt[i] = 1'b0;
     end
     repeat (3) @(negedge clk);
     rst_n = 1'b1;
-    // Input i, entry e: destinations [100e, 100e+99] -> output e.
-    for (int i = 0; i < NP; i++) begin
-      for (int e = 0; e < NP; e++) begin
-        cfg_wr(12'(32'(RT_BOUNDS_OFFSET) + (i * ROUTE_ENTRIES + e) * RT_BOUNDS_STRIDE),
-               {16'(e * 100 + 99), 16'(e * 100)});
-        cfg_wr(12'(32'(RT_CTRL_OFFSET) + (i * ROUTE_ENTRIES + e) * RT_CTRL_STRIDE),
-               {1'b1, 28'h0, 3'(e)});
-      end
-    end
+    // Input i, entry e: destinations [100e, 100e+99] -> output e (rotation NP - i).
+    for (int i = 0; i < NP; i++) program_input(i, NP - i);
     repeat (DEPTH + SINK_DEPTH + 8) @(negedge clk);
     for (int k = 0; k < NLEN; k++) begin
       automatic int len = int'(LENS[8 * k +: 8]);
