@@ -328,6 +328,15 @@ def git(*args):
     return r.stdout.strip() if r.returncode == 0 else None
 
 
+def rtl_revision():
+    """The commit the RTL was read at, for the report's "rtl" field ("+local changes" when
+    an .sv file under rtl/ differs from it); None outside a git checkout."""
+    head = git("rev-parse", "--short=10", "HEAD")
+    if head is None:
+        return None
+    return head + (" +local changes" if git("status", "--porcelain", "--", "rtl/*.sv") else "")
+
+
 def base_report():
     """The report as of the base revision: $SYNTH_BASE if set, else where HEAD forked from
     origin/main or main, else (on main itself) HEAD's first parent. (rev, rows) or
@@ -480,7 +489,7 @@ def main():
             st = results[("stat", block, target)]
             if isinstance(st, Exception):
                 continue
-            row = {"block": block, "target": target}
+            row = {"block": block, "target": target, "rtl": rtl_revision()}
             row.update(st[0])
             times[f"{block}/{target} yosys"] = round(st[1])
             row["fmax_mhz"] = None
