@@ -16,17 +16,18 @@ RTL_BOARD_DIRS := -y rtl/phy -y rtl/boards/common -y rtl/boards/xilinx7
 # On a 2-core CI machine, two testbench builds at a time keep both cores busy.
 JOBS     ?= 2
 
-.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust test-vfio soak fuzz wave synth synth-check ci-board bitstream formal clean $(RTL_TBS)
+.PHONY: help run deps build demo test lint gen gen-check test-rtl test-rust test-vfio soak fuzz wave synth synth-check synth-ci ci-board bitstream formal clean $(RTL_TBS)
 
 help:
 	@echo "make run        install what is missing, build, run 'fasthsl demo' on the simulated cluster"
-	@echo "make test       everything CI checks: contract drift, lint, RTL testbenches, formal proofs, ECP5 bitstream, Rust tests, VFIO in QEMU"
+	@echo "make test       everything CI checks: contract drift, lint, RTL testbenches, formal proofs, ECP5 size record + bitstream, Rust tests, VFIO in QEMU"
 	@echo "make lint       Verilator -Wall on the RTL tops, rustfmt --check, clippy -D warnings"
 	@echo "make gen        regenerate RTL package, Rust module and docs from host/contract/contract.toml"
 	@echo "make gen-check  fail if the generated files differ from what the contract generates"
 	@echo "make test-rtl   every self-checking Verilator testbench (rtl/*/test/tb_*.sv)"
 	@echo "make test-rust  cargo test (release: the Verilator model runs at full speed)"
 	@echo "make synth      Yosys + nextpnr (PyPI yowasp) size/Fmax report -> docs/synth-report.json (REASON=\"why\" when a block got >10% worse)"
+	@echo "make synth-ci   the CI slice of synth-check (part of make test): ECP5 sizes of router_fifo/router_voq/nic, router_fifo Fmax, $(CI_BOARD) bitstream"
 	@echo "make synth-check  fresh synthesis vs the committed report (fail if a block grew or slowed >10% without a reason) + the $(CI_BOARD) bitstream"
 	@echo "make formal     SymbiYosys proofs of FIFO, credits, arbiter, wormhole lock, NIC CSRs (PyPI yowasp; docs/FORMAL.md)"
 	@echo "make bitstream BOARD=ulx3s  board bitstream with the open ECP5 tools -> target/bitstream/ (docs/BOARDS.md)"
@@ -66,7 +67,7 @@ wave: deps
 	@echo "waveforms: target/wave/*.fst, one per NIC and router model (open with gtkwave or surfer)"
 
 # --- checks -------------------------------------------------------------------------------
-test: deps gen-check lint test-rtl formal ci-board test-rust test-vfio
+test: deps gen-check lint test-rtl formal synth-ci test-rust test-vfio
 	@echo "make test: all checks passed"
 
 gen:
@@ -138,10 +139,11 @@ soak: deps
 
 # --- synthesis (docs/SYNTH.md): single-threaded WebAssembly tools, $(JOBS) jobs at a time;
 # a job whose exact inputs were built before (target/synth, target/bitstream) is reused ---
-# `make test` builds the CI board's bitstream (ci-board), so one board flow is exercised on
-# every change. synth-check (the size/Fmax record, which also builds that bitstream) is
-# not in `make test` yet: its cold run places the whole node (~20+ min on 2 cores) and
-# the committed report predates the last RTL merges (docs/SYNTH.md).
+# `make test` runs synth-ci: the size record (docs/synth-report.json, 10% rule) for the
+# ECP5 rows of router_fifo, router_voq and nic, router_fifo's Fmax, and the CI board's
+# bitstream, in one job pool (~10 min cold on 2 cores). `make synth-check` is the whole
+# record (both targets, the node, and the node's Fmax: its place-and-route alone is about
+# an hour) and `make synth` rewrites it.
 CI_BOARD ?= ulx3s
 .venv/.synth-deps: rtl/synth/requirements.txt
 	$(PYTHON) -m venv .venv
@@ -154,6 +156,11 @@ synth: .venv/.synth-deps
 ci-board: .venv/.synth-deps
 	$(PYTHON) rtl/synth/test_synth_check.py
 	$(PYTHON) rtl/boards/bitstream.py $(CI_BOARD)
+
+SYNTH_CI_ARGS ?= --blocks router_fifo,router_voq,nic --targets ecp5 --pnr router_fifo
+synth-ci: .venv/.synth-deps
+	$(PYTHON) rtl/synth/test_synth_check.py
+	$(PYTHON) rtl/synth/synth.py -j$(JOBS) --check $(SYNTH_CI_ARGS) --bitstream $(CI_BOARD)
 
 synth-check: .venv/.synth-deps
 	$(PYTHON) rtl/synth/test_synth_check.py
@@ -169,7 +176,7 @@ formal: .venv/.formal-deps
 	$(PYTHON) rtl/formal/run_formal.py -j$(JOBS) $(FORMAL_ARGS)
 
 # A board bitstream (docs/BOARDS.md); the script lists the boards and says when a board's
-# vendor tool is not installed. The CI board is also built by `make test` (ci-board).
+# vendor tool is not installed. The CI board is also built by `make test` (synth-ci).
 bitstream: .venv/.synth-deps
 	$(PYTHON) rtl/boards/bitstream.py $(BOARD)
 
