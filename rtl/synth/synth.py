@@ -484,12 +484,13 @@ def main():
               file=sys.stderr)
 
     rows, times = [], {}
+    rtl = rtl_revision()
     for block in blocks:
         for target in targets:
             st = results[("stat", block, target)]
             if isinstance(st, Exception):
                 continue
-            row = {"block": block, "target": target, "rtl": rtl_revision()}
+            row = {"block": block, "target": target, "rtl": rtl}
             row.update(st[0])
             times[f"{block}/{target} yosys"] = round(st[1])
             row["fmax_mhz"] = None
