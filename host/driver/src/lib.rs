@@ -1714,11 +1714,9 @@ impl<D: Device> Card<D> {
     /// The time bound always applies (at most 65535 cycles), so no event waits forever.
     /// The setting applies to events already pending; [`Card::configure`] resets it.
     pub fn set_coalescing(&self, src: IntSource, coal: IntCoal) -> Result<(), DriverError> {
-        if self.version < COALESCING_VERSION {
-            return Err(DriverError::CoalescingUnsupported {
-                version: self.version,
-            });
-        }
+        self.has_feature(COALESCING_VERSION, true, |version| {
+            DriverError::CoalescingUnsupported { version }
+        })?;
         self.dev.bar_write32(src.coal_reg(), coal.to_words()[0])?;
         Ok(())
     }
@@ -1746,6 +1744,22 @@ impl<D: Device> Card<D> {
         Ok(self.dev.bar_read32(nic::REL_CTRL)? & bit != 0)
     }
 
+    /// Whether the card implements a feature of contract version `since`. On an older
+    /// card, asking for the feature (`wanted`) is the error `unsupported` makes of the
+    /// card's version; not asking is fine, and the feature is simply absent (`false`).
+    pub(crate) fn has_feature(
+        &self,
+        since: u32,
+        wanted: bool,
+        unsupported: impl FnOnce(u32) -> DriverError,
+    ) -> Result<bool, DriverError> {
+        match (self.version >= since, wanted) {
+            (true, _) => Ok(true),
+            (false, true) => Err(unsupported(self.version)),
+            (false, false) => Ok(false),
+        }
+    }
+
     /// Sets or clears one REL_CTRL bit, keeping the others. On a card older than
     /// `since` the bit does not exist: asking for the feature (`wanted`) is an error,
     /// asking for its absence is already true.
@@ -1757,12 +1771,8 @@ impl<D: Device> Card<D> {
         since: u32,
         unsupported: impl FnOnce(u32) -> DriverError,
     ) -> Result<(), DriverError> {
-        if self.version < since {
-            return if wanted {
-                Err(unsupported(self.version))
-            } else {
-                Ok(())
-            };
+        if !self.has_feature(since, wanted, unsupported)? {
+            return Ok(());
         }
         let v = self.dev.bar_read32(nic::REL_CTRL)? & !bit;
         self.dev
@@ -1832,11 +1842,9 @@ impl<D: Device> Card<D> {
     /// The answer timeout of [`Card::set_sender_wait`], in ticks of 2^REL_TICK_LOG2 core
     /// cycles (REL_TIMEOUT; 0 acts as 1; reset 256, ~262 µs at 250 MHz).
     pub fn set_answer_timeout(&self, ticks: u16) -> Result<(), DriverError> {
-        if self.version < SENDER_WAIT_VERSION {
-            return Err(DriverError::SenderWaitUnsupported {
-                version: self.version,
-            });
-        }
+        self.has_feature(SENDER_WAIT_VERSION, true, |version| {
+            DriverError::SenderWaitUnsupported { version }
+        })?;
         self.dev.bar_write32(nic::REL_TIMEOUT, u32::from(ticks))?;
         Ok(())
     }
@@ -1850,20 +1858,23 @@ impl<D: Device> Card<D> {
     /// use the same value: a receiver sizes its duplicate memory from its own setting
     /// (docs/RELIABILITY.md).
     pub fn set_retries(&self, retries: u32) -> Result<(), DriverError> {
-        if self.version < RETX_VERSION {
-            return if retries == 0 {
-                Ok(())
-            } else {
-                Err(DriverError::RetriesUnsupported {
-                    version: self.version,
-                })
-            };
-        }
-        if retries > 15 {
-            return Err(DriverError::RetriesTooMany { retries });
+        if !self.retries_allowed(retries)? {
+            return Ok(());
         }
         self.dev.bar_write32(nic::REL_RETRIES, retries)?;
         Ok(())
+    }
+
+    /// Whether REL_RETRIES exists to be written (false on cards before contract 1.7,
+    /// where only 0 is accepted); `retries` beyond 15 or nonzero there are refused.
+    pub(crate) fn retries_allowed(&self, retries: u32) -> Result<bool, DriverError> {
+        let has = self.has_feature(RETX_VERSION, retries != 0, |version| {
+            DriverError::RetriesUnsupported { version }
+        })?;
+        if retries > 15 {
+            return Err(DriverError::RetriesTooMany { retries });
+        }
+        Ok(has)
     }
 
     /// REL_RETRIES as the card holds it (an MMIO read; 0 on cards before contract 1.7).
@@ -1885,14 +1896,10 @@ impl<D: Device> Card<D> {
         if log2 != 0 && !(6..=24).contains(&log2) {
             return Err(DriverError::TxQuantumInvalid { log2 });
         }
-        if self.version < TX_QUANTUM_VERSION {
-            return if log2 == 0 {
-                Ok(())
-            } else {
-                Err(DriverError::TxQuantumUnsupported {
-                    version: self.version,
-                })
-            };
+        if !self.has_feature(TX_QUANTUM_VERSION, log2 != 0, |version| {
+            DriverError::TxQuantumUnsupported { version }
+        })? {
+            return Ok(());
         }
         self.dev.bar_write32(nic::TX_QUANTUM, log2)?;
         Ok(())
@@ -1909,11 +1916,9 @@ impl<D: Device> Card<D> {
 
     /// The coalescing thresholds of `src` as the card holds them (an MMIO read).
     pub fn coalescing(&self, src: IntSource) -> Result<IntCoal, DriverError> {
-        if self.version < COALESCING_VERSION {
-            return Err(DriverError::CoalescingUnsupported {
-                version: self.version,
-            });
-        }
+        self.has_feature(COALESCING_VERSION, true, |version| {
+            DriverError::CoalescingUnsupported { version }
+        })?;
         Ok(IntCoal::from_words(&[self
             .dev
             .bar_read32(src.coal_reg())?]))

@@ -67,24 +67,17 @@ impl<D: Device> Card<D> {
     /// [`Card::set_acknowledge`]), or every message completes
     /// [`crate::contract::DescErr::RetryExhausted`].
     pub fn set_reliable(&self, cfg: ReliableConfig) -> Result<(), DriverError> {
-        let version = self.version;
-        if version < SENDER_WAIT_VERSION {
-            return Err(DriverError::SenderWaitUnsupported { version });
-        }
-        if version < RETX_VERSION && cfg.retries != 0 {
-            return Err(DriverError::RetriesUnsupported { version });
-        }
-        if cfg.retries > 15 {
-            return Err(DriverError::RetriesTooMany {
-                retries: cfg.retries,
-            });
-        }
-        if version < DEDUP_VERSION && cfg.dedup {
-            return Err(DriverError::DedupUnsupported { version });
-        }
-        if version < EARLY_NACK_VERSION && cfg.early_nack {
-            return Err(DriverError::EarlyNackUnsupported { version });
-        }
+        // The setters' own checks, all before the first write.
+        self.has_feature(SENDER_WAIT_VERSION, true, |version| {
+            DriverError::SenderWaitUnsupported { version }
+        })?;
+        self.retries_allowed(cfg.retries)?;
+        self.has_feature(DEDUP_VERSION, cfg.dedup, |version| {
+            DriverError::DedupUnsupported { version }
+        })?;
+        self.has_feature(EARLY_NACK_VERSION, cfg.early_nack, |version| {
+            DriverError::EarlyNackUnsupported { version }
+        })?;
         self.set_answer_timeout(cfg.answer_timeout)?;
         self.set_retries(cfg.retries)?;
         self.set_sender_wait(true)?;

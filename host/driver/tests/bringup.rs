@@ -530,3 +530,83 @@ fn a_contract_1_0_card_gets_neither_pushes_nor_inline_payloads() {
     let k = a.counters().unwrap();
     assert_eq!((k.push, k.push_reject, k.csr_err), (0, 0, 0));
 }
+
+/// Features a card's contract lacks are refused before anything is written, by the
+/// single setters and by `set_reliable` alike; asking for their absence is fine.
+#[test]
+fn an_older_card_refuses_reliability_features_before_writing() {
+    use fasthsl_driver::ReliableConfig;
+    let cl = cluster("full:2");
+    let raw = cl.device(0);
+    let regs = || {
+        (
+            raw.bar_read32(nic::REL_CTRL).unwrap(),
+            raw.bar_read32(nic::REL_TIMEOUT).unwrap(),
+            raw.bar_read32(nic::REL_RETRIES).unwrap(),
+            raw.bar_read32(nic::TX_QUANTUM).unwrap(),
+        )
+    };
+    let reset = regs();
+    let dev = Faulty::new(cl.device(0));
+
+    // Contract 1.6: answers and SENDER_WAIT, no retransmission, dedup or early NACK.
+    dev.read_as(nic::VERSION, 0x0001_0006);
+    let card = Card::open(dev.clone()).unwrap();
+    let e = card.set_reliable(ReliableConfig::default()).unwrap_err();
+    assert!(matches!(e, DriverError::RetriesUnsupported { .. }), "{e}");
+    let no_retx = ReliableConfig {
+        retries: 0,
+        ..ReliableConfig::default()
+    };
+    let e = card.set_reliable(no_retx).unwrap_err();
+    assert!(matches!(e, DriverError::DedupUnsupported { .. }), "{e}");
+    assert_eq!(regs(), reset, "a refused set_reliable wrote something");
+    assert!(matches!(
+        card.set_retries(1),
+        Err(DriverError::RetriesUnsupported { .. })
+    ));
+    card.set_retries(0).unwrap();
+    assert!(matches!(
+        card.set_tx_quantum(12),
+        Err(DriverError::TxQuantumUnsupported { .. })
+    ));
+    card.set_tx_quantum(0).unwrap();
+    assert!(matches!(
+        card.set_tx_quantum(5),
+        Err(DriverError::TxQuantumInvalid { log2: 5 })
+    ));
+    assert_eq!(regs(), reset, "the absent registers were written");
+
+    // Contract 1.5: no SENDER_WAIT, so no answer timeout either.
+    dev.read_as(nic::VERSION, 0x0001_0005);
+    let card = Card::open(dev.clone()).unwrap();
+    for e in [
+        card.set_reliable(no_retx).unwrap_err(),
+        card.set_answer_timeout(100).unwrap_err(),
+        card.set_sender_wait(true).unwrap_err(),
+    ] {
+        assert!(
+            matches!(e, DriverError::SenderWaitUnsupported { .. }),
+            "{e}"
+        );
+    }
+    card.set_sender_wait(false).unwrap();
+    assert_eq!(regs(), reset);
+
+    // Today's card: everything exists; too many retries are still refused first.
+    dev.heal();
+    let card = Card::open(dev).unwrap();
+    let e = card
+        .set_reliable(ReliableConfig {
+            retries: 16,
+            ..ReliableConfig::default()
+        })
+        .unwrap_err();
+    assert!(
+        matches!(e, DriverError::RetriesTooMany { retries: 16 }),
+        "{e}"
+    );
+    assert_eq!(regs(), reset);
+    card.set_reliable(ReliableConfig::default()).unwrap();
+    assert_ne!(regs(), reset);
+}
