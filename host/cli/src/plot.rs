@@ -204,12 +204,52 @@ fn draw_panel(
     };
     let (x0, x1) = axis_range(pts().map(|q| q.0), p.log_x);
     let (y0, y1) = axis_range(pts().map(|q| q.1), p.log_y);
+    let norm = |v: f64, lo: f64, hi: f64, log: bool| {
+        if log {
+            (v.ln() - lo.ln()) / (hi.ln() - lo.ln())
+        } else {
+            (v - lo) / (hi - lo)
+        }
+    };
+    let legend =
+        quiet_corner(pts().map(|(x, y)| (norm(x, x0, x1, p.log_x), norm(y, y0, y1, p.log_y))));
     match (p.log_x, p.log_y) {
-        (false, false) => chart(area, p, x0..x1, y0..y1, &keep),
-        (true, false) => chart(area, p, (x0..x1).log_scale(), y0..y1, &keep),
-        (false, true) => chart(area, p, x0..x1, (y0..y1).log_scale(), &keep),
-        (true, true) => chart(area, p, (x0..x1).log_scale(), (y0..y1).log_scale(), &keep),
+        (false, false) => chart(area, p, x0..x1, y0..y1, &keep, legend),
+        (true, false) => chart(area, p, (x0..x1).log_scale(), y0..y1, &keep, legend),
+        (false, true) => chart(area, p, x0..x1, (y0..y1).log_scale(), &keep, legend),
+        (true, true) => chart(
+            area,
+            p,
+            (x0..x1).log_scale(),
+            (y0..y1).log_scale(),
+            &keep,
+            legend,
+        ),
     }
+}
+
+/// The corner of the plot area (points in 0..1 on both axes) with the fewest points, so
+/// the legend hides as little as possible; upper left on a tie.
+fn quiet_corner(points: impl Iterator<Item = (f64, f64)>) -> SeriesLabelPosition {
+    // [upper left, upper right, lower left, lower right]; a legend covers about this
+    // much of each axis.
+    let mut n = [0usize; 4];
+    for (x, y) in points {
+        let (left, right) = (x < 0.45, x > 0.55);
+        let (upper, lower) = (y > 0.55, y < 0.45);
+        n[0] += usize::from(left && upper);
+        n[1] += usize::from(right && upper);
+        n[2] += usize::from(left && lower);
+        n[3] += usize::from(right && lower);
+    }
+    let best = (0..4).min_by_key(|&i| (n[i], i)).unwrap_or(0);
+    [
+        SeriesLabelPosition::UpperLeft,
+        SeriesLabelPosition::UpperRight,
+        SeriesLabelPosition::LowerLeft,
+        SeriesLabelPosition::LowerRight,
+    ][best]
+        .clone()
 }
 
 fn chart<X, Y>(
@@ -218,6 +258,7 @@ fn chart<X, Y>(
     xr: X,
     yr: Y,
     keep: &dyn Fn(&(f64, f64)) -> bool,
+    legend: SeriesLabelPosition,
 ) -> Result<()>
 where
     X: AsRangedCoord<Value = f64>,
@@ -250,7 +291,7 @@ where
     }
     if p.series.iter().any(|s| !s.label.is_empty()) {
         c.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
+            .position(legend)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.3))
             .label_font(("sans-serif", 15))
@@ -262,6 +303,17 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn legend_goes_to_the_emptiest_corner() {
+        let at = |pts: &[(f64, f64)]| format!("{:?}", quiet_corner(pts.iter().copied()));
+        // Curves along the top (saturation plots): the legend goes below them.
+        assert_eq!(at(&[(0.0, 0.9), (0.5, 0.95), (1.0, 0.9)]), "LowerLeft");
+        // Rising curves (latency vs load): upper left stays free.
+        assert_eq!(at(&[(0.0, 0.1), (0.5, 0.2), (1.0, 0.9)]), "UpperLeft");
+        assert_eq!(at(&[(0.0, 0.9), (0.2, 0.1), (1.0, 0.1)]), "UpperRight");
+        assert_eq!(at(&[]), "UpperLeft");
+    }
 
     #[test]
     fn draws_a_png_with_linear_and_log_panels() {
