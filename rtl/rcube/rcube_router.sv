@@ -20,6 +20,9 @@ module rcube_router #(
   parameter int unsigned BUF_DEPTH = 16,   // flits per input buffer (the link credit pool)
   parameter bit          VOQ       = 1'b1, // virtual output queues + iSLIP (else FIFO inputs)
   parameter int unsigned ITERS     = 1,    // iSLIP iterations per cycle (VOQ only)
+  // VOQ, ITERS > 1: grant pointers also move on later iterations' matches (faster
+  // desynchronisation; gives up iSLIP's waiting bound; rcube_islip_alloc)
+  parameter bit          GRANT_ALL = 1'b0,
   // VOQ only: 1 registers each input's arrival logic (route and broadcast lookup,
   // adaptive choice) before the buffer, out of the allocator's cycle (zero-load latency
   // 3 cycles per hop, not 2; rtl/rcube/README.md, Timing)
@@ -43,12 +46,16 @@ module rcube_router #(
   import fasthsl_link_pkg::*;
 
   localparam int unsigned PortW = $clog2(NPORTS);
+  // Output credit counters hold the neighbour's buffer, as deep as ours in a network of
+  // like routers (NICs announce less). 12 bits up to 2048 flits, so the card's router is
+  // unchanged; deeper buffers (the simulator's saturation model) get a 13th.
+  localparam int unsigned CreditW = (BUF_DEPTH > 2048) ? 13 : 12;
 
   if (NPORTS < 2 || NPORTS > ROUTER_PORTS) begin : gen_nports_check
     $error("rcube_router: NPORTS must be 2..ROUTER_PORTS");
   end
-  if (BUF_DEPTH < 1 || BUF_DEPTH > 2048) begin : gen_depth_check
-    $error("rcube_router: BUF_DEPTH must be 1..2048 (12-bit credit counters)");
+  if (BUF_DEPTH < 1 || BUF_DEPTH > 4096) begin : gen_depth_check
+    $error("rcube_router: BUF_DEPTH must be 1..4096 (13-bit credit counters)");
   end
   if (VOQ && (ITERS < 1 || ITERS > NPORTS)) begin : gen_iters_check
     $error("rcube_router: ITERS must be 1..NPORTS");
@@ -141,8 +148,9 @@ module rcube_router #(
 
     // ---- allocation ----
     rcube_islip_alloc #(
-      .NPORTS(NPORTS),
-      .ITERS (ITERS)
+      .NPORTS   (NPORTS),
+      .ITERS    (ITERS),
+      .GRANT_ALL(GRANT_ALL)
     ) u_alloc (
       .clk_i      (clk_i),
       .rst_ni     (rst_ni),
@@ -170,7 +178,8 @@ module rcube_router #(
     // ---- outputs ----
     for (genvar o = 0; o < NPORTS; o++) begin : gen_out
       rcube_voq_output #(
-        .NPORTS(NPORTS)
+        .NPORTS  (NPORTS),
+        .CREDIT_W(CreditW)
       ) u_out (
         .clk_i      (clk_i),
         .rst_ni     (rst_ni),
@@ -249,7 +258,8 @@ module rcube_router #(
     // ---- outputs ----
     for (genvar o = 0; o < NPORTS; o++) begin : gen_out
       rcube_output_port #(
-        .NPORTS(NPORTS)
+        .NPORTS  (NPORTS),
+        .CREDIT_W(CreditW)
       ) u_out (
         .clk_i     (clk_i),
         .rst_ni    (rst_ni),
