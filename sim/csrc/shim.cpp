@@ -1,5 +1,6 @@
-// extern "C" face of the Verilated models (sim_nic; sim_router built twice: Vsim_router
-// with VOQ=1, Vsim_router_fifo with VOQ=0) for the Rust side.
+// extern "C" face of the Verilated models (sim_nic; sim_router built three times:
+// Vsim_router with VOQ=1, Vsim_router_fifo with VOQ=0, Vsim_router_deep with VOQ=1,
+// 4096-flit buffers and 2 iSLIP iterations) for the Rust side.
 //
 // One call per model per clock cycle: `*_tick` takes every input of the cycle in one
 // struct, runs the cycle (inputs settle with the clock low, then the rising edge) and
@@ -15,9 +16,11 @@
 #include "Vsim_nic.h"
 #include "Vsim_router.h"
 #include "Vsim_router_fifo.h"
+#include "Vsim_router_deep.h"
 #include "Vsim_nic___024root.h"
 #include "Vsim_router___024root.h"
 #include "Vsim_router_fifo___024root.h"
+#include "Vsim_router_deep___024root.h"
 
 #ifdef FASTHSL_TRACE
 #include "verilated_fst_c.h"
@@ -238,8 +241,9 @@ inline void cycle(Mod* m) {
 using Nic = Model<Vsim_nic, FhNicIn>;
 using Router = Model<Vsim_router, FhRouterIn>;
 using RouterFifo = Model<Vsim_router_fifo, FhRouterIn>;
+using RouterDeep = Model<Vsim_router_deep, FhRouterIn>;
 
-// One router cycle; the same for both variants (same ports, different parameters).
+// One router cycle; the same for every variant (same ports, different parameters).
 template <typename Mod>
 inline void router_tick(Mod* m, const FhRouterIn* in, FhRouterOut* out) {
     auto* t = m->top;
@@ -337,45 +341,39 @@ void fh_nic_tick(void* mp, const FhNicIn* in, FhNicOut* out) {
     out->rx_credit = t->rx_credit_o;
 }
 
-void* fh_router_new(void) { return new Router("router"); }
-void fh_router_free(void* m) { delete static_cast<Router*>(m); }
-void fh_router_set_skip(void* m, uint8_t on) {
-    static_cast<Router*>(m)->skip = on && Router::kCanSkip;
-}
-void fh_router_reset(void* m, uint32_t cycles) { static_cast<Router*>(m)->reset(cycles); }
+// The router variants share ports, so they share one set of entry points per model.
+#define FH_ROUTER_API(prefix, Type, name)                                         \
+    void* prefix##_new(void) { return new Type(name); }                             \
+    void prefix##_free(void* m) { delete static_cast<Type*>(m); }                  \
+    void prefix##_set_skip(void* m, uint8_t on) {                                   \
+        static_cast<Type*>(m)->skip = on && Type::kCanSkip;                         \
+    }                                                                               \
+    void prefix##_reset(void* m, uint32_t cycles) { static_cast<Type*>(m)->reset(cycles); } \
+    void prefix##_tick(void* m, const FhRouterIn* in, FhRouterOut* out) {           \
+        router_tick(static_cast<Type*>(m), in, out);                                \
+    }                                                                               \
+    FH_ROUTER_TRACE_API(prefix, Type)
 
-void fh_router_tick(void* m, const FhRouterIn* in, FhRouterOut* out) {
-    router_tick(static_cast<Router*>(m), in, out);
-}
+#ifdef FASTHSL_TRACE
+#define FH_ROUTER_TRACE_API(prefix, Type)                                         \
+    int prefix##_trace_open(void* m, const char* path) {                            \
+        return trace_open(static_cast<Type*>(m), path);                             \
+    }                                                                               \
+    void prefix##_trace_flush(void* m) {                                            \
+        if (static_cast<Type*>(m)->tfp) static_cast<Type*>(m)->tfp->flush();        \
+    }
+#else
+#define FH_ROUTER_TRACE_API(prefix, Type)
+#endif
 
-void* fh_router_fifo_new(void) { return new RouterFifo("router_fifo"); }
-void fh_router_fifo_free(void* m) { delete static_cast<RouterFifo*>(m); }
-void fh_router_fifo_set_skip(void* m, uint8_t on) {
-    static_cast<RouterFifo*>(m)->skip = on && RouterFifo::kCanSkip;
-}
-void fh_router_fifo_reset(void* m, uint32_t cycles) {
-    static_cast<RouterFifo*>(m)->reset(cycles);
-}
-void fh_router_fifo_tick(void* m, const FhRouterIn* in, FhRouterOut* out) {
-    router_tick(static_cast<RouterFifo*>(m), in, out);
-}
+FH_ROUTER_API(fh_router, Router, "router")
+FH_ROUTER_API(fh_router_fifo, RouterFifo, "router_fifo")
+FH_ROUTER_API(fh_router_deep, RouterDeep, "router_deep")
 
 #ifdef FASTHSL_TRACE
 int fh_nic_trace_open(void* m, const char* path) { return trace_open(static_cast<Nic*>(m), path); }
-int fh_router_trace_open(void* m, const char* path) {
-    return trace_open(static_cast<Router*>(m), path);
-}
-int fh_router_fifo_trace_open(void* m, const char* path) {
-    return trace_open(static_cast<RouterFifo*>(m), path);
-}
-void fh_router_fifo_trace_flush(void* m) {
-    if (static_cast<RouterFifo*>(m)->tfp) static_cast<RouterFifo*>(m)->tfp->flush();
-}
 void fh_nic_trace_flush(void* m) {
     if (static_cast<Nic*>(m)->tfp) static_cast<Nic*>(m)->tfp->flush();
-}
-void fh_router_trace_flush(void* m) {
-    if (static_cast<Router*>(m)->tfp) static_cast<Router*>(m)->tfp->flush();
 }
 #endif
 

@@ -113,6 +113,15 @@ extern "C" {
     fn fh_router_fifo_reset(m: *mut c_void, cycles: u32);
     fn fh_router_fifo_tick(m: *mut c_void, inp: *const RouterIn, out: *mut RouterOut);
     fn fh_router_fifo_set_skip(m: *mut c_void, on: u8);
+    fn fh_router_deep_new() -> *mut c_void;
+    fn fh_router_deep_free(m: *mut c_void);
+    fn fh_router_deep_reset(m: *mut c_void, cycles: u32);
+    fn fh_router_deep_tick(m: *mut c_void, inp: *const RouterIn, out: *mut RouterOut);
+    fn fh_router_deep_set_skip(m: *mut c_void, on: u8);
+    #[cfg(feature = "trace")]
+    fn fh_router_deep_trace_open(m: *mut c_void, path: *const std::ffi::c_char) -> i32;
+    #[cfg(feature = "trace")]
+    fn fh_router_deep_trace_flush(m: *mut c_void);
     #[cfg(feature = "trace")]
     fn fh_router_fifo_trace_open(m: *mut c_void, path: *const std::ffi::c_char) -> i32;
     #[cfg(feature = "trace")]
@@ -263,4 +272,19 @@ model!(
     fh_router_fifo_set_skip,
     fh_router_fifo_trace_open,
     fh_router_fifo_trace_flush
+);
+// The VOQ router with 4096-flit input buffers, 2 iSLIP iterations, grant pointers moving
+// on every iteration (sim_router with BUF_DEPTH=4096 ITERS=2 GRANT_ALL=1), for the traffic
+// benchmark's saturation runs.
+model!(
+    RouterDeepModel,
+    RouterIn,
+    RouterOut,
+    fh_router_deep_new,
+    fh_router_deep_free,
+    fh_router_deep_reset,
+    fh_router_deep_tick,
+    fh_router_deep_set_skip,
+    fh_router_deep_trace_open,
+    fh_router_deep_trace_flush
 );

@@ -57,13 +57,20 @@ use fasthsl_contract::router_regs as rt;
 use fasthsl_contract::{desc_flag, PktHdr, Ptype, RouteBounds, RouteCtrl, ROUTE_ENTRIES};
 use fasthsl_topology::{Topology, ROUTER_PORTS};
 
-use crate::ffi::{self, RouterFifoModel, RouterIn, RouterModel, RouterOut};
+use crate::ffi::{self, RouterDeepModel, RouterFifoModel, RouterIn, RouterModel, RouterOut};
 use crate::wiring::{self, Peers, TerminalOut};
 
 pub mod soak;
 
 /// Slots a sink announces after reset (the router's own input buffers hold 16 flits).
 pub const SINK_DEPTH: u32 = 16;
+/// Flits per router input buffer on the card (and in the cluster simulator).
+pub const CARD_BUF_DEPTH: u32 = 16;
+/// The deep buffer of the second VOQ model (which also runs 2 iSLIP iterations with
+/// grant pointers moving on both): with it the 8x8 router meets issue 3's >= 0.95
+/// saturation goal for every packet length (rtl/rcube/README.md, Measured saturation
+/// throughput).
+pub const DEEP_BUF_DEPTH: u32 = 4096;
 /// Longest packet the generators make, flits.
 pub const MAX_PACKET_FLITS: u32 = 64;
 /// Reset cycles of every router model.
@@ -84,6 +91,15 @@ pub enum RouterKind {
 }
 
 impl RouterKind {
+    /// Input buffer depths (flits) this organisation is linked with: each is its own
+    /// Verilated model (sim/build.rs), since the depth is an RTL parameter.
+    pub fn buf_depths(self) -> &'static [u32] {
+        match self {
+            RouterKind::Fifo => &[CARD_BUF_DEPTH],
+            RouterKind::Voq => &[CARD_BUF_DEPTH, DEEP_BUF_DEPTH],
+        }
+    }
+
     /// The name used on the command line and in results.
     pub fn name(self) -> &'static str {
         match self {
@@ -136,6 +152,11 @@ pub fn head_bcast_range(flit: u64) -> Option<(usize, usize)> {
 pub enum Pattern {
     /// Every packet to a uniformly random node other than its source.
     Uniform,
+    /// Every packet to a uniformly random node, its source included: the switch
+    /// convention (Karol et al.; McKeown's iSLIP), where input i and output i are
+    /// different line cards. On `star:8` a packet to its own node turns back out of the
+    /// port it came in on.
+    UniformAll,
     /// A fixed random derangement chosen from the seed: node i always sends to p(i) != i.
     Permutation,
     /// A `fraction` of the packets to node `node`, the rest uniform (the hotspot node
@@ -158,6 +179,7 @@ impl Pattern {
     pub fn name(&self) -> String {
         match self {
             Pattern::Uniform => "uniform".into(),
+            Pattern::UniformAll => "uniform-all".into(),
             Pattern::Permutation => "permutation".into(),
             Pattern::Hotspot { node, fraction } => format!("hotspot:{node}:{fraction}"),
             Pattern::Transpose => "transpose".into(),
@@ -174,7 +196,7 @@ impl fmt::Display for Pattern {
 
 impl FromStr for Pattern {
     type Err = TrafficError;
-    /// `uniform`, `permutation`, `transpose`, `bitcomp`, `hotspot` (node 0, 20 %),
+    /// `uniform`, `uniform-all`, `permutation`, `transpose`, `bitcomp`, `hotspot` (node 0, 20 %),
     /// `hotspot:NODE` or `hotspot:NODE:FRACTION`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim().to_ascii_lowercase();
@@ -183,6 +205,7 @@ impl FromStr for Pattern {
         let kind = parts.next().unwrap_or("");
         let p = match kind {
             "uniform" => Pattern::Uniform,
+            "uniform-all" => Pattern::UniformAll,
             "permutation" => Pattern::Permutation,
             "transpose" => Pattern::Transpose,
             "bitcomp" => Pattern::Bitcomp,
@@ -204,12 +227,10 @@ impl FromStr for Pattern {
                 }
                 Pattern::Hotspot { node, fraction }
             }
-            _ => {
-                return Err(bad(
-                    "unknown (known: uniform, permutation, hotspot[:NODE[:FRACTION]], \
+            _ => return Err(bad(
+                "unknown (known: uniform, uniform-all, permutation, hotspot[:NODE[:FRACTION]], \
                      transpose, bitcomp)",
-                ))
-            }
+            )),
         };
         if parts.next().is_some() || (kind != "hotspot" && t.contains(':')) {
             return Err(bad("too many ':' fields"));
@@ -223,6 +244,8 @@ impl FromStr for Pattern {
 pub struct TrafficConfig {
     /// Router organisation.
     pub router: RouterKind,
+    /// Flits per router input buffer: one of `router.buf_depths()`.
+    pub buf_depth: u32,
     /// Network; `star:8` is a single 8-port router with node i on port i.
     pub topology: Topology,
     /// Destinations.
@@ -251,6 +274,7 @@ impl TrafficConfig {
     pub fn single_router(router: RouterKind, offered: f64) -> Self {
         TrafficConfig {
             router,
+            buf_depth: CARD_BUF_DEPTH,
             topology: Topology::star(ROUTER_PORTS).expect("star:8 is valid"),
             pattern: Pattern::Uniform,
             packet_flits: 1,
@@ -864,7 +888,7 @@ impl Dests {
             Pattern::Uniform | Pattern::Hotspot { .. } if nodes < 2 => {
                 return bad("needs at least 2 nodes".into())
             }
-            Pattern::Uniform => Vec::new(),
+            Pattern::Uniform | Pattern::UniformAll => Vec::new(),
             Pattern::Hotspot { node, .. } => {
                 if node >= nodes {
                     return bad(format!("node {node} does not exist ({nodes} nodes)"));
@@ -920,6 +944,7 @@ impl Dests {
         };
         match self.pattern {
             Pattern::Uniform => uniform_other(rng),
+            Pattern::UniformAll => rng.below(self.nodes),
             Pattern::Hotspot { node, fraction } => {
                 if src != node && rng.unit() < fraction {
                     node
@@ -1161,37 +1186,39 @@ impl Terminal {
     }
 }
 
-/// Router models of both organisations behind one interface.
+/// The linked router models behind one interface.
 enum Model {
     Voq(RouterModel),
     Fifo(RouterFifoModel),
+    VoqDeep(RouterDeepModel),
 }
 
 impl Model {
-    fn new(kind: RouterKind) -> Self {
-        let mut m = match kind {
-            RouterKind::Voq => Model::Voq(RouterModel::new()),
-            RouterKind::Fifo => Model::Fifo(RouterFifoModel::new()),
-        };
+    /// The model of `kind` with `buf_depth`-flit buffers (one of `kind.buf_depths()`,
+    /// which check_config made sure of).
+    fn new(kind: RouterKind, buf_depth: u32) -> Self {
         // Skipping unchanged cycles is exact (see SimConfig::skip_idle) and makes the
         // low-load points cheap.
-        match &mut m {
-            Model::Voq(r) => {
+        macro_rules! ready {
+            ($m:expr, $v:path) => {{
+                let mut r = $m;
                 r.set_skip(true);
                 r.reset(RESET_CYCLES);
-            }
-            Model::Fifo(r) => {
-                r.set_skip(true);
-                r.reset(RESET_CYCLES);
-            }
+                $v(r)
+            }};
         }
-        m
+        match (kind, buf_depth) {
+            (RouterKind::Voq, DEEP_BUF_DEPTH) => ready!(RouterDeepModel::new(), Model::VoqDeep),
+            (RouterKind::Voq, _) => ready!(RouterModel::new(), Model::Voq),
+            (RouterKind::Fifo, _) => ready!(RouterFifoModel::new(), Model::Fifo),
+        }
     }
     #[inline]
     fn tick(&mut self, inp: &RouterIn, out: &mut RouterOut) {
         match self {
             Model::Voq(r) => r.tick(inp, out),
             Model::Fifo(r) => r.tick(inp, out),
+            Model::VoqDeep(r) => r.tick(inp, out),
         }
     }
 }
@@ -1277,7 +1304,7 @@ impl Net {
         let nr = t.routers();
         Ok(Net {
             nodes,
-            routers: (0..nr).map(|_| Model::new(c.router)).collect(),
+            routers: (0..nr).map(|_| Model::new(c.router, c.buf_depth)).collect(),
             rin: vec![RouterIn::default(); nr],
             rout: vec![RouterOut::default(); nr],
             peers,
@@ -1516,6 +1543,17 @@ fn check_config(c: &TrafficConfig) -> Result<(), TrafficError> {
     if c.topology.nodes() < 2 {
         return bad("the network needs at least 2 nodes".into());
     }
+    let depths = c.router.buf_depths();
+    if !depths.contains(&c.buf_depth) {
+        let list: Vec<String> = depths.iter().map(u32::to_string).collect();
+        return bad(format!(
+            "the {} router is simulated with {} flits per input buffer, not {} (the depth \
+             is an RTL parameter: each depth is its own Verilated model, sim/build.rs)",
+            c.router,
+            list.join(" or "),
+            c.buf_depth
+        ));
+    }
     Ok(())
 }
 
@@ -1665,11 +1703,13 @@ pub fn run(c: &TrafficConfig) -> Result<TrafficResult, TrafficError> {
 /// destination, compared with a generator wired straight to a sink.
 pub fn zero_load(
     router: RouterKind,
+    buf_depth: u32,
     topology: &Topology,
     packet_flits: u32,
 ) -> Result<ZeroLoad, TrafficError> {
     let c = TrafficConfig {
         router,
+        buf_depth,
         topology: topology.clone(),
         pattern: Pattern::Uniform,
         packet_flits,
@@ -1686,7 +1726,7 @@ pub fn zero_load(
     let mut net = Net::new(&c)?;
     net.configure()?;
     // Let the credit announcements finish so the first packet sees a full buffer.
-    for _ in 0..2 * SINK_DEPTH {
+    for _ in 0..2 * SINK_DEPTH.max(buf_depth) {
         net.step();
     }
     net.phase = Phase::Run;

@@ -10,10 +10,13 @@
 // instead of once per input change: it is most of the router's evaluation cost.
 //
 // VOQ picks the router's input organisation (0: one FIFO per input, 1: virtual output
-// queues with iSLIP). build.rs verilates this top once per value, so the traffic
-// benchmark can compare both in one binary.
+// queues with iSLIP), BUF_DEPTH the flits per input buffer. build.rs verilates this top
+// once per combination the traffic benchmark offers, so it compares them in one binary.
 module sim_router #(
-  parameter bit VOQ = 1'b1
+  parameter bit          VOQ       = 1'b1,
+  parameter int unsigned BUF_DEPTH = 16,
+  parameter int unsigned ITERS     = 1,
+  parameter bit          GRANT_ALL = 1'b0
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -74,7 +77,9 @@ module sim_router #(
 
   rcube_router #(
     .NPORTS   (NPorts),
-    .BUF_DEPTH(16),
+    .BUF_DEPTH(BUF_DEPTH),
+    .ITERS    (ITERS),
+    .GRANT_ALL(GRANT_ALL),
     .VOQ      (VOQ)
   ) u_router (
     .clk_i          (clk_i),

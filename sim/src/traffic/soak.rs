@@ -87,7 +87,7 @@ use fasthsl_contract::router_regs as rt;
 /// Longest over-long packet, flits.
 pub const OVERLONG_MAX: u32 = 300;
 /// Input buffer depth of the simulated routers (`sim_router`), flits.
-const ROUTER_BUF: u64 = 16;
+const ROUTER_BUF: u64 = super::CARD_BUF_DEPTH as u64;
 /// The destination mix changes (and the hotspot moves) every this many cycles.
 const EPOCH: u64 = 4_096;
 
@@ -829,6 +829,7 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
     check(c)?;
     let tc = TrafficConfig {
         router: c.router,
+        buf_depth: super::CARD_BUF_DEPTH,
         topology: c.topology.clone(),
         pattern: super::Pattern::Permutation,
         packet_flits: 1,

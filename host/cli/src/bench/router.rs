@@ -31,6 +31,7 @@ bare wire from generator to sink takes, divided by the routers traversed.
 Examples:
   fasthsl bench router --router fifo,voq --plot lat.png
   fasthsl bench router --router fifo --saturate --packet-flits 1,4,16,64 --pattern uniform,permutation
+  fasthsl bench router --buf-depth 16,4096 --saturate --warmup 40000 --packet-flits 1,4,16,64 --json
   fasthsl bench router --topology full:8 --offered 0.1,0.3,0.5 --json
   fasthsl bench router --topology mesh:4x4 --pattern transpose --saturate --routing deterministic,adaptive
 
@@ -44,13 +45,25 @@ pub struct RouterArgs {
     #[arg(long, value_name = "KIND", value_delimiter = ',', default_value = "voq",
           value_parser = parse_kind)]
     router: Vec<RouterKind>,
+    /// Flits per router input buffer (the link's credit pool): 16 (the card's; fifo and
+    /// voq) or 4096 (voq only, with 2 iSLIP iterations: the configuration that meets the
+    /// saturation goal of 0.95 for 1 to 64-flit packets; fill it with --warmup 40000);
+    /// comma list. Each depth is its own Verilated model, so only these exist
+    #[arg(
+        long,
+        value_name = "FLITS",
+        value_delimiter = ',',
+        default_value = "16"
+    )]
+    buf_depth: Vec<u32>,
     /// Routing(s) to compare: deterministic (the default tables), adaptive (adaptive
     /// tables, every packet ADAPTIVE, order per pair not checked); comma list
     #[arg(long, value_name = "ROUTING", value_delimiter = ',', default_value = "deterministic",
           value_parser = parse_routing)]
     routing: Vec<Routing>,
-    /// Traffic pattern(s): uniform, permutation, hotspot[:NODE[:FRACTION]] (default
-    /// node 0, 0.2), transpose (4/16/64 nodes), bitcomp (2^k nodes); comma list
+    /// Traffic pattern(s): uniform (to any other node), uniform-all (any node, its own
+    /// included: the switch convention), permutation, hotspot[:NODE[:FRACTION]]
+    /// (default node 0, 0.2), transpose (4/16/64 nodes), bitcomp (2^k nodes); comma list
     #[arg(long, value_name = "PATTERN", value_delimiter = ',', default_value = "uniform",
           value_parser = parse_pattern)]
     pattern: Vec<Pattern>,
@@ -162,9 +175,57 @@ fn parse_lengths(s: &str) -> Result<Lengths, String> {
     Ok(Lengths(out))
 }
 
+/// A router model: organisation and input buffer depth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct RouterModel {
+    kind: RouterKind,
+    buf_depth: u32,
+}
+
+impl std::fmt::Display for RouterModel {
+    /// `voq` for the card's depth, `voq/4096` for another.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.buf_depth == traffic::CARD_BUF_DEPTH {
+            write!(f, "{}", self.kind)
+        } else {
+            write!(f, "{}/{}", self.kind, self.buf_depth)
+        }
+    }
+}
+
+/// Every (organisation, depth) pair asked for that has a model. A depth no asked-for
+/// organisation is built with is an error; fifo is quietly left out of a depth only
+/// voq has, so `--router fifo,voq --buf-depth 16,4096` compares the three models.
+fn router_models(kinds: &[RouterKind], depths: &[u32]) -> Result<Vec<RouterModel>> {
+    let mut out = Vec::new();
+    for &buf_depth in depths {
+        let before = out.len();
+        for &kind in kinds {
+            if kind.buf_depths().contains(&buf_depth) {
+                out.push(RouterModel { kind, buf_depth });
+            }
+        }
+        if out.len() == before {
+            let have: Vec<String> = kinds
+                .iter()
+                .map(|k| {
+                    let d: Vec<String> = k.buf_depths().iter().map(u32::to_string).collect();
+                    format!("{k}: {}", d.join(", "))
+                })
+                .collect();
+            bail!(
+                "--buf-depth {buf_depth}: no router model with {buf_depth}-flit buffers \
+                 (simulated depths, {})",
+                have.join("; ")
+            );
+        }
+    }
+    Ok(out)
+}
+
 /// One configuration's results, in run order.
 struct Curve {
-    router: RouterKind,
+    router: RouterModel,
     routing: Routing,
     pattern: Pattern,
     flits: u32,
@@ -200,8 +261,11 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
     };
     let mut lengths: Vec<u32> = a.packet_flits.iter().flat_map(|l| l.0.clone()).collect();
     dedup(&mut lengths);
-    let mut routers = a.router.clone();
-    dedup(&mut routers);
+    let mut kinds = a.router.clone();
+    dedup(&mut kinds);
+    let mut depths = a.buf_depth.clone();
+    dedup(&mut depths);
+    let routers = router_models(&kinds, &depths)?;
     let mut routings = a.routing.clone();
     dedup(&mut routings);
     let mut patterns: Vec<Pattern> = Vec::new();
@@ -243,11 +307,11 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
     let mut per_hop = Vec::new();
     for &r in &routers {
         bar.set_message(format!("{r}: zero-load latency"));
-        let z = traffic::zero_load(r, &topology, 1)
+        let z = traffic::zero_load(r.kind, r.buf_depth, &topology, 1)
             .with_context(|| format!("zero-load latency of the {r} router"))?;
         per_hop.push((r, z.per_hop));
     }
-    let hop_of = |r: RouterKind| per_hop.iter().find(|x| x.0 == r).map_or(0.0, |x| x.1);
+    let hop_of = |r: RouterModel| per_hop.iter().find(|x| x.0 == r).map_or(0.0, |x| x.1);
 
     if !a.json {
         outln!(
@@ -266,7 +330,7 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
         );
         outln!();
         outln!(
-            "{:<6} {:<13} {:<14} {:>5} {:>7} {:>8} {:>8} {:>9} {:>6} {:>6}  {}",
+            "{:<9} {:<13} {:<14} {:>5} {:>7} {:>8} {:>8} {:>9} {:>6} {:>6}  {}",
             "router",
             "routing",
             "pattern",
@@ -298,7 +362,8 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
                 for (i, &offered) in loads.iter().enumerate() {
                     bar.set_message(format!("{} @ {offered:.2}", curve.label()));
                     let c = TrafficConfig {
-                        router,
+                        router: router.kind,
+                        buf_depth: router.buf_depth,
                         topology: topology.clone(),
                         pattern,
                         packet_flits: flits,
@@ -351,7 +416,8 @@ fn print_point(a: &RouterArgs, topology: &Topology, c: &Curve, r: &TrafficResult
     let lat = r.latency;
     if a.json {
         let mut v = json!({
-            "router": c.router.name(),
+            "router": c.router.kind.name(),
+            "buf_depth": c.router.buf_depth,
             "routing": c.routing.name(),
             "topology": topology.to_string(),
             "pattern": c.pattern.name(),
@@ -394,8 +460,8 @@ fn print_point(a: &RouterArgs, topology: &Topology, c: &Curve, r: &TrafficResult
         String::new()
     };
     outln!(
-        "{:<6} {:<13} {:<14} {:>5} {:>7.3} {:>8.3} {:>8.3} {:>9} {:>6} {:>6}  {}",
-        c.router.name(),
+        "{:<9} {:<13} {:<14} {:>5} {:>7.3} {:>8.3} {:>8.3} {:>9} {:>6} {:>6}  {}",
+        c.router.to_string(),
         c.routing.name(),
         c.pattern.name(),
         c.flits,
@@ -496,6 +562,18 @@ mod tests {
             Command::Bench(crate::bench::BenchCommand::Router(a)) => Ok(a),
             c => panic!("parsed as {c:?}"),
         }
+    }
+
+    #[test]
+    fn buffer_depths_pick_linked_models() {
+        let m = router_models(&[RouterKind::Fifo, RouterKind::Voq], &[16, 4096]).unwrap();
+        let names: Vec<String> = m.iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["fifo", "voq", "voq/4096"]);
+        let e = router_models(&[RouterKind::Fifo], &[4096]).unwrap_err();
+        assert!(e.to_string().contains("fifo: 16"), "{e}");
+        assert!(router_models(&[RouterKind::Voq], &[64]).is_err());
+        assert_eq!(parse(&[]).unwrap().buf_depth, vec![16]);
+        assert!(parse(&["--buf-depth", "x"]).is_err());
     }
 
     #[test]
