@@ -147,7 +147,7 @@ fn main() -> ExitCode {
                              \"packets_delivered\":{},\"flits_delivered\":{},\
                              \"eep_delivered\":{},\"cut_short\":{},\"overlong_sent\":{},\"adaptive_sent\":{},\
                              \"bcast_sent\":{},\"bcast_copies\":{},\"dropped\":{},\"rt_drop\":{},\"rt_eep\":{},\"accepted\":{:.4},\
-                             \"max_latency\":{},\"slowest\":\"{}\",\"longest_idle\":{},\
+                             \"max_latency\":{},\"slowest\":\"{}\",\"max_network_latency\":{},\"longest_idle\":{},\
                              \"router_cycles_per_s\":{:.0}}}",
                             r.cycles,
                             r.packets_sent,
@@ -165,9 +165,10 @@ fn main() -> ExitCode {
                             r.accepted,
                             r.max_latency,
                             r.slowest.map_or(String::new(), |d| format!(
-                                "{}->{} #{} created {} delivered {}",
-                                d.src, d.dest, d.seq, d.created, d.delivered
+                                "{}->{} #{} created {} injected {} delivered {}",
+                                d.src, d.dest, d.seq, d.created, d.injected, d.delivered
                             )),
+                            r.max_network_latency,
                             r.longest_idle,
                             (r.cycles * t.routers() as u64) as f64 / wall.max(1e-9)
                         );

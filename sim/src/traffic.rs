@@ -586,6 +586,9 @@ pub struct Expected {
     pub seq: u32,
     /// Creation cycle (carried in flit 1).
     pub created: u64,
+    /// Cycle its head entered the network (after waiting in the source queue and for a
+    /// credit into the first router).
+    pub injected: u64,
     /// Flits up to and including the one with `last`.
     pub flits: u32,
     /// The last flit carries `err` (EEP); no other flit may.
@@ -611,6 +614,7 @@ struct Arriving {
     src: usize,
     seq: u32,
     created: u64,
+    injected: u64,
     want: u32,
     /// EEP expected on the last flit.
     eep: bool,
@@ -633,6 +637,8 @@ pub struct Delivery {
     pub seq: u32,
     /// Creation cycle.
     pub created: u64,
+    /// Cycle its head entered the network.
+    pub injected: u64,
     /// Cycle the tail was taken.
     pub delivered: u64,
     /// Flits.
@@ -670,7 +676,7 @@ impl Scoreboard {
     }
 
     /// Records that packet (src -> dest, seq), created in `created`, of `flits` flits
-    /// entered the network. Sequence numbers must increase per pair.
+    /// entered the network (in that same cycle). Sequence numbers must increase per pair.
     pub fn sent(&mut self, src: usize, dest: usize, seq: u32, created: u64, flits: u32) {
         self.expect_at(
             src,
@@ -678,6 +684,7 @@ impl Scoreboard {
             Expected {
                 seq,
                 created,
+                injected: created,
                 flits,
                 eep: false,
                 ordered: true,
@@ -766,6 +773,7 @@ impl Scoreboard {
             dest: sink,
             seq: a.seq,
             created: a.created,
+            injected: a.injected,
             delivered: cycle,
             flits: a.want,
             eep: a.eep,
@@ -779,6 +787,7 @@ impl Scoreboard {
             src,
             seq,
             created: 0,
+            injected: 0,
             want: 0,
             eep: false,
             head_dest: 0,
@@ -834,6 +843,7 @@ impl Scoreboard {
         q.remove(i);
         self.outstanding -= 1;
         a.created = e.created;
+        a.injected = e.injected;
         a.want = e.flits;
         a.eep = e.eep;
         a.head_dest = e.head_dest;
@@ -1138,6 +1148,7 @@ impl Terminal {
                     let e = Expected {
                         seq: pk.seq,
                         created: pk.created,
+                        injected: now,
                         flits: pk.flits,
                         eep: pk.eep,
                         ordered: pk.ordered,

@@ -31,6 +31,17 @@ fn run(router: RouterKind, spec: &str, seed: u64) -> SoakReport {
         "{spec} {router}: {r:?}"
     );
     assert_eq!(r.rt_drop, r.dropped, "{spec} {router}");
+    // The network's share of a latency is part of it: a head enters after its packet is
+    // made, and every packet spends at least its flits and a router hop in the network.
+    let d = r.slowest.expect("packets were delivered");
+    assert!(
+        d.created <= d.injected && d.injected < d.delivered,
+        "{spec} {router}: {d:?}"
+    );
+    assert!(
+        (2..=r.max_latency).contains(&r.max_network_latency),
+        "{spec} {router}: {r:?}"
+    );
     // A quarter of the good packets are adaptive (routed so by the VOQ router where the
     // tables have alternatives, deterministically elsewhere).
     assert!(
@@ -257,6 +268,7 @@ fn exp(seq: u32, flits: u32, eep: bool, ordered: bool, head_dest: u16) -> Expect
     Expected {
         seq,
         created: 5,
+        injected: 5,
         flits,
         eep,
         ordered,

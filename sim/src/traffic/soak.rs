@@ -195,6 +195,9 @@ pub struct SoakReport {
     pub max_latency: u64,
     /// The packet that took it.
     pub slowest: Option<super::Delivery>,
+    /// Longest head-injected-to-tail latency seen, cycles: the network's share, without
+    /// the wait in the source queue and for a credit into the first router.
+    pub max_network_latency: u64,
     /// Longest stretch without any flit moving while packets were pending, cycles.
     pub longest_idle: u64,
 }
@@ -891,6 +894,7 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
     let mut flits = 0u64;
     let mut max_latency = 0u64;
     let mut slowest = None;
+    let mut max_network_latency = 0;
     let watch = |net: &Net| -> Result<(), TrafficError> {
         let t = net.track.as_ref().expect("set above");
         let idle = net.cycle - t.last_move;
@@ -938,6 +942,7 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
                 max_latency = d.delivered - d.created;
                 slowest = Some(*d);
             }
+            max_network_latency = max_network_latency.max(d.delivered - d.injected);
         }
     };
     while net.cycle < t0 + c.cycles {
@@ -1019,6 +1024,7 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
         accepted: flits as f64 / (c.cycles as f64 * net.nodes as f64),
         max_latency,
         slowest,
+        max_network_latency,
         longest_idle,
     })
 }
