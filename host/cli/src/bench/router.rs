@@ -325,6 +325,14 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
         for (r, h) in &per_hop {
             outln!("{r}: zero-load latency {h:.2} cycles per router hop");
         }
+        if !depths.contains(&traffic::DEEP_BUF_DEPTH) && kinds.contains(&RouterKind::Voq) {
+            outln!(
+                "input buffers: {} flits (the card's); --buf-depth {} adds the deep VOQ model \
+                 that reaches 0.95 of link rate at saturation",
+                traffic::CARD_BUF_DEPTH,
+                traffic::DEEP_BUF_DEPTH
+            );
+        }
         outln!(
             "loads in flits/node/cycle; latency in cycles from packet creation to tail delivered"
         );
