@@ -100,6 +100,12 @@ impl RouterKind {
         }
     }
 
+    /// `buf_depths()` for a message, joined with `sep` ("16 or 4096").
+    pub fn buf_depth_list(self, sep: &str) -> String {
+        let depths: Vec<String> = self.buf_depths().iter().map(u32::to_string).collect();
+        depths.join(sep)
+    }
+
     /// The name used on the command line and in results.
     pub fn name(self) -> &'static str {
         match self {
@@ -1554,14 +1560,12 @@ fn check_config(c: &TrafficConfig) -> Result<(), TrafficError> {
     if c.topology.nodes() < 2 {
         return bad("the network needs at least 2 nodes".into());
     }
-    let depths = c.router.buf_depths();
-    if !depths.contains(&c.buf_depth) {
-        let list: Vec<String> = depths.iter().map(u32::to_string).collect();
+    if !c.router.buf_depths().contains(&c.buf_depth) {
         return bad(format!(
             "the {} router is simulated with {} flits per input buffer, not {} (the depth \
              is an RTL parameter: each depth is its own Verilated model, sim/build.rs)",
             c.router,
-            list.join(" or "),
+            c.router.buf_depth_list(" or "),
             c.buf_depth
         ));
     }

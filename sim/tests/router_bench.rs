@@ -323,6 +323,14 @@ fn bad_settings_are_rejected() {
             ..base.clone()
         }));
     }
+    assert_eq!(RouterKind::Voq.buf_depth_list(" or "), "16 or 4096");
+    let e = run(&TrafficConfig {
+        router: RouterKind::Voq,
+        buf_depth: 64,
+        ..base.clone()
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("with 16 or 4096 flits"), "{e}");
 
     assert_eq!("fifo".parse::<RouterKind>().unwrap(), RouterKind::Fifo);
     assert!("fofo".parse::<RouterKind>().is_err());

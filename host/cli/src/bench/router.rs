@@ -208,10 +208,7 @@ fn router_models(kinds: &[RouterKind], depths: &[u32]) -> Result<Vec<RouterModel
         if out.len() == before {
             let have: Vec<String> = kinds
                 .iter()
-                .map(|k| {
-                    let d: Vec<String> = k.buf_depths().iter().map(u32::to_string).collect();
-                    format!("{k}: {}", d.join(", "))
-                })
+                .map(|k| format!("{k}: {}", k.buf_depth_list(", ")))
                 .collect();
             bail!(
                 "--buf-depth {buf_depth}: no router model with {buf_depth}-flit buffers \
@@ -579,7 +576,8 @@ mod tests {
         assert_eq!(names, ["fifo", "voq", "voq/4096"]);
         let e = router_models(&[RouterKind::Fifo], &[4096]).unwrap_err();
         assert!(e.to_string().contains("fifo: 16"), "{e}");
-        assert!(router_models(&[RouterKind::Voq], &[64]).is_err());
+        let e = router_models(&[RouterKind::Voq], &[64]).unwrap_err();
+        assert!(e.to_string().contains("voq: 16, 4096"), "{e}");
         assert_eq!(parse(&[]).unwrap().buf_depth, vec![16]);
         assert!(parse(&["--buf-depth", "x"]).is_err());
     }
