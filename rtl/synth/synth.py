@@ -64,7 +64,11 @@ BLOCKS = {
         "top": "ddc_nic",
         "file": RTL / "ddc" / "ddc_nic.sv",
         "params": {},
-        "wrap": None,
+        "wrap": "synth_wrap_nic",
+        "pnr_router": "router2",
+        # placed by `make synth` only, like router_voq: the node, placed in every check,
+        # contains the same NIC
+        "pnr_in_check": False,
     },
     # fasthsl_card instantiates rcube_router with its defaults: VOQ=1, BUF_DEPTH=16
     "node": {
@@ -118,7 +122,24 @@ def synth_cmd(target, top, json_out=None):
         cmd = f"synth_ecp5 -top {top}"
         cmd += f" -json {json_out}" if json_out else " -noiopad"
     else:
-        cmd = f"synth_xilinx -family xc7 -top {top} -noiopad"
+        # synth_xilinx up to its LUT mapping, then Yosys' `abc` in place of ABC9 with the
+        # same LUT cost table (LUT7/LUT8 are MUXF7/MUXF8 pairs), then the rest of
+        # synth_xilinx. ABC9 mapped router_voq for over 40 minutes without finishing
+        # (`abc` takes under a minute); on router_fifo, which ABC9 does map, `abc` gives
+        # 5% more LUTs (docs/SYNTH.md, Method). `abc` writes back one inverter per flop
+        # for the shared active-low reset; opt_merge makes them one again, as ABC9 does.
+        cmd = "\n".join([
+            f"synth_xilinx -family xc7 -top {top} -noiopad -run begin:map_luts",
+            "opt_expr -mux_undef -noclkinv",
+            "abc -luts 2:2,3,6:5,10,20",
+            "opt_merge",
+            "opt_clean",
+            "xilinx_srl -fixed -minlen 3",
+            "techmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6",
+            "xilinx_dffopt",
+            "opt_lut_ins -tech xilinx",
+            f"synth_xilinx -family xc7 -top {top} -noiopad -run finalize:check",
+        ])
     return cmd
 
 
@@ -179,6 +200,67 @@ def synth_stats(block, target):
     log(f"{block}/{target}: done in {dt:.0f}s: " +
         ", ".join(f"{k} {v}" for k, v in counts.items()))
     return counts, dt
+
+
+def breakdown(block):
+    """Per-instance ECP5 size of a block: read_slang --keep-hierarchy and synth_ecp5
+    -noflatten, so every instance stays a module of its own. The sum is larger than the
+    flat row (no optimisation across module boundaries); it says where the logic is, not
+    what the block costs. Writes target/synth/<block>-ecp5-hier/breakdown.json."""
+    b = BLOCKS[block]
+    out = BUILD / f"{block}-ecp5-hier"
+    yw.stage(out, PKGS + [b["file"]], LIBDIRS)
+    script = "\n".join([
+        read_slang_cmd(b["top"], b["file"], b["params"]).replace(
+            "read_slang ", "read_slang --keep-hierarchy ", 1),
+        f"synth_ecp5 -top {b['top']} -noiopad -noflatten",
+        "tee -q -o stat.json stat -json",
+        "",
+    ])
+    (out / "stat.ys").write_text(script)
+    cmd = [YOSYS, "-q", "-l", "yosys.log", "stat.ys"]
+    key = yw.input_key(out, [cmd, [script]])
+    if yw.is_cached(out, key, ["stat.json"]):
+        log(f"{block} breakdown: inputs unchanged since the last build, reusing its stat.json")
+    else:
+        yw.forget(out)
+        log(f"{block} breakdown: yosys synthesis of {b['top']}, hierarchy kept ...")
+        yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block} breakdown)")
+        yw.mark_built(out, key)
+    rows = breakdown_rows(json.loads((out / "stat.json").read_text()))
+    (out / "breakdown.json").write_text(json.dumps(rows, indent=1) + "\n")
+    return rows
+
+
+def breakdown_rows(stat):
+    """Rows {instance, module, luts, ...} of a hierarchical ECP5 `stat -json`, largest
+    first; the cells of each instance's own module, not of its children."""
+    rows = []
+    for name, mod in stat["modules"].items():
+        name = name.lstrip("\\")
+        # read_slang names each instance's module <module>$<instance path>
+        module, _, inst = name.partition("$")
+        counts = count_cells("ecp5", mod.get("num_cells_by_type", {}))
+        rows.append({"instance": inst or module, "module": module, **counts})
+    rows.sort(key=lambda r: (-r["luts"], r["instance"]))
+    return rows
+
+
+def print_breakdown(block, rows, top=25):
+    total = {k: sum(r[k] for r in rows) for k in ("luts", "ffs", "lutrams")}
+    flat = next((r for r in (json.loads(REPORT.read_text()) if REPORT.exists() else [])
+                 if (r["block"], r["target"]) == (block, "ecp5")), None)
+    print(f"\n{block}/ecp5 by instance (hierarchy kept: {total['luts']} LUT4, "
+          f"{total['ffs']} FF, {total['lutrams']} LUTRAM"
+          + (f"; the flat row has {flat['luts']} LUT4" if flat else "") + "), own cells, "
+          f"largest {min(top, len(rows))} of {len(rows)}:")
+    w = max(len(r["instance"]) for r in rows[:top])
+    print(f"{'instance'.ljust(w)}  {'LUT4':>6}  {'share':>5}  {'FF':>6}  {'LUTRAM':>6}")
+    for r in rows[:top]:
+        share = r["luts"] / total["luts"] * 100 if total["luts"] else 0.0
+        print(f"{r['instance'].ljust(w)}  {r['luts']:>6}  {share:>4.1f}%  {r['ffs']:>6}  "
+              f"{r['lutrams']:>6}")
+    print(f"(all rows: {BUILD / (block + '-ecp5-hier') / 'breakdown.json'})")
 
 
 def instance_of(cell):
@@ -433,9 +515,22 @@ def main():
                     help="why rows got more than 10%% worse (stored in their \"reason\")")
     ap.add_argument("--bitstream", metavar="BOARD",
                     help="also build this board's bitstream in the same job pool")
+    ap.add_argument("--breakdown", metavar="BLOCK",
+                    help="instead of the report: where a block's ECP5 LUTs and FFs are, "
+                         "per instance (synthesis with the hierarchy kept)")
     ap.add_argument("-j", type=int, default=int(os.environ.get("SYNTH_JOBS", "2")),
                     help="jobs at a time (default $SYNTH_JOBS or 2)")
     args = ap.parse_args()
+    if args.breakdown:
+        if args.breakdown not in BLOCKS:
+            die(f"--breakdown: unknown block {args.breakdown!r} (blocks: {', '.join(BLOCKS)})")
+        check_tools(False)
+        yw.warm_up(["yosys"])
+        try:
+            print_breakdown(args.breakdown, breakdown(args.breakdown))
+        except yw.ToolError as e:
+            die(str(e))
+        return
 
     blocks = [b for b in args.blocks.split(",") if b]
     targets = [t for t in args.targets.split(",") if t]
@@ -463,7 +558,7 @@ def main():
     if args.bitstream:
         jobs.append(("bitstream", args.bitstream, None))
     if do_pnr:
-        jobs += [("pnr", b, "ecp5") for b in ("node", "router_voq", "router_fifo", "nic")
+        jobs += [("pnr", b, "ecp5") for b in ("node", "nic", "router_voq", "router_fifo")
                  if b in placed]
     jobs += [("stat", b, t) for b in blocks for t in targets]
     yw.warm_up(["yosys"] + (["nextpnr-ecp5"] if do_pnr or args.bitstream else []))

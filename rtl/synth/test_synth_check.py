@@ -69,7 +69,7 @@ class PlacedBlocks(unittest.TestCase):
 
     def test_defaults(self):
         self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], None, False, False),
-                         ["router_fifo", "router_voq", "node"])
+                         ["router_fifo", "router_voq", "nic", "node"])
         self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], None, True, False),
                          ["router_fifo", "node"])
         self.assertEqual(synth.pnr_blocks(self.ALL, ["xilinx"], None, False, False), [])
@@ -80,12 +80,32 @@ class PlacedBlocks(unittest.TestCase):
                          ["router_fifo"])
 
     def test_bad_choices_rejected(self):
-        for blocks, pnr in ((self.ALL, "nic"), (self.ALL, "bogus"), (["nic"], "router_fifo")):
+        for blocks, pnr in ((self.ALL, "bogus"), (["nic"], "router_fifo")):
             with self.assertRaises(SystemExit, msg=pnr), \
                     mock.patch("sys.stderr"):
                 synth.pnr_blocks(blocks, ["ecp5"], pnr, True, False)
+        # a block without a P&R wrapper cannot be placed
+        with self.assertRaises(SystemExit), mock.patch("sys.stderr"), \
+                mock.patch.dict(synth.BLOCKS["nic"], {"wrap": None}):
+            synth.pnr_blocks(self.ALL, ["ecp5"], "nic", True, False)
         with self.assertRaises(SystemExit), mock.patch("sys.stderr"):
             synth.pnr_blocks(self.ALL, ["ecp5"], "router_fifo", True, True)
+
+
+class Breakdown(unittest.TestCase):
+    def test_instances_named_and_sorted(self):
+        stat = {"modules": {
+            "\\ddc_nic": {"num_cells_by_type": {"LUT4": 10, "TRELLIS_FF": 3}},
+            "\\fifo_sync$ddc_nic.u_rx.u_buf": {"num_cells_by_type": {
+                "LUT4": 20, "CCU2C": 6, "TRELLIS_DPR16X4": 4}},
+            "\\crc32_d64$ddc_nic.u_tx.u_crc": {"num_cells_by_type": {"LUT4": 30}},
+        }}
+        rows = synth.breakdown_rows(stat)
+        self.assertEqual([r["instance"] for r in rows],
+                         ["ddc_nic.u_rx.u_buf", "ddc_nic.u_tx.u_crc", "ddc_nic"])
+        self.assertEqual(rows[0]["module"], "fifo_sync")
+        self.assertEqual((rows[0]["luts"], rows[0]["lutrams"]), (32, 4))
+        self.assertEqual(rows[2]["ffs"], 3)
 
 
 class Staging(unittest.TestCase):

@@ -1,0 +1,90 @@
+// Place-and-route top for ddc_nic alone: the core's ports go through synth_io_shift, so
+// the design needs five package pins. Synthesis only. Places the NIC apart from the
+// router, so its own paths show (the node's Fmax is the slower of the two and what
+// the NIC-router boundary adds).
+module synth_wrap_nic (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic sin_i,
+  input  logic load_i,
+  output logic sout_o
+);
+  import fasthsl_link_pkg::*;
+
+  localparam int unsigned FlitW = $bits(link_flit_t);
+  localparam int unsigned InW   = (2 + 16 + 32) + 1 + (1 + 64 + 8 + 1 + 1) + 1
+                                  + 1 + FlitW;
+  localparam int unsigned OutW  = (1 + 32) + (1 + 64 + 6 + 8) + 1 + (1 + 64 + 64 + 8) + 1
+                                  + FlitW + 1;
+
+  logic                    csr_req_valid, csr_req_write, csr_rsp_valid;
+  logic [15:0]             csr_req_addr;
+  logic [31:0]             csr_req_wdata, csr_rsp_rdata;
+  logic                    dma_rd_req_valid, dma_rd_req_ready;
+  logic [63:0]             dma_rd_req_addr;
+  logic [5:0]              dma_rd_req_beats;
+  logic [7:0]              dma_rd_req_tag;
+  logic                    dma_rd_rsp_valid, dma_rd_rsp_ready, dma_rd_rsp_last, dma_rd_rsp_err;
+  logic [63:0]             dma_rd_rsp_data;
+  logic [7:0]              dma_rd_rsp_tag;
+  logic                    dma_wr_valid, dma_wr_ready;
+  logic [63:0]             dma_wr_addr, dma_wr_data;
+  logic [7:0]              dma_wr_strb;
+  logic                    irq;
+  link_flit_t              tx_flit, rx_flit;
+  logic                    tx_credit, rx_credit;
+  logic [InW-1:0]          core_in;
+  logic [OutW-1:0]         core_out;
+
+  assign {csr_req_valid, csr_req_write, csr_req_addr, csr_req_wdata, dma_rd_req_ready,
+          dma_rd_rsp_valid, dma_rd_rsp_data, dma_rd_rsp_tag, dma_rd_rsp_last, dma_rd_rsp_err,
+          dma_wr_ready, tx_credit, rx_flit} = core_in;
+  assign core_out = {csr_rsp_valid, csr_rsp_rdata, dma_rd_req_valid, dma_rd_req_addr,
+                     dma_rd_req_beats, dma_rd_req_tag, dma_rd_rsp_ready, dma_wr_valid,
+                     dma_wr_addr, dma_wr_data, dma_wr_strb, irq, tx_flit, rx_credit};
+
+  synth_io_shift #(
+    .IN_W (InW),
+    .OUT_W(OutW)
+  ) u_io (
+    .clk_i     (clk_i),
+    .sin_i     (sin_i),
+    .load_i    (load_i),
+    .sout_o    (sout_o),
+    .core_in_o (core_in),
+    .core_out_i(core_out)
+  );
+
+  ddc_nic u_core (
+    .clk_i             (clk_i),
+    .rst_ni            (rst_ni),
+    .csr_req_valid_i   (csr_req_valid),
+    .csr_req_write_i   (csr_req_write),
+    .csr_req_addr_i    (csr_req_addr),
+    .csr_req_wdata_i   (csr_req_wdata),
+    .csr_rsp_valid_o   (csr_rsp_valid),
+    .csr_rsp_rdata_o   (csr_rsp_rdata),
+    .dma_rd_req_valid_o(dma_rd_req_valid),
+    .dma_rd_req_ready_i(dma_rd_req_ready),
+    .dma_rd_req_addr_o (dma_rd_req_addr),
+    .dma_rd_req_beats_o(dma_rd_req_beats),
+    .dma_rd_req_tag_o  (dma_rd_req_tag),
+    .dma_rd_rsp_valid_i(dma_rd_rsp_valid),
+    .dma_rd_rsp_ready_o(dma_rd_rsp_ready),
+    .dma_rd_rsp_data_i (dma_rd_rsp_data),
+    .dma_rd_rsp_tag_i  (dma_rd_rsp_tag),
+    .dma_rd_rsp_last_i (dma_rd_rsp_last),
+    .dma_rd_rsp_err_i  (dma_rd_rsp_err),
+    .dma_wr_valid_o    (dma_wr_valid),
+    .dma_wr_ready_i    (dma_wr_ready),
+    .dma_wr_addr_o     (dma_wr_addr),
+    .dma_wr_data_o     (dma_wr_data),
+    .dma_wr_strb_o     (dma_wr_strb),
+    .irq_o             (irq),
+    .tx_flit_o         (tx_flit),
+    .tx_credit_i       (tx_credit),
+    .rx_flit_i         (rx_flit),
+    .rx_credit_o       (rx_credit)
+  );
+
+endmodule
