@@ -2,9 +2,18 @@
 //
 // DEPTH need not be a power of two. `count_o` lets producers reserve room ahead of
 // time (the NIC reserves payload space before it issues DMA reads).
+//
+// REG_READ = 1 reads the storage through a register of the next read address (a copy of
+// the read pointer's next value, without reset) instead of the read pointer itself. The
+// ports behave the same cycle for cycle; what changes is what synthesis can build: an
+// address register in front of the read is the synchronous read of a block RAM
+// (DP16KD, RAMB), where the pointer, with its asynchronous reset, only allows
+// distributed RAM and its read-multiplexer tree. For deep FIFOs (the NIC's packet
+// buffers).
 module fifo_sync #(
   parameter int unsigned WIDTH = 8,
   parameter int unsigned DEPTH = 4,
+  parameter bit          REG_READ = 1'b0,
   localparam int unsigned CountW = $clog2(DEPTH + 1)
 ) (
   input  logic              clk_i,
@@ -27,16 +36,35 @@ module fifo_sync #(
   logic [CountW-1:0] count_q;
 
   logic push, pop;
+  logic [PtrW-1:0] rd_ptr_d;
   assign in_ready_o  = (count_q != CountW'(DEPTH));
   assign out_valid_o = (count_q != '0);
   assign push        = in_valid_i && in_ready_o;
   assign pop         = out_valid_o && out_ready_i;
-  assign out_data_o  = mem_q[rd_ptr_q];
   assign count_o     = count_q;
 
   function automatic logic [PtrW-1:0] next_ptr(logic [PtrW-1:0] ptr);
     return (ptr == PtrW'(DEPTH - 1)) ? '0 : ptr + 1'b1;
   endfunction
+
+  assign rd_ptr_d = pop ? next_ptr(rd_ptr_q) : rd_ptr_q;
+
+  if (REG_READ) begin : gen_reg_read
+    // Equal to rd_ptr_q after every clock edge out of reset, and the FIFO is empty
+    // until there has been one: the data is the same as the pointer's read.
+    logic [PtrW-1:0] rd_addr_q;
+    always_ff @(posedge clk_i) rd_addr_q <= rd_ptr_d;
+    assign out_data_o = mem_q[rd_addr_q];
+`ifndef SYNTHESIS
+    always_comb begin : a_rd_addr
+      if (rst_ni && out_valid_o) begin
+        assert (rd_addr_q == rd_ptr_q) else $error("fifo_sync: read address register stale");
+      end
+    end
+`endif
+  end else begin : gen_ptr_read
+    assign out_data_o = mem_q[rd_ptr_q];
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -45,7 +73,7 @@ module fifo_sync #(
       count_q  <= '0;
     end else begin
       if (push) wr_ptr_q <= next_ptr(wr_ptr_q);
-      if (pop)  rd_ptr_q <= next_ptr(rd_ptr_q);
+      rd_ptr_q <= rd_ptr_d;
       if (push && !pop)      count_q <= count_q + 1'b1;
       else if (pop && !push) count_q <= count_q - 1'b1;
     end

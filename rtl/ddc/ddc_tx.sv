@@ -498,9 +498,12 @@ module ddc_tx
   assign pbuf_data     = pbuf_out[63:0];
   assign pbuf_err      = pbuf_out[64];
 
+  // REG_READ: 256 x 65 bits go to block RAM instead of distributed RAM and its read
+  // multiplexers (docs/SYNTH.md)
   fifo_sync #(
-    .WIDTH(65),
-    .DEPTH(PbufDepth)
+    .WIDTH   (65),
+    .DEPTH   (PbufDepth),
+    .REG_READ(1'b1)
   ) u_pbuf (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

@@ -5,8 +5,9 @@
 // items that were ahead of it, unchanged. As the choice is free, this covers every item,
 // so it proves order, no loss, no duplication and no corruption by refused pushes/pops.
 module formal_fifo_sync #(
-  parameter int unsigned DEPTH = 4,
-  parameter int unsigned WIDTH = 8
+  parameter int unsigned DEPTH    = 4,
+  parameter int unsigned WIDTH    = 8,
+  parameter bit          REG_READ = 1'b0
 ) (
   input logic             clk_i,
   input logic             rst_ni,
@@ -23,8 +24,9 @@ module formal_fifo_sync #(
   logic [CountW-1:0] count;
 
   fifo_sync #(
-    .WIDTH(WIDTH),
-    .DEPTH(DEPTH)
+    .WIDTH   (WIDTH),
+    .DEPTH   (DEPTH),
+    .REG_READ(REG_READ)
   ) dut (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

@@ -79,9 +79,15 @@ JOBS = [
         mutant(FIFO, "assign in_ready_o  = (count_q != CountW'(DEPTH));",
                "assign in_ready_o  = 1'b1;", "accepts a push when full")),
     job("fifo_sync_mut_order", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}, "fail",
-        mutant(FIFO, "assign out_data_o  = mem_q[rd_ptr_q];",
-               "assign out_data_o  = mem_q[next_ptr(rd_ptr_q)];",
+        mutant(FIFO, "assign out_data_o = mem_q[rd_ptr_q];",
+               "assign out_data_o = mem_q[next_ptr(rd_ptr_q)];",
                "presents the second item instead of the oldest")),
+    # REG_READ (the block-RAM read of the NIC's packet buffers): same proof
+    job("fifo_sync_d5_reg_read", "formal_fifo_sync", "prove", 8, {"DEPTH": 5, "REG_READ": 1}),
+    job("fifo_sync_mut_reg_read", "formal_fifo_sync", "prove", 8, {"DEPTH": 5, "REG_READ": 1},
+        "fail", mutant(FIFO, "always_ff @(posedge clk_i) rd_addr_q <= rd_ptr_d;",
+                       "always_ff @(posedge clk_i) rd_addr_q <= rd_ptr_q;",
+                       "reads at the pointer of the cycle before: the popped item again")),
     # link_credit_return in a closed credit loop
     job("link_credit_d5", "formal_link_credit_return", "prove", 10, {"DEPTH": 5}),
     job("link_credit_d16", "formal_link_credit_return", "prove", 10, {"DEPTH": 16}),

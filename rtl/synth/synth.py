@@ -172,30 +172,35 @@ def count_cells(target, cells):
     }
 
 
-def synth_stats(block, target):
+def yosys_stat(block, job, synth, what):
+    """Stages `block`'s sources into target/synth/<block>-<job>, runs read_slang, the
+    `synth` lines and `stat -json` (skipped when the inputs are unchanged); returns the
+    parsed stat.json and the Yosys wall time (0 when reused)."""
     b = BLOCKS[block]
-    out = BUILD / f"{block}-{target}"
+    out = BUILD / f"{block}-{job}"
     yw.stage(out, PKGS + [b["file"]], LIBDIRS)
-    script = "\n".join([
-        read_slang_cmd(b["top"], b["file"], b["params"]),
-        synth_cmd(target, b["top"]),
-        "tee -q -o stat.json stat -json",
-        "",
-    ])
+    script = "\n".join([*synth, "tee -q -o stat.json stat -json", ""])
     (out / "stat.ys").write_text(script)
     cmd = [YOSYS, "-q", "-l", "yosys.log", "stat.ys"]
     key = yw.input_key(out, [cmd, [script]])
     if yw.is_cached(out, key, ["stat.json"]):
-        log(f"{block}/{target}: inputs unchanged since the last build, reusing its stat.json")
+        log(f"{block}/{job}: inputs unchanged since the last build, reusing its stat.json")
         dt = 0.0
     else:
         yw.forget(out)
-        log(f"{block}/{target}: yosys synthesis of {b['top']} ...")
-        dt = yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block}/{target})")
+        log(f"{block}/{job}: yosys synthesis of {b['top']}{what} ...")
+        dt = yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block}/{job})")
         yw.mark_built(out, key)
-    stat = json.loads((out / "stat.json").read_text())
+    return json.loads((out / "stat.json").read_text()), dt
+
+
+def synth_stats(block, target):
+    b = BLOCKS[block]
+    stat, dt = yosys_stat(block, target, [read_slang_cmd(b["top"], b["file"], b["params"]),
+                                          synth_cmd(target, b["top"])], "")
     cells = stat["design"]["num_cells_by_type"]
-    (out / "cells.json").write_text(json.dumps(cells, indent=1, sort_keys=True) + "\n")
+    (BUILD / f"{block}-{target}" / "cells.json").write_text(
+        json.dumps(cells, indent=1, sort_keys=True) + "\n")
     counts = count_cells(target, cells)
     log(f"{block}/{target}: done in {dt:.0f}s: " +
         ", ".join(f"{k} {v}" for k, v in counts.items()))
@@ -208,27 +213,14 @@ def breakdown(block):
     flat row (no optimisation across module boundaries); it says where the logic is, not
     what the block costs. Writes target/synth/<block>-ecp5-hier/breakdown.json."""
     b = BLOCKS[block]
-    out = BUILD / f"{block}-ecp5-hier"
-    yw.stage(out, PKGS + [b["file"]], LIBDIRS)
-    script = "\n".join([
+    stat, _ = yosys_stat(block, "ecp5-hier", [
         read_slang_cmd(b["top"], b["file"], b["params"]).replace(
             "read_slang ", "read_slang --keep-hierarchy ", 1),
         f"synth_ecp5 -top {b['top']} -noiopad -noflatten",
-        "tee -q -o stat.json stat -json",
-        "",
-    ])
-    (out / "stat.ys").write_text(script)
-    cmd = [YOSYS, "-q", "-l", "yosys.log", "stat.ys"]
-    key = yw.input_key(out, [cmd, [script]])
-    if yw.is_cached(out, key, ["stat.json"]):
-        log(f"{block} breakdown: inputs unchanged since the last build, reusing its stat.json")
-    else:
-        yw.forget(out)
-        log(f"{block} breakdown: yosys synthesis of {b['top']}, hierarchy kept ...")
-        yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block} breakdown)")
-        yw.mark_built(out, key)
-    rows = breakdown_rows(json.loads((out / "stat.json").read_text()))
-    (out / "breakdown.json").write_text(json.dumps(rows, indent=1) + "\n")
+    ], ", hierarchy kept")
+    rows = breakdown_rows(stat)
+    (BUILD / f"{block}-ecp5-hier" / "breakdown.json").write_text(
+        json.dumps(rows, indent=1) + "\n")
     return rows
 
 
