@@ -36,7 +36,6 @@ module fifo_sync #(
   logic [CountW-1:0] count_q;
 
   logic push, pop;
-  logic [PtrW-1:0] rd_ptr_d;
   assign in_ready_o  = (count_q != CountW'(DEPTH));
   assign out_valid_o = (count_q != '0);
   assign push        = in_valid_i && in_ready_o;
@@ -47,13 +46,11 @@ module fifo_sync #(
     return (ptr == PtrW'(DEPTH - 1)) ? '0 : ptr + 1'b1;
   endfunction
 
-  assign rd_ptr_d = pop ? next_ptr(rd_ptr_q) : rd_ptr_q;
-
   if (REG_READ) begin : gen_reg_read
     // Equal to rd_ptr_q after every clock edge out of reset, and the FIFO is empty
     // until there has been one: the data is the same as the pointer's read.
     logic [PtrW-1:0] rd_addr_q;
-    always_ff @(posedge clk_i) rd_addr_q <= rd_ptr_d;
+    always_ff @(posedge clk_i) rd_addr_q <= pop ? next_ptr(rd_ptr_q) : rd_ptr_q;
     assign out_data_o = mem_q[rd_addr_q];
 `ifndef SYNTHESIS
     always_comb begin : a_rd_addr
@@ -73,7 +70,7 @@ module fifo_sync #(
       count_q  <= '0;
     end else begin
       if (push) wr_ptr_q <= next_ptr(wr_ptr_q);
-      rd_ptr_q <= rd_ptr_d;
+      if (pop)  rd_ptr_q <= next_ptr(rd_ptr_q);
       if (push && !pop)      count_q <= count_q + 1'b1;
       else if (pop && !push) count_q <= count_q - 1'b1;
     end

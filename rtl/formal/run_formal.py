@@ -85,8 +85,8 @@ JOBS = [
     # REG_READ (the block-RAM read of the NIC's packet buffers): same proof
     job("fifo_sync_d5_reg_read", "formal_fifo_sync", "prove", 8, {"DEPTH": 5, "REG_READ": 1}),
     job("fifo_sync_mut_reg_read", "formal_fifo_sync", "prove", 8, {"DEPTH": 5, "REG_READ": 1},
-        "fail", mutant(FIFO, "always_ff @(posedge clk_i) rd_addr_q <= rd_ptr_d;",
-                       "always_ff @(posedge clk_i) rd_addr_q <= rd_ptr_q;",
+        "fail", mutant(FIFO, "rd_addr_q <= pop ? next_ptr(rd_ptr_q) : rd_ptr_q;",
+                       "rd_addr_q <= rd_ptr_q;",
                        "reads at the pointer of the cycle before: the popped item again")),
     # link_credit_return in a closed credit loop
     job("link_credit_d5", "formal_link_credit_return", "prove", 10, {"DEPTH": 5}),
