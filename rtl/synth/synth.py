@@ -109,9 +109,9 @@ def check_tools(need_pnr):
             "(python3 -m venv .venv && .venv/bin/pip install -r rtl/synth/requirements.txt)")
 
 
-def read_slang_cmd(top, top_file, params):
+def read_slang_cmd(top, top_file, params, options=()):
     """read_slang line for sources staged in the job directory (bare names, `-y .`)."""
-    args = ["read_slang", "--threads", "1", "-DSYNTHESIS", "--top", top]
+    args = ["read_slang", *options, "--threads", "1", "-DSYNTHESIS", "--top", top]
     args += [f"-G{k}={v}" for k, v in params.items()]
     args += [p.name for p in PKGS] + [Path(top_file).name, "-y", "."]
     return " ".join(args)
@@ -175,7 +175,7 @@ def count_cells(target, cells):
 def yosys_stat(block, job, synth, what):
     """Stages `block`'s sources into target/synth/<block>-<job>, runs read_slang, the
     `synth` lines and `stat -json` (skipped when the inputs are unchanged); returns the
-    parsed stat.json and the Yosys wall time (0 when reused)."""
+    parsed stat.json, the Yosys wall time (0 when reused) and the job directory."""
     b = BLOCKS[block]
     out = BUILD / f"{block}-{job}"
     yw.stage(out, PKGS + [b["file"]], LIBDIRS)
@@ -191,16 +191,16 @@ def yosys_stat(block, job, synth, what):
         log(f"{block}/{job}: yosys synthesis of {b['top']}{what} ...")
         dt = yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block}/{job})")
         yw.mark_built(out, key)
-    return json.loads((out / "stat.json").read_text()), dt
+    return json.loads((out / "stat.json").read_text()), dt, out
 
 
 def synth_stats(block, target):
     b = BLOCKS[block]
-    stat, dt = yosys_stat(block, target, [read_slang_cmd(b["top"], b["file"], b["params"]),
-                                          synth_cmd(target, b["top"])], "")
+    stat, dt, out = yosys_stat(block, target,
+                               [read_slang_cmd(b["top"], b["file"], b["params"]),
+                                synth_cmd(target, b["top"])], "")
     cells = stat["design"]["num_cells_by_type"]
-    (BUILD / f"{block}-{target}" / "cells.json").write_text(
-        json.dumps(cells, indent=1, sort_keys=True) + "\n")
+    (out / "cells.json").write_text(json.dumps(cells, indent=1, sort_keys=True) + "\n")
     counts = count_cells(target, cells)
     log(f"{block}/{target}: done in {dt:.0f}s: " +
         ", ".join(f"{k} {v}" for k, v in counts.items()))
@@ -213,15 +213,13 @@ def breakdown(block):
     flat row (no optimisation across module boundaries); it says where the logic is, not
     what the block costs. Writes target/synth/<block>-ecp5-hier/breakdown.json."""
     b = BLOCKS[block]
-    stat, _ = yosys_stat(block, "ecp5-hier", [
-        read_slang_cmd(b["top"], b["file"], b["params"]).replace(
-            "read_slang ", "read_slang --keep-hierarchy ", 1),
+    stat, _, out = yosys_stat(block, "ecp5-hier", [
+        read_slang_cmd(b["top"], b["file"], b["params"], ["--keep-hierarchy"]),
         f"synth_ecp5 -top {b['top']} -noiopad -noflatten",
     ], ", hierarchy kept")
     rows = breakdown_rows(stat)
-    (BUILD / f"{block}-ecp5-hier" / "breakdown.json").write_text(
-        json.dumps(rows, indent=1) + "\n")
-    return rows
+    (out / "breakdown.json").write_text(json.dumps(rows, indent=1) + "\n")
+    return rows, out
 
 
 def breakdown_rows(stat):
@@ -238,7 +236,7 @@ def breakdown_rows(stat):
     return rows
 
 
-def print_breakdown(block, rows, top=25):
+def print_breakdown(block, rows, out, top=25):
     total = {k: sum(r[k] for r in rows) for k in ("luts", "ffs", "lutrams")}
     flat = next((r for r in (json.loads(REPORT.read_text()) if REPORT.exists() else [])
                  if (r["block"], r["target"]) == (block, "ecp5")), None)
@@ -252,7 +250,7 @@ def print_breakdown(block, rows, top=25):
         share = r["luts"] / total["luts"] * 100 if total["luts"] else 0.0
         print(f"{r['instance'].ljust(w)}  {r['luts']:>6}  {share:>4.1f}%  {r['ffs']:>6}  "
               f"{r['lutrams']:>6}")
-    print(f"(all rows: {BUILD / (block + '-ecp5-hier') / 'breakdown.json'})")
+    print(f"(all rows: {out / 'breakdown.json'})")
 
 
 def instance_of(cell):
@@ -519,7 +517,7 @@ def main():
         check_tools(False)
         yw.warm_up(["yosys"])
         try:
-            print_breakdown(args.breakdown, breakdown(args.breakdown))
+            print_breakdown(args.breakdown, *breakdown(args.breakdown))
         except yw.ToolError as e:
             die(str(e))
         return
