@@ -8,7 +8,14 @@
 // (head, tail, next pointers), so no context's backlog stands in front of another's.
 //
 // The read engine is offered the head descriptor of the next context with one, round
-// robin again (a second arbiter, moved by every take). With tx_quantum_i = q != 0 a
+// robin again (its pointer moves past the context of every take). The offer is a
+// register: the choice, the store read and the segment arithmetic take a cycle of their
+// own instead of sharing one with the read engine's checks and packet cutting, which made
+// the NIC's longest path (docs/SYNTH.md). The register follows the current choice every
+// cycle, so a context that gets work while the read engine is busy is offered as soon as
+// its turn comes, not after an offer made before it arrived. A take empties the register
+// for a cycle while the state the next offer comes from is updated: takes are at most
+// one per two cycles, and the shortest message needs more link cycles than that. With tx_quantum_i = q != 0 a
 // unicast message longer than 2^q bytes is offered in segments of 2^q bytes: each take
 // covers [off, off + 2^q), the context's offset advances, and the arbiter moves on, so
 // between two segments of one message every other context with work gets one segment
@@ -174,7 +181,7 @@ module ddc_tx_ctx_fetch
     end
   end
 
-  logic [NumCtx-1:0] gnt_unused, ogn_unused;
+  logic [NumCtx-1:0] gnt_unused;
   rcube_rr_arbiter #(
     .N(NumCtx)
   ) u_arb (
@@ -236,7 +243,21 @@ module ddc_tx_ctx_fetch
     end
   end
 
-  // ---- which context the read engine serves next ----
+  // ---- which context the read engine serves next, and the offer register ----
+  typedef struct packed {
+    desc_t              desc;
+    logic [TagW-1:0]    slot;
+    logic [MsgLenW-1:0] off;
+    logic [MsgLenW-1:0] seg_len;
+    logic               final_seg;
+    logic [7:0]         seq;
+    logic [3:0]         lag;
+    logic [RecW-1:0]    rec;
+  } offer_t;
+  offer_t          ofr_q, ofr_d;
+  logic            ofr_valid_q, ofr_load, pass;
+  logic [CtxW-1:0] tctx;   // the context of the offer (and of a take)
+
   logic [NumCtx-1:0] has_desc;
   logic [CtxW-1:0]   osel;
   logic              osel_valid, clash, skip;
@@ -244,17 +265,37 @@ module ddc_tx_ctx_fetch
     for (int unsigned k = 0; k < NumCtx; k++) has_desc[k] = (cnt_q[k] != '0);
   end
 
-  rcube_rr_arbiter #(
-    .N(NumCtx)
-  ) u_out_arb (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .req_i  (has_desc),
-    .ack_i  (desc_fire || skip),
-    .gnt_o  (ogn_unused),
-    .idx_o  (osel),
-    .valid_o(osel_valid)
-  );
+  // Round robin as in rcube_rr_arbiter, but the pointer moves past the context taken,
+  // which is the one chosen a cycle before the take, not necessarily the current choice.
+  logic [CtxW-1:0] optr_q, optr_d;
+  always_comb begin
+    logic            upper_any;
+    logic [CtxW-1:0] upper_idx, any_idx;
+    upper_any = 1'b0;
+    upper_idx = '0;
+    any_idx   = '0;
+    for (int i = int'(NumCtx) - 1; i >= 0; i--) begin
+      if (has_desc[i]) begin
+        any_idx = CtxW'(i);
+        if (i >= int'(optr_q)) begin
+          upper_any = 1'b1;
+          upper_idx = CtxW'(i);
+        end
+      end
+    end
+    osel_valid = (has_desc != '0);
+    osel       = upper_any ? upper_idx : any_idx;
+  end
+
+  function automatic logic [CtxW-1:0] ctx_after(logic [CtxW-1:0] c);
+    return (32'(c) == NumCtx - 1) ? '0 : c + 1'b1;
+  endfunction
+
+  always_comb begin
+    optr_d = optr_q;
+    if (desc_fire)  optr_d = ctx_after(tctx);
+    else if (skip)  optr_d = ctx_after(osel);
+  end
 
   assign hs    = head_q[osel];
   assign q_out = mem_q[hs];
@@ -278,26 +319,42 @@ module ddc_tx_ctx_fetch
       end
     end
   end
-  assign skip = osel_valid && !drain_i && (off == '0) && clash;
+  // An offer is a cycle old when taken; nothing it was made from changes in that cycle but
+  // through a take, which empties the register (pushes only start an empty context's
+  // list, clashes change with takes, a context is reset only with nothing stored).
+  assign pass     = osel_valid && (off == '0) && clash;
+  assign skip     = pass && !drain_i && !desc_fire;
+  assign ofr_load = osel_valid && !pass && !drain_i && !flush_i && !desc_fire;
+  assign ofr_d = '{
+    desc:      q_out,
+    slot:      hs,
+    off:       off,
+    seg_len:   cut ? quantum : MsgLenW'(rest),
+    final_seg: !cut,
+    seq:       seq_q[osel],
+    lag:       lag_q[osel],
+    rec:       rec_q[osel]
+  };
 
-  assign desc_valid_o   = osel_valid && !drain_i && !skip;
+  assign desc_valid_o   = ofr_valid_q && !drain_i;
   assign desc_fire      = desc_valid_o && desc_ready_i;
   assign q_pop          = desc_fire && desc_end_i;
-  assign desc_ctx_o     = osel;
-  assign desc_local_o   = q_out.local_addr;
-  assign desc_remote_o  = q_out.remote_addr;
-  assign desc_len_o     = q_out.len;
-  assign desc_dest_o    = q_out.dest;
-  assign desc_flags_o   = q_out.flags;
-  assign desc_msg_id_o  = q_out.msg_id;
-  assign desc_inline_o  = q_out.inl;
-  assign desc_pushed_o  = q_out.pushed;
-  assign desc_off_o     = off;
-  assign desc_seg_len_o = cut ? quantum : MsgLenW'(rest);
-  assign desc_final_o   = !cut;
-  assign desc_seq_o     = seq_q[osel];
-  assign desc_lag_o     = lag_q[osel];
-  assign desc_rec_o     = rec_q[osel];
+  assign tctx           = ofr_q.desc.ctx;
+  assign desc_ctx_o     = tctx;
+  assign desc_local_o   = ofr_q.desc.local_addr;
+  assign desc_remote_o  = ofr_q.desc.remote_addr;
+  assign desc_len_o     = ofr_q.desc.len;
+  assign desc_dest_o    = ofr_q.desc.dest;
+  assign desc_flags_o   = ofr_q.desc.flags;
+  assign desc_msg_id_o  = ofr_q.desc.msg_id;
+  assign desc_inline_o  = ofr_q.desc.inl;
+  assign desc_pushed_o  = ofr_q.desc.pushed;
+  assign desc_off_o     = ofr_q.off;
+  assign desc_seg_len_o = ofr_q.seg_len;
+  assign desc_final_o   = ofr_q.final_seg;
+  assign desc_seq_o     = ofr_q.seq;
+  assign desc_lag_o     = ofr_q.lag;
+  assign desc_rec_o     = ofr_q.rec;
   assign idle_o         = (stored_q == '0);
 
   function automatic logic [TagW-1:0] tag_next(logic [TagW-1:0] p);
@@ -341,20 +398,20 @@ module ddc_tx_ctx_fetch
 
     // A take: the next segment, or the descriptor leaves its context's list.
     if (desc_fire) begin
-      if (off == '0) begin
-        seq_d[osel] = take_seq_i;
-        lag_d[osel] = take_lag_i;
-        rec_d[osel] = take_rec_i;
-        key_d[osel] = {q_out.dest, q_out.msg_id};
+      if (ofr_q.off == '0) begin
+        seq_d[tctx] = take_seq_i;
+        lag_d[tctx] = take_lag_i;
+        rec_d[tctx] = take_rec_i;
+        key_d[tctx] = {ofr_q.desc.dest, ofr_q.desc.msg_id};
       end
       if (desc_end_i) begin
-        off_d[osel]  = '0;
-        free_d[hs]   = 1'b1;
-        head_d[osel] = nxt_q[hs];
-        cnt_d[osel]  = cnt_q[osel] - 1'b1;
-        own_d[osel]  = own_d[osel] - 1'b1;
+        off_d[tctx]          = '0;
+        free_d[ofr_q.slot]   = 1'b1;
+        head_d[tctx]         = nxt_q[ofr_q.slot];
+        cnt_d[tctx]          = cnt_q[tctx] - 1'b1;
+        own_d[tctx]          = own_d[tctx] - 1'b1;
       end else begin
-        off_d[osel] = off + quantum;
+        off_d[tctx] = ofr_q.off + ofr_q.seg_len;
       end
     end
     // A new descriptor joins the end of its context's list (after a pop in the same
@@ -397,6 +454,7 @@ module ddc_tx_ctx_fetch
 
   always_ff @(posedge clk_i) begin
     if (q_push) mem_q[alloc] <= q_in;
+    ofr_q <= ofr_d;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -425,6 +483,8 @@ module ddc_tx_ctx_fetch
       lag_q      <= '0;
       rec_q      <= '0;
       key_q      <= '0;
+      optr_q     <= '0;
+      ofr_valid_q <= 1'b0;
     end else begin
       idx_q      <= idx_d;
       inflight_q <= inflight_d;
@@ -444,6 +504,8 @@ module ddc_tx_ctx_fetch
       lag_q      <= lag_d;
       rec_q      <= rec_d;
       key_q      <= key_d;
+      optr_q     <= optr_d;
+      ofr_valid_q <= ofr_load;
       if (rsp_valid_i) begin
         unique case (beat_q)
           2'd0: w0_q <= rsp_data_i;
@@ -464,7 +526,10 @@ module ddc_tx_ctx_fetch
   // Every read reserved its slot.
   a_desc_no_overflow: assert property (@(posedge clk_i) q_push |-> free_q[alloc]);
   // The store and the lists agree.
-  a_ctx_of_head: assert property (@(posedge clk_i) desc_valid_o |-> (q_out.ctx == osel));
+  a_ctx_of_head: assert property (@(posedge clk_i) osel_valid |-> (q_out.ctx == osel));
+  // The offer is still its context's head.
+  a_offer_is_head: assert property (@(posedge clk_i)
+                                    desc_valid_o |-> (head_q[tctx] == ofr_q.slot));
   // A pushed descriptor enters only when no ring read can still answer ahead of it.
   a_push_alone: assert property (@(posedge clk_i) !(rsp_push && push_take_o));
   // A context is reset only while none of its reads is in flight (ddc_ctx_csr's rule).
