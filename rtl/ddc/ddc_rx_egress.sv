@@ -201,11 +201,18 @@ module ddc_rx_egress
   // 64 entries: on a 64-node network every other node may have a multi-packet message
   // (e.g. a broadcast from everyone at once) in progress here; with 16, all-to-all
   // broadcasts on hypercube:6 lost messages to a full table (sim/tests/topologies.rs).
+  // The tracker decides a cycle ahead (ddc_rx_msg_track): the header fields are held from
+  // the last payload flit's cycle to the trailer's, and it looks them up there.
+  logic trk_lookup;
+  assign trk_lookup = !dup_q && ((state_q == StTrl) ||
+                                 (state_q == StPay && pay_left_q == PayW'(1)));
+
   ddc_rx_msg_track #(
     .ENTRIES(64)
   ) u_track (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
+    .lk_valid_i  (trk_lookup),
     .pkt_valid_i (trk_valid),
     .pkt_src_i   (hdr0_q.src),
     .pkt_msg_id_i(hdr2_q.msg_id),

@@ -35,8 +35,15 @@
 // that matches no entry takes none (no victim, no full count): there is nothing to wait
 // for. Adaptive messages (their packets may overtake each other) keep the entry.
 //
-// Decision in the packet's trailer cycle (pkt_valid_i): complete_o and total_o are
-// combinational from the table, so the egress decides without a stall cycle.
+// Decision in the packet's trailer cycle (pkt_valid_i), without a stall cycle, but not
+// computed there: the 64-way lookup, the count and the verdict made the NIC's longest
+// path together with what the egress does with the verdict (docs/SYNTH.md). The egress
+// holds the packet's fields on pkt_*_i from its payload cycles on (lk_valid_i), so the
+// verdict is computed from them and the table as it will be in the next cycle (the ages
+// a tick moves on) and registered; pkt_valid_i then only applies it. This needs a cycle
+// of lk_valid_i without pkt_valid_i right before each pkt_valid_i (the egress's payload
+// takes at least one), asserted below; the outputs are those of the same decision made
+// in the trailer cycle.
 module ddc_rx_msg_track #(
   parameter int unsigned ENTRIES   = 16,
   parameter int unsigned TICK_LOG2 = 12,
@@ -44,6 +51,8 @@ module ddc_rx_msg_track #(
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
+  // the next packet's fields are on pkt_*_i and stay until its pkt_valid_i
+  input  logic        lk_valid_i,
   // one accepted packet, in its trailer cycle
   input  logic        pkt_valid_i,
   input  logic [15:0] pkt_src_i,
@@ -88,10 +97,12 @@ module ddc_rx_msg_track #(
 
   assign tick = (tick_q == '1);
 
-  // Lookup and victim choice.
+  // Lookup and victim choice, against the ages of the next cycle (the decision's).
   logic               hit, hit_old, have_free, have_old;
   logic [IdxW-1:0]    hit_idx, free_idx, old_idx;
   always_comb begin
+    logic old_next;
+    old_next  = 1'b0;
     hit       = 1'b0;
     hit_idx   = '0;
     have_free = 1'b0;
@@ -100,19 +111,22 @@ module ddc_rx_msg_track #(
     old_idx   = '0;
     hit_old   = 1'b0;
     // Only a tracked packet needs the match: the simulator then skips the 64-way
-    // compare on every other cycle.
-    if (pkt_valid_i && !(pkt_first_i && pkt_last_i)) begin
+    // compare on every other cycle. (Not gated by pkt_valid_i: that would put the
+    // trailer's arrival back in front of the lookup; vd_ok_q marks what is usable.)
+    if (lk_valid_i && !(pkt_first_i && pkt_last_i)) begin
       for (int unsigned i = 0; i < ENTRIES; i++) begin
+        old_next = (age_q[i] == AgeW'(AGE_MAX)) ||
+                   (tick && age_q[i] == AgeW'(AGE_MAX - 1));
         if (vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == pkt_msg_id_i && !hit) begin
           hit     = 1'b1;
           hit_idx = IdxW'(i);
-          hit_old = (age_q[i] == AgeW'(AGE_MAX));
+          hit_old = old_next;
         end
         if (!vld_q[i] && !have_free) begin
           have_free = 1'b1;
           free_idx  = IdxW'(i);
         end
-        if (vld_q[i] && age_q[i] == AgeW'(AGE_MAX) && !have_old) begin
+        if (vld_q[i] && old_next && !have_old) begin
           have_old = 1'b1;
           old_idx  = IdxW'(i);
         end
@@ -131,7 +145,7 @@ module ddc_rx_msg_track #(
     // A last packet with nothing counted before it cannot complete a multi-packet message.
     gap_miss = pkt_gap_free_i && pkt_last_i && !hit;
     alloc   = !hit && !gap_miss && (have_free || have_old);
-    track   = pkt_valid_i && !single && (hit || alloc);
+    track   = !single && (hit || alloc);
     idx     = hit ? hit_idx : (have_free ? free_idx : old_idx);
     cnt_cur = live ? cnt_q[hit_idx] : '0;
     tot_cur = live ? tot_q[hit_idx] : '0;
@@ -142,40 +156,87 @@ module ddc_rx_msg_track #(
     tot_new = pkt_last_i ? pkt_end : tot_cur;
   end
 
+  // The verdict, for the packet on pkt_*_i if it comes in the next cycle.
+  typedef struct packed {
+    logic            track;
+    logic [IdxW-1:0] idx;
+    logic            complete;
+    logic [31:0]     total;
+    logic            overrun;
+    logic            gap;
+    logic            full;
+    logic            expire;
+    logic            victim;
+    logic [15:0]     victim_src;
+    logic [31:0]     victim_msg_id;
+    logic [31:0]     cnt_new;
+    logic [31:0]     tot_new;
+    logic            tkn_new;
+  } verdict_t;
+  verdict_t vd, vd_q;
+  logic     vd_ok_q;   // vd_q was computed in the previous cycle, for these fields
+
   always_comb begin
-    complete_o = 1'b0;
-    total_o    = pkt_end;
-    overrun_o  = 1'b0;
-    gap_o      = 1'b0;
-    if (pkt_valid_i) begin
-      if (single) begin
-        complete_o = 1'b1;
-      end else if (track) begin
-        total_o    = tot_new;
-        complete_o = tkn_new && (cnt_new == tot_new);
-        // Also bytes beyond the end a packet already declared: counted twice somewhere.
-        overrun_o  = (tkn_new && cnt_new > tot_new) || (tkn_cur && pkt_end > tot_cur);
-        if (overrun_o) complete_o = 1'b0;
-        gap_o      = pkt_gap_free_i && pkt_last_i && !complete_o && !overrun_o;
-      end else if (gap_miss) begin
-        gap_o      = 1'b1;
-      end
+    vd = '{
+      track:         track,
+      idx:           idx,
+      complete:      1'b0,
+      total:         pkt_end,
+      overrun:       1'b0,
+      gap:           1'b0,
+      full:          !single && !hit && !gap_miss && !have_free && !have_old,
+      expire:        !single && (hit ? hit_old : (!gap_miss && !have_free && have_old)),
+      victim:        !single && !hit && !gap_miss && !have_free && have_old,
+      victim_src:    src_q[old_idx],
+      victim_msg_id: mid_q[old_idx],
+      cnt_new:       cnt_new,
+      tot_new:       tot_new,
+      tkn_new:       tkn_new
+    };
+    if (single) begin
+      vd.complete = 1'b1;
+    end else if (track) begin
+      vd.total    = tot_new;
+      vd.complete = tkn_new && (cnt_new == tot_new);
+      // Also bytes beyond the end a packet already declared: counted twice somewhere.
+      vd.overrun  = (tkn_new && cnt_new > tot_new) || (tkn_cur && pkt_end > tot_cur);
+      if (vd.overrun) vd.complete = 1'b0;
+      vd.gap      = pkt_gap_free_i && pkt_last_i && !vd.complete && !vd.overrun;
+    end else if (gap_miss) begin
+      vd.gap      = 1'b1;
     end
   end
 
-  assign full_o   = pkt_valid_i && !single && !hit && !gap_miss && !have_free && !have_old;
-  assign expire_o = pkt_valid_i && !single && (hit ? hit_old : (!gap_miss && !have_free && have_old));
-  assign victim_o        = pkt_valid_i && !single && !hit && !gap_miss && !have_free && have_old;
-  assign victim_src_o    = src_q[old_idx];
-  assign victim_msg_id_o = mid_q[old_idx];
+  logic apply;
+  assign apply           = pkt_valid_i && vd_ok_q;
+  assign complete_o      = apply && vd_q.complete;
+  assign total_o         = vd_q.total;
+  assign overrun_o       = apply && vd_q.overrun;
+  assign gap_o           = apply && vd_q.gap;
+  assign full_o          = apply && vd_q.full;
+  assign expire_o        = apply && vd_q.expire;
+  assign victim_o        = apply && vd_q.victim;
+  assign victim_src_o    = vd_q.victim_src;
+  assign victim_msg_id_o = vd_q.victim_msg_id;
+
+  logic            upd;
+  logic [IdxW-1:0] upd_idx;
+  assign upd     = apply && vd_q.track;
+  assign upd_idx = vd_q.idx;
+
+  always_ff @(posedge clk_i) begin
+    vd_q <= vd;
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      vld_q  <= '0;
-      tkn_q  <= '0;
-      tick_q <= '0;
+      vld_q   <= '0;
+      tkn_q   <= '0;
+      tick_q  <= '0;
+      vd_ok_q <= 1'b0;
       for (int unsigned i = 0; i < ENTRIES; i++) age_q[i] <= '0;
     end else begin
+      vd_ok_q <= lk_valid_i && !pkt_valid_i;
       // The divider runs only while a message is tracked: an idle NIC is then a fixed
       // point, which the simulator skips.
       tick_q <= (|vld_q) ? tick_q + 1'b1 : '0;
@@ -184,22 +245,43 @@ module ddc_rx_msg_track #(
           if (vld_q[i] && age_q[i] != AgeW'(AGE_MAX)) age_q[i] <= age_q[i] + 1'b1;
         end
       end
-      if (track) begin
-        vld_q[idx] <= !(complete_o || overrun_o || gap_o);
-        tkn_q[idx] <= tkn_new;
-        age_q[idx] <= '0;
+      if (upd) begin
+        vld_q[upd_idx] <= !(vd_q.complete || vd_q.overrun || vd_q.gap);
+        tkn_q[upd_idx] <= vd_q.tkn_new;
+        age_q[upd_idx] <= '0;
       end
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (track) begin
-      src_q[idx] <= pkt_src_i;
-      mid_q[idx] <= pkt_msg_id_i;
-      cnt_q[idx] <= cnt_new;
-      tot_q[idx] <= tot_new;
-      att_q[idx] <= pkt_attempt_i;
+    if (upd) begin
+      src_q[upd_idx] <= pkt_src_i;
+      mid_q[upd_idx] <= pkt_msg_id_i;
+      cnt_q[upd_idx] <= vd_q.cnt_new;
+      tot_q[upd_idx] <= vd_q.tot_new;
+      att_q[upd_idx] <= pkt_attempt_i;
     end
   end
+
+`ifndef SYNTHESIS
+  // The verdict applied is the one computed a cycle before, from the same fields.
+  logic [15:0] lk_src_q;
+  logic [31:0] lk_msg_id_q;
+  always_ff @(posedge clk_i) begin
+    lk_src_q    <= pkt_src_i;
+    lk_msg_id_q <= pkt_msg_id_i;
+  end
+  a_verdict_ready: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                    pkt_valid_i |-> vd_ok_q);
+  // The ages were those of the decision's cycle: an entry taken as expired is at
+  // AGE_MAX now, one counted on or allocated is not.
+  logic upd_old;
+  assign upd_old = vld_q[upd_idx] && (age_q[upd_idx] == AgeW'(AGE_MAX));
+  a_verdict_age: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                  upd |-> (vd_q.expire == upd_old));
+  a_verdict_fields: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                     pkt_valid_i |-> (lk_src_q == pkt_src_i &&
+                                                      lk_msg_id_q == pkt_msg_id_i));
+`endif
 
 endmodule
