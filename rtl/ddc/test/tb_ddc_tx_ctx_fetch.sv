@@ -19,6 +19,7 @@
 // throughout, and in that pass the wait reaches exactly NumCtx - 1). A
 // context whose ring was empty while another filled the store gets its first descriptor
 // out after at most one segment of each other context (a slot is kept free for it).
+// The offer comes from a register: never in the cycle right after a take.
 // Same keys: with msg_ids and dests drawn from a handful of values, no message's first
 // segment is taken while another context's message with the same dest and msg_id is open
 // (the receiver counts bytes per (source, msg_id)), and every descriptor still comes out.
@@ -194,6 +195,14 @@ module tb_ddc_tx_ctx_fetch;
   longint cycle = 0;
   int     ready_pct = 70, gap_pct = 20, cons_pct = 70;
   int     beat = 0;
+
+  // The offer is a register (off the NIC's critical path): it is refilled the cycle after
+  // a take, from the state the take left, so no offer stands in the cycle right after one.
+  bit took_q = 1'b0;
+  always @(posedge clk) begin
+    took_q <= desc_valid && desc_ready;
+    if (took_q) `CHECK(!desc_valid, "an offer in the cycle after a take: not registered")
+  end
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
