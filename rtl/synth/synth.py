@@ -37,6 +37,10 @@ BUILD = ROOT / "target" / "synth"
 PKGS = yw.PKGS
 LIBDIRS = [RTL / d for d in ("common", "ddc", "rcube", "card", "synth")]
 
+# A primary clock pin (PCLKT6_0, the ULX3S's 25 MHz input) for blocks that set
+# "clk_site"; the others keep the placer's free choice their recorded Fmax was made with.
+PNR_CLK_SITE = "G2"
+
 # block name -> core top, its source file, parameters, P&R wrapper (None: not placed)
 BLOCKS = {
     "router_fifo": {
@@ -66,6 +70,9 @@ BLOCKS = {
         "params": {},
         "wrap": "synth_wrap_nic",
         "pnr_router": "router2",
+        # left to the placer, clk_i landed on a pad with no route to the global clock
+        # network (X0/Y11) once the RX tracker changed the netlist: nextpnr failed
+        "clk_site": PNR_CLK_SITE,
         # placed by `make synth` only, like router_voq: the node, placed in every check,
         # contains the same NIC
         "pnr_in_check": False,
@@ -310,7 +317,12 @@ def place_and_route(block):
             "--json", "wrap.json", "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
             "--timing-allow-fail", "--seed", PNR_SEED, "--router", b["pnr_router"],
             "--report", "report.json", "-l", "nextpnr.log", "-q"]
-    key = yw.input_key(out, [ycmd, [script], pcmd])
+    lpf = ""
+    if b.get("clk_site"):
+        lpf = f'LOCATE COMP "clk_i" SITE "{b["clk_site"]}";\n'
+        (out / "clk.lpf").write_text(lpf)
+        pcmd += ["--lpf", "clk.lpf"]
+    key = yw.input_key(out, [ycmd, [script] + ([lpf] if lpf else []), pcmd])
     if yw.is_cached(out, key, ["report.json"]):
         log(f"{block}/ecp5: inputs unchanged since the last place-and-route, reusing it")
         dt = 0.0
