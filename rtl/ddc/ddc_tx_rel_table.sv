@@ -233,9 +233,10 @@ module ddc_tx_rel_table #(
     return r;
   endfunction
 
-  pend_e        ans_kind;
-  logic [IdxW:0] timeout_ev;
-  logic          retx_ev;
+  pend_e              ans_kind;
+  logic [ENTRIES-1:0] timed_out;
+  logic [IdxW:0]      timeout_ev;
+  logic               retx_ev;
 
   always_comb begin
     if (!ans_nack_i)       ans_kind = PendAck;
@@ -245,7 +246,7 @@ module ddc_tx_rel_table #(
 
   always_comb begin
     ent_d      = ent_q;
-    timeout_ev = '0;
+    timed_out  = '0;
     retx_ev    = 1'b0;
 
     for (int i = 0; i < ENTRIES; i++) begin
@@ -276,7 +277,7 @@ module ddc_tx_rel_table #(
           end else if (tick) begin
             if (ent_q[i].timer <= 16'd1) begin
               ent_d[i]   = retry_or_fail(ent_q[i], retries_max_i);
-              timeout_ev = timeout_ev + 1'b1;
+              timed_out[i] = 1'b1;
             end else begin
               ent_d[i].timer = ent_q[i].timer - 1'b1;
             end
@@ -323,6 +324,22 @@ module ddc_tx_rel_table #(
 
   logic [IdxW:0] timeout_q;
   logic          retx_q, stray_q;
+
+  // Timeouts of this cycle, counted in groups of four and then the groups: an increment
+  // per entry inside the loop above chained ENTRIES adders behind the answer lookup (the
+  // NIC's longest path once the TX offer and the RX verdict were registered).
+  localparam int unsigned Groups = (ENTRIES + 3) / 4;
+  always_comb begin
+    logic [Groups*4-1:0] bits;
+    logic [IdxW:0]       grp;   // at most min(4, ENTRIES): the padding bits are 0
+    bits       = (Groups * 4)'(timed_out);
+    timeout_ev = '0;
+    for (int g = 0; g < int'(Groups); g++) begin
+      grp = (IdxW + 1)'(bits[4*g]) + (IdxW + 1)'(bits[4*g+1]) +
+            (IdxW + 1)'(bits[4*g+2]) + (IdxW + 1)'(bits[4*g+3]);
+      timeout_ev = timeout_ev + grp;
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

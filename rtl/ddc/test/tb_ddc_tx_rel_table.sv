@@ -2,7 +2,8 @@
 // retransmission; silence gives exactly retries_max retransmissions, each after the
 // timeout, then EXHAUSTED; a reject NACK ends REJECTED at once; another NACK retransmits
 // at once; an ACK that arrives while a retransmission is leaving is kept until its sent
-// report; an ACK matching nothing is a stray; a full table refuses alloc; a flush forgets
+// report; an ACK matching nothing is a stray; timeouts of several entries in one tick are
+// counted exactly (timeouts_o); a full table refuses alloc; a flush forgets
 // everything), then random traffic: a TX path that reports sent after random delays, a
 // network that ACKs, NACKs, rejects, answers late or not at all, and a host that takes
 // results with back-pressure. Every message must end exactly once, with a result that the
@@ -96,9 +97,10 @@ module tb_ddc_tx_rel_table;
 
 `include "ddc_tb_check.svh"
 
-  int n_timeouts = 0, n_retx_ev = 0, n_stray = 0;
+  int n_timeouts = 0, n_retx_ev = 0, n_stray = 0, max_timeouts = 0;
   always @(posedge clk) begin
     n_timeouts += int'(timeouts);
+    if (int'(timeouts) > max_timeouts) max_timeouts = int'(timeouts);
     n_retx_ev  += int'(retx_ev);
     n_stray    += int'(stray);
   end
@@ -306,6 +308,22 @@ module tb_ddc_tx_rel_table;
     flush = 1'b0;
     #1 `CHECK(lag == 4'd0, "lag after flush")
     @(negedge clk);
+
+    // 5b. Several timeouts in one tick, counted exactly: every entry sent within a few
+    // cycles, then silence; each times out once, most of them (or all) on the same tick.
+    begin
+      int ids[Entries];
+      n_timeouts = 0; max_timeouts = 0;
+      for (int i = 0; i < Entries; i++) do_alloc(i, 300 + i, 30 + i, ids[i]);
+      for (int i = 0; i < Entries; i++) do_sent(ids[i]);
+      idle((Timeout + 2) * TickCyc);
+      `CHECK(n_timeouts == Entries, $sformatf("%0d timeouts of %0d entries", n_timeouts, Entries))
+      `CHECK(max_timeouts >= 2, $sformatf("at most %0d timeouts in a cycle", max_timeouts))
+      flush = 1'b1;
+      @(negedge clk);
+      flush = 1'b0;
+      @(negedge clk);
+    end
 
     // 6. Full table refuses alloc; flush frees everything and reports nothing.
     for (int i = 0; i < Entries; i++) do_alloc(i, 200 + i, 20 + i, idx);
