@@ -15,19 +15,21 @@
 // cycle, so a context that gets work while the read engine is busy is offered as soon as
 // its turn comes, not after an offer made before it arrived. A take empties the register
 // for a cycle while the state the next offer comes from is updated: takes are at most
-// one per two cycles, and the shortest message needs more link cycles than that. With tx_quantum_i = q != 0 a
-// unicast message longer than 2^q bytes is offered in segments of 2^q bytes: each take
-// covers [off, off + 2^q), the context's offset advances, and the arbiter moves on, so
-// between two segments of one message every other context with work gets one segment
-// or one shorter message. The descriptor leaves the store with its final segment
-// (desc_end_i: the take was its last, or the read engine refused it), so each context's
-// messages still go out one after the other, in ring order. The first segment's sequence
-// number, lag and completion record (take_*_i, from ddc_tx_complete) are kept per
-// context for the later segments. The receiver counts a message's bytes under (source,
-// msg_id) (ddc_rx_msg_track), and msg_id is numbered per context: a message does not
-// start while another context's message with the same dest and msg_id is open (cut,
-// final segment not yet taken); the arbiter passes over it for that turn. Broadcasts and inline descriptors are never cut (their
-// packets are short already; an inline one is at most 64 bytes).
+// one per two cycles, and the shortest message needs more link cycles than that.
+//
+// With tx_quantum_i = q != 0 a unicast message longer than 2^q bytes is offered in
+// segments of 2^q bytes: each take covers [off, off + 2^q), the context's offset
+// advances, and the arbiter moves on, so between two segments of one message every other
+// context with work gets one segment or one shorter message. The descriptor leaves the
+// store with its final segment (desc_end_i: the take was its last, or the read engine
+// refused it), so each context's messages still go out one after the other, in ring
+// order. The first segment's sequence number, lag and completion record (take_*_i, from
+// ddc_tx_complete) are kept per context for the later segments. The receiver counts a
+// message's bytes under (source, msg_id) (ddc_rx_msg_track), and msg_id is numbered per
+// context: a message does not start while another context's message with the same dest
+// and msg_id is open (cut, final segment not yet taken); the arbiter passes over it for
+// that turn. Broadcasts and inline descriptors are never cut (their packets are short
+// already; an inline one is at most 64 bytes).
 //
 // Reads are issued only when the store has a slot for their result (counting reads in
 // flight), and one slot stays free for every other context with a ring (lme_size != 0)
