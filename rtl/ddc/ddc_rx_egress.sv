@@ -198,12 +198,22 @@ module ddc_rx_egress
   assign lmr_drop = trk_valid && trk_complete && (c != '0) && !lmr_room && !lmr_reset_i[c];
   assign lmr_full_o = lmr_drop;
 
+  logic is_ans, is_write;
+  assign is_ans   = hdr0_q.ptype inside {PTYPE_ACK, PTYPE_NACK, PTYPE_NACK_REJECT};
+  assign is_write = hdr0_q.ptype == PTYPE_WRITE;
+
+  // Header 2 as it is popped (StHdr2).
+  pkt_hdr_w2_t hdr2_in;
+  assign hdr2_in = pkt_hdr_w2_t'(buf_data_i);
+
   // 64 entries: on a 64-node network every other node may have a multi-packet message
   // (e.g. a broadcast from everyone at once) in progress here; with 16, all-to-all
   // broadcasts on hypercube:6 lost messages to a full table (sim/tests/topologies.rs).
-  // The tracker decides a cycle ahead (ddc_rx_msg_track): the header fields are held from
-  // the last payload flit's cycle to the trailer's, and it looks them up there.
-  logic trk_lookup;
+  // The tracker decides ahead (ddc_rx_msg_track): it matches the key as header 2 is
+  // popped, and looks the packet's fields up (held from then on) from the last payload
+  // flit's cycle to the trailer's.
+  logic trk_key, trk_lookup;
+  assign trk_key    = (state_q == StHdr2) && buf_valid_i && !is_ans;
   assign trk_lookup = !dup_q && ((state_q == StTrl) ||
                                  (state_q == StPay && pay_left_q == PayW'(1)));
 
@@ -212,6 +222,9 @@ module ddc_rx_egress
   ) u_track (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
+    .key_valid_i (trk_key),
+    .key_src_i   (hdr0_q.src),
+    .key_msg_id_i(hdr2_in.msg_id),
     .lk_valid_i  (trk_lookup),
     .pkt_valid_i (trk_valid),
     .pkt_src_i   (hdr0_q.src),
@@ -233,15 +246,9 @@ module ddc_rx_egress
     .victim_msg_id_o(trk_victim_msg_id)
   );
 
-  logic is_ans, is_write;
-  assign is_ans   = hdr0_q.ptype inside {PTYPE_ACK, PTYPE_NACK, PTYPE_NACK_REJECT};
-  assign is_write = hdr0_q.ptype == PTYPE_WRITE;
-
   // Duplicates: looked up as header 2 (seq) is popped, inserted with the ACK.
-  pkt_hdr_w2_t hdr2_in;
   logic        seq_lk, seq_dup, seq_ins, dup_trl;
   logic [7:0]  lk_low, ins_low;
-  assign hdr2_in = pkt_hdr_w2_t'(buf_data_i);
   assign seq_lk  = dedup_i && (state_q == StHdr2) && buf_valid_i && is_write;
   assign lk_low  = hdr2_in.seq - 8'(hdr0_q.lag);
   assign ins_low = hdr2_q.seq - 8'(hdr0_q.lag);
@@ -505,7 +512,7 @@ module ddc_rx_egress
   end
 
   logic unused_bits;
-  assign unused_bits = ^{hdr0_q.dest, hdr2_in.offset, hdr2_in.msg_id,
+  assign unused_bits = ^{hdr0_q.dest, hdr2_in.offset,
                          pay_flits[16:PayW], lmr_base_i, lmr_addr_q[4:0], hdr0_q.dctx};
 
 endmodule

@@ -37,13 +37,20 @@
 //
 // Decision in the packet's trailer cycle (pkt_valid_i), without a stall cycle, but not
 // computed there: the 64-way lookup, the count and the verdict made the NIC's longest
-// path together with what the egress does with the verdict (docs/SYNTH.md). The egress
-// holds the packet's fields on pkt_*_i from its payload cycles on (lk_valid_i), so the
-// verdict is computed from them and the table as it will be in the next cycle (the ages
-// a tick moves on) and registered; pkt_valid_i then only applies it. This needs a cycle
-// of lk_valid_i without pkt_valid_i right before each pkt_valid_i (the egress's payload
-// takes at least one), asserted below; the outputs are those of the same decision made
-// in the trailer cycle.
+// path together with what the egress does with the verdict (docs/SYNTH.md). It takes
+// three steps, one cycle each at least:
+//   1. key (key_valid_i, as the egress pops header 2): the 64-way match of (src, msg_id)
+//      and the first free entry are registered, and the matching entry's count, total
+//      and attempt are read from a memory (block or distributed RAM: no 64-way mux of
+//      their 67 bits, no per-entry registers);
+//   2. lookup (lk_valid_i, the egress's last payload cycle and its trailer's, the
+//      packet's fields held on pkt_*_i): the ages (a pending tick included) and the
+//      count give the verdict for the next cycle, registered;
+//   3. apply (pkt_valid_i): the verdict goes out and the table is written.
+// The table is written only in step 3, and the egress's next key comes at least two
+// cycles later (three more header cycles), so step 1's match and read stay true until
+// the packet's own step 3; only the ages move, and step 2 reads them. Asserted below:
+// every pkt_valid_i has its key and a lookup in the cycle right before it.
 module ddc_rx_msg_track #(
   parameter int unsigned ENTRIES   = 16,
   parameter int unsigned TICK_LOG2 = 12,
@@ -51,6 +58,10 @@ module ddc_rx_msg_track #(
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
+  // the next packet's key, with its first/last on pkt_first_i/pkt_last_i
+  input  logic        key_valid_i,
+  input  logic [15:0] key_src_i,
+  input  logic [31:0] key_msg_id_i,
   // the next packet's fields are on pkt_*_i and stay until its pkt_valid_i
   input  logic        lk_valid_i,
   // one accepted packet, in its trailer cycle
@@ -81,51 +92,80 @@ module ddc_rx_msg_track #(
   localparam int unsigned AgeW = $clog2(AGE_MAX + 1);
 
   // Each entry is written only by the packet that lands in it, and the payload fields
-  // have no reset: they are read only behind vld_q. Writing the table entry by entry
-  // (rather than a whole next-state copy per cycle) also keeps the 64-entry table from
-  // dominating the simulator's time.
+  // have no reset: they are read only behind vld_q. Only the key and the age, which
+  // every lookup compares, are registers; the count lives in a memory read by index.
+  typedef struct packed {
+    logic [31:0] cnt;
+    logic [31:0] tot;
+    logic [1:0]  att;   // the attempt being counted
+    logic        tkn;   // total known: the last packet was counted
+  } ent_t;
+  localparam int unsigned EntW = $bits(ent_t);
+
   logic [ENTRIES-1:0] vld_q;
   logic [15:0]        src_q [ENTRIES];
   logic [31:0]        mid_q [ENTRIES];
-  logic [31:0]        cnt_q [ENTRIES];
-  logic [ENTRIES-1:0] tkn_q;            // total known: the last packet was counted
-  logic [31:0]        tot_q [ENTRIES];
   logic [AgeW-1:0]    age_q [ENTRIES];
-  logic [1:0]         att_q [ENTRIES];  // the attempt being counted
+  logic [EntW-1:0]    ent_mem [ENTRIES];
   logic [TICK_LOG2-1:0] tick_q;
   logic                 tick;
 
   assign tick = (tick_q == '1);
 
-  // Lookup and victim choice, against the ages of the next cycle (the decision's).
-  logic               hit, hit_old, have_free, have_old;
-  logic [IdxW-1:0]    hit_idx, free_idx, old_idx;
+  // Step 1: the key's match and the first free entry. Only a packet that may be tracked
+  // needs them: the simulator skips the 64-way compare on every other cycle.
+  logic            m_hit, m_free;
+  logic [IdxW-1:0] m_hit_idx, m_free_idx;
+  always_comb begin
+    m_hit      = 1'b0;
+    m_hit_idx  = '0;
+    m_free     = 1'b0;
+    m_free_idx = '0;
+    if (key_valid_i && !(pkt_first_i && pkt_last_i)) begin
+      for (int unsigned i = 0; i < ENTRIES; i++) begin
+        if (vld_q[i] && src_q[i] == key_src_i && mid_q[i] == key_msg_id_i && !m_hit) begin
+          m_hit     = 1'b1;
+          m_hit_idx = IdxW'(i);
+        end
+        if (!vld_q[i] && !m_free) begin
+          m_free     = 1'b1;
+          m_free_idx = IdxW'(i);
+        end
+      end
+    end
+  end
+
+  logic            hit_q, have_free_q, key_ok_q;
+  logic [IdxW-1:0] hit_idx_q, free_idx_q;
+  ent_t            ent;
+  logic [EntW-1:0] ent_rd_q;
+  assign ent = ent_t'(ent_rd_q);
+
+  always_ff @(posedge clk_i) begin
+    if (key_valid_i) begin
+      hit_q       <= m_hit;
+      hit_idx_q   <= m_hit_idx;
+      have_free_q <= m_free;
+      free_idx_q  <= m_free_idx;
+      ent_rd_q    <= ent_mem[m_hit_idx];
+    end
+  end
+
+  // Step 2: the victim choice and the hit's age, against the ages of the next cycle
+  // (the decision's).
+  logic            hit_old, have_old;
+  logic [IdxW-1:0] old_idx;
   always_comb begin
     logic old_next;
-    old_next  = 1'b0;
-    hit       = 1'b0;
-    hit_idx   = '0;
-    have_free = 1'b0;
-    free_idx  = '0;
-    have_old  = 1'b0;
-    old_idx   = '0;
-    hit_old   = 1'b0;
-    // Only a tracked packet needs the match: the simulator then skips the 64-way
-    // compare on every other cycle. (Not gated by pkt_valid_i: that would put the
-    // trailer's arrival back in front of the lookup; vd_ok_q marks what is usable.)
+    old_next = 1'b0;
+    have_old = 1'b0;
+    old_idx  = '0;
+    hit_old  = 1'b0;
     if (lk_valid_i && !(pkt_first_i && pkt_last_i)) begin
       for (int unsigned i = 0; i < ENTRIES; i++) begin
         old_next = (age_q[i] == AgeW'(AGE_MAX)) ||
                    (tick && age_q[i] == AgeW'(AGE_MAX - 1));
-        if (vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == pkt_msg_id_i && !hit) begin
-          hit     = 1'b1;
-          hit_idx = IdxW'(i);
-          hit_old = old_next;
-        end
-        if (!vld_q[i] && !have_free) begin
-          have_free = 1'b1;
-          free_idx  = IdxW'(i);
-        end
+        if (hit_idx_q == IdxW'(i)) hit_old = old_next;
         if (vld_q[i] && old_next && !have_old) begin
           have_old = 1'b1;
           old_idx  = IdxW'(i);
@@ -140,16 +180,16 @@ module ddc_rx_msg_track #(
   logic [31:0] cnt_cur, tot_cur, cnt_new, tot_new, pkt_end;
   logic        tkn_cur, tkn_new, live;
   always_comb begin
-    live    = hit && !hit_old && (att_q[hit_idx] == pkt_attempt_i);
+    live    = hit_q && !hit_old && (ent.att == pkt_attempt_i);
     single  = pkt_first_i && pkt_last_i;
     // A last packet with nothing counted before it cannot complete a multi-packet message.
-    gap_miss = pkt_gap_free_i && pkt_last_i && !hit;
-    alloc   = !hit && !gap_miss && (have_free || have_old);
-    track   = !single && (hit || alloc);
-    idx     = hit ? hit_idx : (have_free ? free_idx : old_idx);
-    cnt_cur = live ? cnt_q[hit_idx] : '0;
-    tot_cur = live ? tot_q[hit_idx] : '0;
-    tkn_cur = live && tkn_q[hit_idx];
+    gap_miss = pkt_gap_free_i && pkt_last_i && !hit_q;
+    alloc   = !hit_q && !gap_miss && (have_free_q || have_old);
+    track   = !single && (hit_q || alloc);
+    idx     = hit_q ? hit_idx_q : (have_free_q ? free_idx_q : old_idx);
+    cnt_cur = live ? ent.cnt : '0;
+    tot_cur = live ? ent.tot : '0;
+    tkn_cur = live && ent.tkn;
     pkt_end = pkt_offset_i + 32'(pkt_len_i);
     cnt_new = cnt_cur + 32'(pkt_len_i);
     tkn_new = tkn_cur || pkt_last_i;
@@ -174,7 +214,7 @@ module ddc_rx_msg_track #(
     logic            tkn_new;
   } verdict_t;
   verdict_t vd, vd_q;
-  logic     vd_ok_q;   // vd_q was computed in the previous cycle, for these fields
+  logic     vd_ok_q;   // vd_q was computed in the previous cycle, after this key's step 1
 
   always_comb begin
     vd = '{
@@ -184,9 +224,9 @@ module ddc_rx_msg_track #(
       total:         pkt_end,
       overrun:       1'b0,
       gap:           1'b0,
-      full:          !single && !hit && !gap_miss && !have_free && !have_old,
-      expire:        !single && (hit ? hit_old : (!gap_miss && !have_free && have_old)),
-      victim:        !single && !hit && !gap_miss && !have_free && have_old,
+      full:          !single && !hit_q && !gap_miss && !have_free_q && !have_old,
+      expire:        !single && (hit_q ? hit_old : (!gap_miss && !have_free_q && have_old)),
+      victim:        !single && !hit_q && !gap_miss && !have_free_q && have_old,
       victim_src:    src_q[old_idx],
       victim_msg_id: mid_q[old_idx],
       cnt_new:       cnt_new,
@@ -231,12 +271,15 @@ module ddc_rx_msg_track #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       vld_q   <= '0;
-      tkn_q   <= '0;
       tick_q  <= '0;
       vd_ok_q <= 1'b0;
+      key_ok_q <= 1'b0;
       for (int unsigned i = 0; i < ENTRIES; i++) age_q[i] <= '0;
     end else begin
-      vd_ok_q <= lk_valid_i && !pkt_valid_i;
+      vd_ok_q <= lk_valid_i && !pkt_valid_i && key_ok_q;
+      // A key stays looked up until its packet is applied (or the next key).
+      if (key_valid_i)      key_ok_q <= 1'b1;
+      else if (pkt_valid_i) key_ok_q <= 1'b0;
       // The divider runs only while a message is tracked: an idle NIC is then a fixed
       // point, which the simulator skips.
       tick_q <= (|vld_q) ? tick_q + 1'b1 : '0;
@@ -247,7 +290,6 @@ module ddc_rx_msg_track #(
       end
       if (upd) begin
         vld_q[upd_idx] <= !(vd_q.complete || vd_q.overrun || vd_q.gap);
-        tkn_q[upd_idx] <= vd_q.tkn_new;
         age_q[upd_idx] <= '0;
       end
     end
@@ -255,24 +297,34 @@ module ddc_rx_msg_track #(
 
   always_ff @(posedge clk_i) begin
     if (upd) begin
-      src_q[upd_idx] <= pkt_src_i;
-      mid_q[upd_idx] <= pkt_msg_id_i;
-      cnt_q[upd_idx] <= vd_q.cnt_new;
-      tot_q[upd_idx] <= vd_q.tot_new;
-      att_q[upd_idx] <= pkt_attempt_i;
+      src_q[upd_idx]   <= pkt_src_i;
+      mid_q[upd_idx]   <= pkt_msg_id_i;
+      ent_mem[upd_idx] <= EntW'(ent_t'{cnt: vd_q.cnt_new, tot: vd_q.tot_new,
+                                       att: pkt_attempt_i, tkn: vd_q.tkn_new});
     end
   end
 
 `ifndef SYNTHESIS
-  // The verdict applied is the one computed a cycle before, from the same fields.
-  logic [15:0] lk_src_q;
-  logic [31:0] lk_msg_id_q;
+  // The verdict applied is the one computed a cycle before, from the same fields, after
+  // a step 1 of the same key.
+  logic [15:0] lk_src_q, key_src_q;
+  logic [31:0] lk_msg_id_q, key_msg_id_q;
   always_ff @(posedge clk_i) begin
     lk_src_q    <= pkt_src_i;
     lk_msg_id_q <= pkt_msg_id_i;
+    if (key_valid_i) begin
+      key_src_q    <= key_src_i;
+      key_msg_id_q <= key_msg_id_i;
+    end
   end
   a_verdict_ready: assert property (@(posedge clk_i) disable iff (!rst_ni)
                                     pkt_valid_i |-> vd_ok_q);
+  a_verdict_key: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                  pkt_valid_i |-> (key_src_q == pkt_src_i &&
+                                                   key_msg_id_q == pkt_msg_id_i));
+  // Step 1's match and read hold until the apply: no key comes between a lookup and it.
+  a_key_lookup: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                 key_valid_i |-> !lk_valid_i);
   // The ages were those of the decision's cycle: an entry taken as expired is at
   // AGE_MAX now, one counted on or allocated is not.
   logic upd_old;

@@ -14,8 +14,11 @@
 // messages interleaved packet by packet, some losing a packet (the last one too): every
 // message whose last packet arrives short reports exactly one gap, only messages that
 // lost their last packet ever hold an entry long enough to become a victim.
-// The verdict is computed a cycle ahead (lk_valid_i): a directed case puts an ageing tick
-// in that cycle, so an entry one tick short of AGE_MAX there must be found expired.
+// The verdict is computed ahead: the key is matched first (key_valid_i), the verdict a
+// cycle before the packet (lk_valid_i). A directed case puts an ageing tick in the lookup
+// cycle, so an entry one tick short of AGE_MAX there must be found expired; the random
+// traffic puts idle cycles between key and lookup and sometimes looks up for two cycles,
+// as the egress does while a payload or its trailer is still on its way.
 module tb_ddc_rx_msg_track;
   localparam int unsigned Entries  = 16;
   localparam int unsigned TickLog2 = 6;
@@ -25,7 +28,8 @@ module tb_ddc_rx_msg_track;
   logic rst_n = 1'b0;
   always #5 clk = ~clk;
 
-  logic        lk = 1'b0, pv = 1'b0, first = 1'b0, last = 1'b0;
+  logic        kv = 1'b0, lk = 1'b0, pv = 1'b0, first = 1'b0, last = 1'b0;
+  bit          vary = 1'b0;   // random gaps between the steps of a packet
   logic [15:0] src = '0, len = '0;
   logic [31:0] mid = '0, off = '0;
   logic [1:0]  att = '0;
@@ -47,6 +51,9 @@ module tb_ddc_rx_msg_track;
   ) dut (
     .clk_i       (clk),
     .rst_ni      (rst_n),
+    .key_valid_i (kv),
+    .key_src_i   (src),
+    .key_msg_id_i(mid),
     .lk_valid_i  (lk),
     .pkt_valid_i (pv),
     .pkt_src_i   (src),
@@ -71,13 +78,19 @@ module tb_ddc_rx_msg_track;
 `include "ddc_tb_check.svh"
 
   // Presents one packet as the egress does (inputs change at falling edges): its fields
-  // with lk_valid_i for a cycle, then pkt_valid_i for one more; returns the verdict seen
-  // in that second cycle.
+  // with key_valid_i for a cycle, then lk_valid_i for a cycle, then pkt_valid_i for one
+  // more; returns the verdict seen in that last cycle. With `vary`, up to three idle
+  // cycles after the key and a second lookup cycle, at random.
   task automatic pkt(input int s, input int m, input int o, input int l, input bit f,
                      input bit la, output bit c, output int t, output bit fu,
                      output bit ex, output bit ov);
-    lk = 1'b1; src = 16'(s); mid = 32'(m); off = 32'(o); len = 16'(l); first = f; last = la;
+    kv = 1'b1; src = 16'(s); mid = 32'(m); off = 32'(o); len = 16'(l); first = f; last = la;
     @(negedge clk);
+    kv = 1'b0;
+    if (vary) repeat ($urandom_range(0, 3)) @(negedge clk);
+    lk = 1'b1;
+    @(negedge clk);
+    if (vary && $urandom_range(0, 1) == 1) @(negedge clk);
     pv = 1'b1;
     #1;
     c = complete; t = int'(total); fu = full; ex = expire; ov = overrun;
@@ -117,7 +130,7 @@ module tb_ddc_rx_msg_track;
     // count restarts) and completes nothing, exactly as a decision made in that cycle.
     pkt(9, 90, 0, 8, 1, 0, c, t, fu, ex, ov);
     `CHECK(!c && !fu && !ex, "first of two packets takes an entry")
-    while (!(dut.age_q[0] == 2'(AgeMax - 1) && dut.tick_q == '1)) @(negedge clk);
+    while (!(dut.age_q[0] == 2'(AgeMax - 1) && dut.tick_q == '1 - 1'b1)) @(negedge clk);
     pkt(9, 90, 8, 8, 0, 1, c, t, fu, ex, ov);
     `CHECK(!c && ex, "a tick in the decision cycle ages the entry out: expired, not complete")
     pkt(9, 90, 0, 8, 1, 0, c, t, fu, ex, ov);
@@ -233,6 +246,7 @@ module tb_ddc_rx_msg_track;
     // Random: batches of up to 4 messages, 1..8 packets each, packets shuffled across
     // the batch; a quarter of the multi-packet messages lose one packet.
     for (int i = 0; i < 4; i++) next_mid[i] = 1000 * i;
+    vary = 1'b1;
     for (int b = 0; b < 3000; b++) begin
       int nm;
       nm = 1 + $urandom_range(3);
@@ -319,6 +333,9 @@ module tb_ddc_rx_msg_track;
       pkt(12, 300 + i, 8, 8, 0, 1, c, t, fu, ex, ov);
       `CHECK(c && t == 16 && !gp, "the table's messages complete")
     end
+    // Its checks assume a message's packets come well within the age limit: with the
+    // random gaps, two packets of one message 132 cycles apart found the entry expired.
+    vary = 1'b0;
     // Random, in order: batches of up to 4 messages interleaved packet by packet (each
     // message's own packets in order), a third of the multi-packet ones losing a packet.
     begin
