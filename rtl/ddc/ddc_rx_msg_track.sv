@@ -112,27 +112,40 @@ module ddc_rx_msg_track #(
 
   assign tick = (tick_q == '1);
 
-  // Step 1: the key's match and the first free entry. Only a packet that may be tracked
-  // needs them: the simulator skips the 64-way compare on every other cycle.
-  logic            m_hit, m_free;
-  logic [IdxW-1:0] m_hit_idx, m_free_idx;
-  always_comb begin
-    m_hit      = 1'b0;
-    m_hit_idx  = '0;
-    m_free     = 1'b0;
-    m_free_idx = '0;
-    if (key_valid_i && !(pkt_first_i && pkt_last_i)) begin
-      for (int unsigned i = 0; i < ENTRIES; i++) begin
-        if (vld_q[i] && src_q[i] == key_src_i && mid_q[i] == key_msg_id_i && !m_hit) begin
-          m_hit     = 1'b1;
-          m_hit_idx = IdxW'(i);
-        end
-        if (!vld_q[i] && !m_free) begin
-          m_free     = 1'b1;
-          m_free_idx = IdxW'(i);
-        end
+  // The lowest set bit of v, {found, index}, as a balanced tree: written as a first-match
+  // loop, the victim choice over 64 entries mapped to a chain of 20-odd LUT levels, the
+  // NIC's longest path once the TX read engine's was cut (docs/SYNTH.md).
+  function automatic logic [IdxW:0] lowest_set(logic [ENTRIES-1:0] v);
+    logic [ENTRIES-1:0]           found;
+    logic [ENTRIES-1:0][IdxW-1:0] at;
+    found = v;
+    for (int unsigned i = 0; i < ENTRIES; i++) at[i] = IdxW'(i);
+    // Level by level, node i takes node i + w's answer when its own half has none.
+    for (int unsigned w = 1; w < ENTRIES; w = w * 2) begin
+      for (int unsigned i = 0; i + w < ENTRIES; i = i + 2 * w) begin
+        if (!found[i]) at[i] = at[i + w];
+        found[i] = found[i] || found[i + w];
       end
     end
+    return {found[0], at[0]};
+  endfunction
+
+  // Step 1: the key's match and the first free entry. Only a packet that may be tracked
+  // needs them: the simulator skips the 64-way compare on every other cycle.
+  logic               m_hit, m_free;
+  logic [IdxW-1:0]    m_hit_idx, m_free_idx;
+  logic [ENTRIES-1:0] m_match, m_empty;
+  always_comb begin
+    m_match = '0;
+    m_empty = '0;
+    if (key_valid_i && !(pkt_first_i && pkt_last_i)) begin
+      for (int unsigned i = 0; i < ENTRIES; i++) begin
+        m_match[i] = vld_q[i] && src_q[i] == key_src_i && mid_q[i] == key_msg_id_i;
+      end
+      m_empty = ~vld_q;
+    end
+    {m_hit, m_hit_idx}   = lowest_set(m_match);
+    {m_free, m_free_idx} = lowest_set(m_empty);
   end
 
   logic            hit_q, have_free_q, key_ok_q;
@@ -153,25 +166,20 @@ module ddc_rx_msg_track #(
 
   // Step 2: the victim choice and the hit's age, against the ages of the next cycle
   // (the decision's).
-  logic            hit_old, have_old;
-  logic [IdxW-1:0] old_idx;
+  logic               hit_old, have_old;
+  logic [IdxW-1:0]    old_idx;
+  logic [ENTRIES-1:0] old_next, old_vld;
   always_comb begin
-    logic old_next;
-    old_next = 1'b0;
-    have_old = 1'b0;
-    old_idx  = '0;
-    hit_old  = 1'b0;
+    old_next = '0;
     if (lk_valid_i && !(pkt_first_i && pkt_last_i)) begin
       for (int unsigned i = 0; i < ENTRIES; i++) begin
-        old_next = (age_q[i] == AgeW'(AGE_MAX)) ||
-                   (tick && age_q[i] == AgeW'(AGE_MAX - 1));
-        if (hit_idx_q == IdxW'(i)) hit_old = old_next;
-        if (vld_q[i] && old_next && !have_old) begin
-          have_old = 1'b1;
-          old_idx  = IdxW'(i);
-        end
+        old_next[i] = (age_q[i] == AgeW'(AGE_MAX)) ||
+                      (tick && age_q[i] == AgeW'(AGE_MAX - 1));
       end
     end
+    old_vld              = old_next & vld_q;
+    hit_old              = old_next[hit_idx_q];
+    {have_old, old_idx}  = lowest_set(old_vld);
   end
 
   // The packet's contribution, whichever entry it lands in.
