@@ -223,7 +223,6 @@ module ddc_rx_egress
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .key_valid_i (trk_key),
-    .key_src_i   (hdr0_q.src),
     .key_msg_id_i(hdr2_in.msg_id),
     .lk_valid_i  (trk_lookup),
     .pkt_valid_i (trk_valid),

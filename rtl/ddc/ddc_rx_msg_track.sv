@@ -58,9 +58,9 @@ module ddc_rx_msg_track #(
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
-  // the next packet's key, with its first/last on pkt_first_i/pkt_last_i
+  // the next packet's msg_id (header 2, not yet held on pkt_msg_id_i); its source,
+  // first and last are already on pkt_src_i, pkt_first_i and pkt_last_i
   input  logic        key_valid_i,
-  input  logic [15:0] key_src_i,
   input  logic [31:0] key_msg_id_i,
   // the next packet's fields are on pkt_*_i and stay until its pkt_valid_i
   input  logic        lk_valid_i,
@@ -140,7 +140,7 @@ module ddc_rx_msg_track #(
     m_empty = '0;
     if (key_valid_i && !(pkt_first_i && pkt_last_i)) begin
       for (int unsigned i = 0; i < ENTRIES; i++) begin
-        m_match[i] = vld_q[i] && src_q[i] == key_src_i && mid_q[i] == key_msg_id_i;
+        m_match[i] = vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == key_msg_id_i;
       end
       m_empty = ~vld_q;
     end
@@ -315,13 +315,13 @@ module ddc_rx_msg_track #(
 `ifndef SYNTHESIS
   // The verdict applied is the one computed a cycle before, from the same fields, after
   // a step 1 of the same key.
-  logic [15:0] lk_src_q, key_src_q;
+  logic [15:0] lk_src_q, key_src_q;  // key_src_q: pkt_src_i as the key was matched
   logic [31:0] lk_msg_id_q, key_msg_id_q;
   always_ff @(posedge clk_i) begin
     lk_src_q    <= pkt_src_i;
     lk_msg_id_q <= pkt_msg_id_i;
     if (key_valid_i) begin
-      key_src_q    <= key_src_i;
+      key_src_q    <= pkt_src_i;
       key_msg_id_q <= key_msg_id_i;
     end
   end
