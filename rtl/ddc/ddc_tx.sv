@@ -3,8 +3,9 @@
 //   ddc_tx_ctx_fetch    ring fetch (prefetching) from NumCtx contexts' rings, round
 //                       robin, or the push window's descriptor for its slot of context
 //                       0's ring; offers the contexts' messages round robin, a long one
-//                       in segments of 2^TX_QUANTUM bytes --desc--> ddc_tx_read_engine
-//   ddc_tx_read_engine  check, cut into packets, payload reads --job--> ddc_tx_packetizer
+//                       in segments of 2^TX_QUANTUM bytes; checks each descriptor as
+//                       it is stored (ddc_tx_desc_check) --desc--> ddc_tx_read_engine
+//   ddc_tx_read_engine  cut into packets, payload reads --job--> ddc_tx_packetizer
 //                       --completion record--> ddc_tx_complete
 //   ddc_tx_packetizer   header/payload(realigned)/CRC trailer, credits --msg_done--> complete
 //   ddc_tx_complete     status write-back into the descriptor's context's ring, its LME_CONS;
@@ -256,10 +257,11 @@ module ddc_tx
   logic        desc_valid, desc_ready;
   logic [63:0] desc_local;
   logic [79:0] desc_remote;   // {key, descriptor word 1}
-  logic [31:0] desc_len, desc_msg_id;
+  logic [31:0] desc_msg_id;
   logic [15:0] desc_dest;
   logic [7:0]  desc_flags;
   logic        desc_inline, desc_pushed;
+  desc_err_e   desc_err;
   logic [CtxW-1:0] desc_ctx;
   logic        df_desc_ready;
   logic [MsgLenW-1:0] desc_off, desc_seg_len;
@@ -283,6 +285,8 @@ module ddc_tx
     .ctx_reset_i  (ctx_reset_i),
     .enable_i     (enable_i),
     .tx_quantum_i (tx_quantum_i),
+    .dest_lo_i    (dest_lo_i),
+    .dest_hi_i    (dest_hi_i),
     .lme_base_i   (lme_base_i),
     .lme_size_i   (lme_size_i),
     .lme_prod_i   (lme_prod_i),
@@ -303,12 +307,12 @@ module ddc_tx
     .desc_ctx_o   (desc_ctx),
     .desc_local_o (desc_local),
     .desc_remote_o(desc_remote),
-    .desc_len_o   (desc_len),
     .desc_dest_o  (desc_dest),
     .desc_flags_o (desc_flags),
     .desc_msg_id_o(desc_msg_id),
     .desc_inline_o(desc_inline),
     .desc_pushed_o(desc_pushed),
+    .desc_err_o   (desc_err),
     .desc_off_o   (desc_off),
     .desc_seg_len_o(desc_seg_len),
     .desc_final_o (desc_final),
@@ -335,7 +339,8 @@ module ddc_tx
   logic [3:0]      rtq_lag;
   logic [1:0]      rtq_attempt;
 
-  logic        rt_inline, rt_bad;
+  logic        rt_inline;
+  desc_err_e   rt_err;
   logic [63:0] rt_local;
   logic [79:0] rt_remote;
   logic [31:0] rt_len, rt_msg_id;
@@ -352,6 +357,8 @@ module ddc_tx
     .flush_i       (lme_reset_i),
     .drain_i       (drain),
     .lme_base_i    (lme_base_i),
+    .dest_lo_i     (dest_lo_i),
+    .dest_hi_i     (dest_hi_i),
     .req_valid_i   (rtq_valid),
     .req_ready_o   (rtq_ready),
     .req_idx_i     (rtq_idx),
@@ -380,13 +387,17 @@ module ddc_tx
     .desc_lag_o    (rt_lag),
     .desc_attempt_o(rt_attempt),
     .desc_ridx_o   (rt_ridx),
-    .desc_bad_o    (rt_bad),
+    .desc_err_o    (rt_err),
     .idle_o        (rt_idle)
   );
 
   // A retransmission goes ahead of the ring's next descriptor.
   logic        re_desc_valid;
   assign re_desc_valid = rt_valid || desc_valid;
+  // A retransmission is one whole segment; a length above MSG_LEN_MAX has failed its checks
+  // (LEN_TOO_BIG) and is not cut, so the length's top bits are not needed.
+  logic [31-MsgLenW:0] rt_len_unused;
+  assign rt_len_unused = rt_len[31:MsgLenW];
   assign df_desc_ready = desc_ready && !rt_valid;
 
   // ---------------------------------------------------------------------------------
@@ -423,13 +434,10 @@ module ddc_tx
     .drain_i      (drain),
     .enable_i     (enable_i),
     .mtu_i        (mtu_i),
-    .dest_lo_i    (dest_lo_i),
-    .dest_hi_i    (dest_hi_i),
     .desc_valid_i (re_desc_valid),
     .desc_ready_o (desc_ready),
     .desc_local_i (rt_valid ? rt_local  : desc_local),
     .desc_remote_i(rt_valid ? rt_remote : desc_remote),
-    .desc_len_i   (rt_valid ? rt_len    : desc_len),
     .desc_dest_i  (rt_valid ? rt_dest   : desc_dest),
     .desc_flags_i (rt_valid ? rt_flags  : desc_flags),
     .desc_msg_id_i(rt_valid ? rt_msg_id : desc_msg_id),
@@ -440,7 +448,7 @@ module ddc_tx
     .desc_attempt_i(rt_valid ? rt_attempt : 2'd0),
     .desc_retx_i  (rt_valid),
     .desc_ridx_i  (rt_ridx),
-    .desc_bad_i   (rt_valid && rt_bad),
+    .desc_err_i   (rt_valid ? rt_err : desc_err),
     .desc_off_i   (rt_valid ? '0 : desc_off),
     .desc_seg_len_i(rt_valid ? MsgLenW'(rt_len) : desc_seg_len),
     .desc_final_i (rt_valid || desc_final),

@@ -38,6 +38,9 @@
 // back in request order; the context of each read waits in a small tag ring until its
 // fourth beat completes the descriptor.
 //
+// Each descriptor is checked as it enters the store (ddc_tx_desc_check) and its error
+// code is kept beside it, so the checks are not in the offer -> take -> packet cut path.
+//
 // The push window (ddc_push) belongs to context 0: a pushed descriptor stands for its
 // slot of context 0's ring and enters the store from the window, once every earlier read
 // has answered, as in ddc_tx_desc_fetch.
@@ -62,6 +65,8 @@ module ddc_tx_ctx_fetch
 
   input  logic                          enable_i,
   input  logic [4:0]                    tx_quantum_i,  // TX_QUANTUM (0: whole messages)
+  input  logic [15:0]                   dest_lo_i,
+  input  logic [15:0]                   dest_hi_i,
   input  logic [NumCtx-1:0][63:0]       lme_base_i,
   input  logic [NumCtx-1:0][15:0]       lme_size_i,
   input  logic [NumCtx-1:0][15:0]       lme_prod_i,
@@ -91,12 +96,12 @@ module ddc_tx_ctx_fetch
   output logic [63:0]                   desc_local_o,
   // {key (word 3 bits 63:48), word 1 (dctx, remote address)}
   output logic [79:0]                   desc_remote_o,
-  output logic [31:0]                   desc_len_o,
   output logic [15:0]                   desc_dest_o,
   output logic [7:0]                    desc_flags_o,
   output logic [31:0]                   desc_msg_id_o,
   output logic                          desc_inline_o,
   output logic                          desc_pushed_o,
+  output desc_err_e                     desc_err_o,   // the descriptor's checks
   // The segment offered: message bytes [off, off + seg_len), whether it ends the message,
   // and for a later segment (off != 0) the first segment's seq, lag and record.
   output logic [MsgLenW-1:0]            desc_off_o,
@@ -141,6 +146,7 @@ module ddc_tx_ctx_fetch
 
   // The store: slots, a free map, and per context a list in ring order.
   desc_t                          mem_q [DescDepth];
+  desc_err_e                      err_mem_q [DescDepth];
   logic [DescDepth-1:0]           free_q, free_d;
   logic [DescDepth-1:0][TagW-1:0] nxt_q, nxt_d;
   logic [NumCtx-1:0][TagW-1:0]    head_q, head_d, tail_q, tail_d;
@@ -237,6 +243,20 @@ module ddc_tx_ctx_fetch
     end
   end
 
+  desc_err_e in_err;
+  ddc_tx_desc_check u_check (
+    .len_i      (q_in.len),
+    .remote_w1_i(q_in.remote_addr[63:0]),
+    .dest_i     (q_in.dest),
+    .flags_i    (q_in.flags),
+    .inline_i   (q_in.inl),
+    .pushed_i   (q_in.pushed),
+    .bad_i      (1'b0),
+    .dest_lo_i  (dest_lo_i),
+    .dest_hi_i  (dest_hi_i),
+    .err_o      (in_err)
+  );
+
   // The lowest free slot takes the next descriptor.
   always_comb begin
     alloc = '0;
@@ -248,6 +268,7 @@ module ddc_tx_ctx_fetch
   // ---- which context the read engine serves next, and the offer register ----
   typedef struct packed {
     desc_t              desc;
+    desc_err_e          err;
     logic [TagW-1:0]    slot;
     logic [MsgLenW-1:0] off;
     logic [MsgLenW-1:0] seg_len;
@@ -329,6 +350,7 @@ module ddc_tx_ctx_fetch
   assign ofr_load = osel_valid && !pass && !drain_i && !flush_i && !desc_fire;
   assign ofr_d = '{
     desc:      q_out,
+    err:       err_mem_q[hs],
     slot:      hs,
     off:       off,
     seg_len:   cut ? quantum : MsgLenW'(rest),
@@ -345,12 +367,12 @@ module ddc_tx_ctx_fetch
   assign desc_ctx_o     = tctx;
   assign desc_local_o   = ofr_q.desc.local_addr;
   assign desc_remote_o  = ofr_q.desc.remote_addr;
-  assign desc_len_o     = ofr_q.desc.len;
   assign desc_dest_o    = ofr_q.desc.dest;
   assign desc_flags_o   = ofr_q.desc.flags;
   assign desc_msg_id_o  = ofr_q.desc.msg_id;
   assign desc_inline_o  = ofr_q.desc.inl;
   assign desc_pushed_o  = ofr_q.desc.pushed;
+  assign desc_err_o     = ofr_q.err;
   assign desc_off_o     = ofr_q.off;
   assign desc_seg_len_o = ofr_q.seg_len;
   assign desc_final_o   = ofr_q.final_seg;
@@ -455,7 +477,10 @@ module ddc_tx_ctx_fetch
   end
 
   always_ff @(posedge clk_i) begin
-    if (q_push) mem_q[alloc] <= q_in;
+    if (q_push) begin
+      mem_q[alloc]     <= q_in;
+      err_mem_q[alloc] <= in_err;
+    end
     ofr_q <= ofr_d;
   end
 

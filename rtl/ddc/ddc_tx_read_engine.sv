@@ -1,8 +1,10 @@
-// Descriptor check, packet cutting and payload DMA reads.
+// Packet cutting and payload DMA reads.
 //
 // Takes descriptors in ring order. Each one gets a completion record at once (so
 // completions keep ring order however far the reads run ahead); a bad one gets its error
-// code there and nothing else. A good one is cut into MTU-sized packets; each packet
+// code there and nothing else. The code comes with the descriptor (desc_err_i): the fetch
+// stage and the retransmission fetch check descriptors before offering them
+// (ddc_tx_desc_check). A good one is cut into MTU-sized packets; each packet
 // yields a job record for the packetizer, then the reads of the 8-byte words covering its
 // local bytes (a word shared with the next packet is read again: realignment stays per
 // packet). Reads are at most DMA_RD_BEATS_MAX beats and never cross a 256-byte boundary.
@@ -22,20 +24,20 @@
 //
 // Every descriptor comes with its message's sequence number, lag and attempt, which its
 // jobs carry into the packet headers. A retransmission (desc_retx_i: the descriptor
-// re-read from its ring slot for ddc_tx_rel_table entry desc_ridx_i) is checked and cut
-// like any descriptor but has no completion record (its record is already queued); if it
-// fails its checks (or desc_bad_i: it no longer names the entry's message) nothing is
-// sent and rfail_* ends the entry.
+// re-read from its ring slot for ddc_tx_rel_table entry desc_ridx_i) is cut like any
+// descriptor but has no completion record (its record is already queued); if it failed
+// its checks (RETRY_EXHAUSTED included: it no longer names the entry's message) nothing
+// is sent and rfail_* ends the entry.
 //
 // Segments (TX_QUANTUM, ddc_tx_ctx_fetch): a long message may come as several takes of
 // its descriptor, each naming the bytes [desc_off_i, desc_off_i + desc_seg_len_i); other
-// descriptors' segments may come between them. The checks always look at the whole
-// descriptor; only the first segment (offset 0) gets a completion record, sets `first` on
-// its first packet and releases the push window; only the final segment (desc_final_i)
-// ends with the message's `last` packet. desc_end_o tells the fetch stage that a take was
-// the descriptor's last (its final segment, or a descriptor the checks refused). Every
-// packet carries its completion record slot (desc_rec_i), which the packetizer reports
-// back with the message's last trailer.
+// descriptors' segments may come between them. The checks were made on the whole
+// descriptor (its code holds for every segment); only the first segment (offset 0) gets a
+// completion record, sets `first` on its first packet and releases the push window; only
+// the final segment (desc_final_i) ends with the message's `last` packet. desc_end_o tells
+// the fetch stage that a take was the descriptor's last (its final segment, or a
+// descriptor the checks refused). Every packet carries its completion record slot
+// (desc_rec_i), which the packetizer reports back with the message's last trailer.
 module ddc_tx_read_engine
   import fasthsl_pkg::*;
 #(
@@ -52,15 +54,12 @@ module ddc_tx_read_engine
 
   input  logic                enable_i,
   input  logic [15:0]         mtu_i,
-  input  logic [15:0]         dest_lo_i,
-  input  logic [15:0]         dest_hi_i,
 
   // Fetched descriptors, ring order.
   input  logic                desc_valid_i,
   output logic                desc_ready_o,
   input  logic [63:0]         desc_local_i,
   input  logic [79:0]         desc_remote_i,   // {key, descriptor word 1}
-  input  logic [31:0]         desc_len_i,
   input  logic [15:0]         desc_dest_i,
   input  logic [7:0]          desc_flags_i,
   input  logic [31:0]         desc_msg_id_i,
@@ -71,7 +70,7 @@ module ddc_tx_read_engine
   input  logic [1:0]          desc_attempt_i,
   input  logic                desc_retx_i,
   input  logic [3:0]          desc_ridx_i,
-  input  logic                desc_bad_i,
+  input  desc_err_e           desc_err_i,
   // The segment taken: message bytes [off, off + seg_len), and whether it ends the message.
   input  logic [MsgLenW-1:0]  desc_off_i,
   input  logic [MsgLenW-1:0]  desc_seg_len_i,
@@ -131,40 +130,8 @@ module ddc_tx_read_engine
   localparam int unsigned BeatW = LenW - 3;
 
   // ---------------------------------------------------------------------------------
-  // Descriptor acceptance and check
+  // Descriptor acceptance
   // ---------------------------------------------------------------------------------
-  desc_err_e desc_err;
-
-  always_comb begin
-    desc_err = DESC_ERR_OK;
-    if (desc_bad_i) begin
-      desc_err = DESC_ERR_RETRY_EXHAUSTED;
-    end else if (desc_len_i == '0) begin
-      desc_err = DESC_ERR_ZERO_LEN;
-    end else if (desc_len_i > 32'(MSG_LEN_MAX)) begin
-      desc_err = DESC_ERR_LEN_TOO_BIG;
-    end else if ((desc_remote_i[63:51] != '0) ||
-                 (49'(desc_remote_i[47:0]) + 49'(desc_len_i) > 49'(64'h1_0000_0000_0000))) begin
-      // Word 1 is remote_addr[47:0] | dctx << 48; a message ending past 2^48 would carry
-      // into dctx as its packets' addresses advance.
-      desc_err = DESC_ERR_ADDR_RANGE;
-    end else if (desc_flags_i[DESC_FLAG_BCAST_BIT]) begin
-      // A broadcast's dest is a node range lo | hi << 8, inside DEST_RANGE.
-      if (desc_dest_i[7:0] > desc_dest_i[15:8] || 16'(desc_dest_i[7:0]) < dest_lo_i ||
-          16'(desc_dest_i[15:8]) > dest_hi_i) begin
-        desc_err = DESC_ERR_BCAST_RANGE;
-      end else if (desc_inline_i && desc_len_i > (desc_pushed_i ? 32'(INLINE_MAX) :
-                                                                 32'(INLINE_RING_MAX))) begin
-        desc_err = DESC_ERR_INLINE_LEN;
-      end
-    end else if (desc_dest_i < dest_lo_i || desc_dest_i > dest_hi_i) begin
-      desc_err = DESC_ERR_BAD_DEST;
-    end else if (desc_inline_i && desc_len_i > (desc_pushed_i ? 32'(INLINE_MAX) :
-                                                               32'(INLINE_RING_MAX))) begin
-      desc_err = DESC_ERR_INLINE_LEN;
-    end
-  end
-
   logic msg_active_q, msg_active_d;
   logic desc_take, desc_fire, desc_first;
   logic rd_active_q, rd_inl_q;
@@ -182,11 +149,11 @@ module ddc_tx_read_engine
   assign desc_ready_o = desc_take && (cpl_ready_i || desc_retx_i || !desc_first);
   assign cpl_valid_o  = desc_take && desc_valid_i && !desc_retx_i && desc_first;
   assign desc_fire    = desc_valid_i && desc_ready_o;
-  assign desc_end_o   = desc_fire && (desc_final_i || (desc_err != DESC_ERR_OK));
-  assign cpl_err_o    = desc_err;
+  assign desc_end_o   = desc_fire && (desc_final_i || (desc_err_i != DESC_ERR_OK));
+  assign cpl_err_o    = desc_err_i;
   assign cpl_msg_id_o = desc_msg_id_i;
   assign cpl_irq_o    = desc_flags_i[DESC_FLAG_IRQ_LOCAL_BIT];
-  assign rfail_valid_o = desc_fire && desc_retx_i && (desc_err != DESC_ERR_OK);
+  assign rfail_valid_o = desc_fire && desc_retx_i && (desc_err_i != DESC_ERR_OK);
   assign rfail_idx_o   = desc_ridx_i;
 
   // ---------------------------------------------------------------------------------
@@ -223,7 +190,7 @@ module ddc_tx_read_engine
   logic [31:0]        src_id;
   logic               src_inl, src_owns, src_final;
 
-  assign take_good  = desc_fire && (desc_err == DESC_ERR_OK);
+  assign take_good  = desc_fire && (desc_err_i == DESC_ERR_OK);
   assign src_active = msg_active_q || take_good;
   // An inline descriptor is never cut into segments (it is shorter than any quantum).
   assign src_local  = msg_active_q ? msg_local_q  :

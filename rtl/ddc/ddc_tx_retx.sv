@@ -9,12 +9,17 @@
 // the read engine ahead of the ring's next descriptor, marked as a retransmission of the
 // entry. Retransmissions are rare (a lost message), so one in flight is plenty.
 //
-// desc_bad_o: the slot no longer names the entry's message (another dest or msg_id, or a
-// broadcast): the host broke the slot rule, so the read engine refuses it and the entry
-// ends RETRY_EXHAUSTED rather than sending something else under this message's number.
+// The slot may no longer name the entry's message (another dest or msg_id, or a
+// broadcast): the host broke the slot rule, so its code is RETRY_EXHAUSTED, the read
+// engine refuses it and the entry ends rather than sending something else under this
+// message's number.
 // A ring INLINE descriptor is re-read like any other; its bytes 8..63, if it was pushed
 // with more, existed only in the push window, and the read engine refuses it (INLINE_LEN
 // against INLINE_RING_MAX: the slot is not marked pushed).
+//
+// The re-read descriptor is checked (ddc_tx_desc_check, the slot rule included) in a cycle
+// of its own before it is offered, and the read engine gets the registered code: one
+// cycle more per retransmission keeps the checks off the read engine's take path.
 //
 // flush_i (ring reset) drops the request in progress; the read's response, if still owed,
 // is dropped upstream like every read at a ring reset.
@@ -30,6 +35,8 @@ module ddc_tx_retx
   input  logic                    drain_i,
 
   input  logic [NumCtx-1:0][63:0] lme_base_i,
+  input  logic [15:0]             dest_lo_i,
+  input  logic [15:0]             dest_hi_i,
 
   // Request (ddc_tx_complete's rel table).
   input  logic                    req_valid_i,
@@ -64,14 +71,15 @@ module ddc_tx_retx
   output logic [3:0]              desc_lag_o,
   output logic [1:0]              desc_attempt_o,
   output logic [3:0]              desc_ridx_o,
-  output logic                    desc_bad_o,
+  output desc_err_e               desc_err_o,   // its checks (ddc_tx_desc_check)
 
   output logic                    idle_o
 );
-  typedef enum logic [1:0] {
+  typedef enum logic [2:0] {
     StIdle,
     StRead,   // read request offered
     StRsp,    // collecting its beats
+    StCheck,  // checking it
     StDesc    // descriptor offered to the read engine
   } st_e;
 
@@ -86,6 +94,7 @@ module ddc_tx_retx
   logic [1:0]  att_q;
   logic [3:0][63:0] w_q;
   logic        take;
+  desc_err_e   err_q, err_d;
 
   assign req_ready_o = (st_q == StIdle) && !drain_i;
   assign take        = req_valid_i && req_ready_o;
@@ -101,8 +110,9 @@ module ddc_tx_retx
       end
       StRsp: if (rsp_valid_i) begin
         beat_d = beat_q + 2'd1;
-        if (beat_q == 2'(LME_DESC_WORDS - 1)) st_d = StDesc;
+        if (beat_q == 2'(LME_DESC_WORDS - 1)) st_d = StCheck;
       end
+      StCheck: st_d = StDesc;
       StDesc: if (desc_valid_o && desc_ready_i) st_d = StIdle;
       default: st_d = StIdle;
     endcase
@@ -122,6 +132,7 @@ module ddc_tx_retx
       lag_q    <= '0;
       att_q    <= '0;
       w_q      <= '0;
+      err_q    <= DESC_ERR_OK;
     end else begin
       st_q   <= st_d;
       beat_q <= beat_d;
@@ -136,6 +147,7 @@ module ddc_tx_retx
         att_q    <= req_attempt_i;
       end
       if (st_q == StRsp && rsp_valid_i) w_q[beat_q] <= rsp_data_i;
+      if (st_q == StCheck) err_q <= err_d;
     end
   end
 
@@ -159,9 +171,24 @@ module ddc_tx_retx
   assign desc_lag_o     = lag_q;
   assign desc_attempt_o = att_q;
   assign desc_ridx_o    = idx_q;
-  assign desc_bad_o     = (w2.dest != dest_q) || (w3.msg_id != msg_id_q) ||
+  logic slot_reused;
+  assign slot_reused    = (w2.dest != dest_q) || (w3.msg_id != msg_id_q) ||
                           w2.flags[DESC_FLAG_BCAST_BIT];
+  assign desc_err_o     = err_q;
   assign idle_o         = (st_q == StIdle);
+
+  ddc_tx_desc_check u_check (
+    .len_i      (w2.len),
+    .remote_w1_i(w_q[1]),
+    .dest_i     (w2.dest),
+    .flags_i    (w2.flags[7:0]),
+    .inline_i   (w2.flags[DESC_FLAG_INLINE_BIT]),
+    .pushed_i   (1'b0),   // a ring slot: its inline bytes 8..63 are gone
+    .bad_i      (slot_reused),
+    .dest_lo_i  (dest_lo_i),
+    .dest_hi_i  (dest_hi_i),
+    .err_o      (err_d)
+  );
 
   // w3.status is the NIC's own field (written at completion); nothing to read in it.
   logic [15:0] status_unused;

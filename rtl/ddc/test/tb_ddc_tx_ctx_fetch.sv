@@ -20,6 +20,8 @@
 // context whose ring was empty while another filled the store gets its first descriptor
 // out after at most one segment of each other context (a slot is kept free for it).
 // The offer comes from a register: never in the cycle right after a take.
+// Every offer carries its descriptor's check code (ddc_tx_desc_check on the stored fields,
+// against ddc_tb_desc_err.svh), the same for each segment.
 // Same keys: with msg_ids and dests drawn from a handful of values, no message's first
 // segment is taken while another context's message with the same dest and msg_id is open
 // (the receiver counts bytes per (source, msg_id)), and every descriptor still comes out.
@@ -50,10 +52,12 @@ module tb_ddc_tx_ctx_fetch;
   logic [2:0]               desc_ctx;
   logic [63:0]              desc_local;
   logic [79:0]              desc_remote;
-  logic [31:0]              desc_len, desc_msg_id;
+  logic [31:0]              desc_msg_id;
   logic [15:0]              desc_dest;
   logic [7:0]               desc_flags;
   logic                     desc_inline, desc_pushed, idle;
+  desc_err_e                desc_err;
+  logic [15:0]              dest_lo = 16'h0100, dest_hi = 16'hF000;
   logic [4:0]               tx_quantum = '0;
   logic [24:0]              desc_off, desc_seg_len;
   logic                     desc_final, desc_end;
@@ -74,6 +78,8 @@ module tb_ddc_tx_ctx_fetch;
     .ctx_reset_i  (ctx_reset),
     .enable_i     (enable),
     .tx_quantum_i (tx_quantum),
+    .dest_lo_i    (dest_lo),
+    .dest_hi_i    (dest_hi),
     .lme_base_i   (lme_base),
     .lme_size_i   (lme_size),
     .lme_prod_i   (lme_prod),
@@ -94,12 +100,12 @@ module tb_ddc_tx_ctx_fetch;
     .desc_ctx_o   (desc_ctx),
     .desc_local_o (desc_local),
     .desc_remote_o(desc_remote),
-    .desc_len_o   (desc_len),
     .desc_dest_o  (desc_dest),
     .desc_flags_o (desc_flags),
     .desc_msg_id_o(desc_msg_id),
     .desc_inline_o(desc_inline),
     .desc_pushed_o(desc_pushed),
+    .desc_err_o   (desc_err),
     .desc_off_o   (desc_off),
     .desc_seg_len_o(desc_seg_len),
     .desc_final_o (desc_final),
@@ -114,6 +120,7 @@ module tb_ddc_tx_ctx_fetch;
   );
 
 `include "ddc_tb_check.svh"
+`include "ddc_tb_desc_err.svh"
 
   always_comb begin
     for (int k = 0; k < NumCtx; k++) lme_base[k] = 64'h1000_0000 + 64'(k) * 64'h1_0000;
@@ -136,12 +143,15 @@ module tb_ddc_tx_ctx_fetch;
   int          exp_off[NumCtx];
   logic [16:0] numbers[NumCtx];  // {seq, lag, rec} named at the first take
   int          segs = 0, cut_descs = 0, refused = 0;
+  int          n_err_code[2];   // offers whose descriptor passes / fails its checks
   int          passes[NumCtx], max_passes = 0;
 
   function automatic desc_t make_desc(int ctx, int force_len);
     desc_t d;
     d.w0 = {8'(ctx), 24'($urandom()), 32'(seq)};
-    d.w1 = {$urandom(), $urandom()};
+    // Word 1: mostly an address the checks take, so that every code comes out.
+    d.w1 = ($urandom_range(0, 3) == 0) ? {$urandom(), $urandom()}
+                                       : {13'h0, 51'({$urandom(), $urandom()})};
     d.w2 = {8'($urandom() & 32'h0000_00FE), 8'($urandom()), 16'($urandom()),
             32'($urandom_range(1, max_len))};
     d.w3 = {32'h0, 32'(seq)};
@@ -244,11 +254,19 @@ module tb_ddc_tx_ctx_fetch;
         int want_len = (cuts && len - exp_off[k] > q) ? q : len - exp_off[k];
         e = exp_q[k][0];
         `CHECK(desc_local == e.w0 && desc_remote == {e.w3[63:48], e.w1} && desc_msg_id == e.w3[31:0] &&
-               desc_len == e.w2[31:0] && desc_dest == e.w2[47:32] &&
+               desc_dest == e.w2[47:32] &&
                desc_flags == e.w2[55:48] && desc_inline == e.w2[48 + DESC_FLAG_INLINE_BIT] &&
                desc_pushed == e.pushed,
                $sformatf("context %0d: got msg %h pushed %0b, expected msg %h pushed %0b", k,
                          desc_msg_id, desc_pushed, e.w3[31:0], e.pushed))
+        begin
+          logic [7:0] want_err;
+          want_err = tb_desc_err(e.w2[31:0], e.w1, e.w2[47:32], e.w2[55:48],
+                                 e.w2[48 + DESC_FLAG_INLINE_BIT], e.pushed, 1'b0, dest_lo, dest_hi);
+          `CHECK(8'(desc_err) == want_err, $sformatf("context %0d msg %h: check code %0d, want %0d",
+                                                     k, desc_msg_id, desc_err, want_err))
+          n_err_code[want_err != 0]++;
+        end
         `CHECK(int'(desc_off) == exp_off[k] && int'(desc_seg_len) == want_len &&
                desc_final == (exp_off[k] + want_len == len),
                $sformatf("context %0d msg %h (len %0d, q %0d): segment [%0d +%0d] final %0b, want [%0d +%0d]",
@@ -437,6 +455,9 @@ module tb_ddc_tx_ctx_fetch;
       $display("%0d descriptors from %0d contexts, %0d takes, %0d cut into segments, %0d refused",
                total, NumCtx, segs, cut_descs, refused);
       `CHECK(cut_descs > 200 && refused > 10, "too few segmented or refused descriptors")
+      $display("%0d offers of descriptors that pass their checks, %0d that fail them",
+               n_err_code[0], n_err_code[1]);
+      `CHECK(n_err_code[0] > 100 && n_err_code[1] > 100, "too few good or bad descriptors")
     end
     if (errors == 0) $display("PASS tb_ddc_tx_ctx_fetch");
     else $fatal(1, "tb_ddc_tx_ctx_fetch: %0d errors", errors);

@@ -1,5 +1,6 @@
 // Checks ddc_tx_read_engine with a small (64-word) payload buffer model: descriptor
-// checking (zero length, too long, destination range; MSG_LEN_MAX itself is fine),
+// checking (zero length, too long, destination range; MSG_LEN_MAX itself is fine; the
+// codes come from ddc_tx_desc_check here as in ddc_tx, against the tb's own model),
 // completion records in descriptor order, packet jobs (length, offsets, addresses,
 // first/last, source lane), and payload reads: exactly the words of each packet, in order,
 // maximal chunks of <= 32 beats that never cross 256 bytes, and never more beats requested
@@ -61,6 +62,7 @@ module tb_ddc_tx_read_engine;
   logic        desc_end;
   logic [1:0]  desc_att = '0, job_att;
   logic        desc_retx = 1'b0, desc_bad = 1'b0, job_retx, rfail_valid;
+  desc_err_e   desc_err;
 
   always #5 clk = ~clk;
 
@@ -73,13 +75,10 @@ module tb_ddc_tx_read_engine;
     .drain_i      (drain),
     .enable_i     (enable),
     .mtu_i        (mtu),
-    .dest_lo_i    (dest_lo),
-    .dest_hi_i    (dest_hi),
     .desc_valid_i (desc_valid),
     .desc_ready_o (desc_ready),
     .desc_local_i (desc_local),
     .desc_remote_i(desc_remote),
-    .desc_len_i   (desc_len),
     .desc_dest_i  (desc_dest),
     .desc_flags_i (desc_flags),
     .desc_msg_id_i(desc_msg_id),
@@ -90,7 +89,7 @@ module tb_ddc_tx_read_engine;
     .desc_attempt_i(desc_att),
     .desc_retx_i  (desc_retx),
     .desc_ridx_i  (desc_ridx),
-    .desc_bad_i   (desc_bad),
+    .desc_err_i   (desc_err),
     .desc_off_i   ('0),
     .desc_seg_len_i(25'(desc_len)),
     .desc_final_i (1'b1),
@@ -131,6 +130,21 @@ module tb_ddc_tx_read_engine;
     .pbuf_count_i (pbuf_count),
     .pbuf_push_i  (pbuf_push)
   );
+
+  ddc_tx_desc_check u_check (
+    .len_i      (desc_len),
+    .remote_w1_i(desc_remote[63:0]),
+    .dest_i     (desc_dest),
+    .flags_i    (desc_flags),
+    .inline_i   (desc_inline),
+    .pushed_i   (desc_pushed),
+    .bad_i      (desc_bad),
+    .dest_lo_i  (dest_lo),
+    .dest_hi_i  (dest_hi),
+    .err_o      (desc_err)
+  );
+
+`include "ddc_tb_desc_err.svh"
 
   typedef struct packed {
     logic [63:0] l;
@@ -222,16 +236,7 @@ module tb_ddc_tx_read_engine;
     d.retx = !pushed && (rt_pct != 0) && ($urandom_range(0, 99) < rt_pct);
     d.ridx = 4'($urandom()); d.bad = d.retx && ($urandom_range(0, 4) == 0);
     for (int i = 0; i < 7; i++) d.words[i] = {$urandom(), $urandom()};
-    if (len == 0) d.err = 8'(DESC_ERR_ZERO_LEN);
-    else if (len > MSG_LEN_MAX) d.err = 8'(DESC_ERR_LEN_TOO_BIG);
-    else if (r[63:51] != '0 || 49'(r[47:0]) + 49'(len) > 49'(64'h1_0000_0000_0000))
-      d.err = 8'(DESC_ERR_ADDR_RANGE);
-    else if (bc && (d.dest[7:0] > d.dest[15:8] || 16'(d.dest[7:0]) < dest_lo ||
-                    16'(d.dest[15:8]) > dest_hi)) d.err = 8'(DESC_ERR_BCAST_RANGE);
-    else if (!bc && (dest < dest_lo || dest > dest_hi)) d.err = 8'(DESC_ERR_BAD_DEST);
-    else if (inl && len > (pushed ? INLINE_MAX : INLINE_RING_MAX)) d.err = 8'(DESC_ERR_INLINE_LEN);
-    else d.err = 8'(DESC_ERR_OK);
-    if (d.bad) d.err = 8'(DESC_ERR_RETRY_EXHAUSTED);
+    d.err = tb_desc_err(len, r, d.dest, d.flags, inl, pushed, d.bad, dest_lo, dest_hi);
     to_send.push_back(d);
     if (pushed) n_pushed++;
     if (!d.retx) exp_cpl.push_back(d);

@@ -2,8 +2,10 @@
 // model host ring. Each request is taken only when idle and not draining; its read goes to
 // lme_base[ctx] + 32*slot; the four response beats (with random gaps) become the descriptor
 // offered to the read engine (local, {key, word 1}, len, dest, flags, msg_id, inline) with
-// the request's seq, lag, attempt and entry index; desc_bad is set exactly when the slot
-// names another dest or msg_id, or a broadcast; nothing is offered twice. Random read and
+// the request's seq, lag, attempt and entry index, and its checks' code: RETRY_EXHAUSTED
+// exactly when the slot names another dest or msg_id, or a broadcast, otherwise the
+// model's (ddc_tb_desc_err.svh: lengths, address range, DEST_RANGE, inline length against
+// INLINE_RING_MAX); nothing is offered twice. Random read and
 // descriptor back-pressure. A flush in any state returns it to idle with nothing offered,
 // and a request made while draining waits.
 module tb_ddc_tx_retx;
@@ -27,7 +29,9 @@ module tb_ddc_tx_retx;
   logic [63:0]             rd_addr;
   logic                    rsp_valid = 1'b0;
   logic [63:0]             rsp_data = '0;
-  logic                    desc_valid, desc_ready = 1'b0, desc_inline, desc_bad, idle;
+  logic                    desc_valid, desc_ready = 1'b0, desc_inline, idle;
+  desc_err_e               desc_err;
+  logic [15:0]             dest_lo = 16'd100, dest_hi = 16'd60000;
   logic [63:0]             desc_local;
   logic [79:0]             desc_remote;
   logic [31:0]             desc_len, desc_msg_id;
@@ -44,6 +48,8 @@ module tb_ddc_tx_retx;
     .flush_i       (flush),
     .drain_i       (drain),
     .lme_base_i    (lme_base),
+    .dest_lo_i     (dest_lo),
+    .dest_hi_i     (dest_hi),
     .req_valid_i   (req_valid),
     .req_ready_o   (req_ready),
     .req_idx_i     (req_idx),
@@ -72,11 +78,12 @@ module tb_ddc_tx_retx;
     .desc_lag_o    (desc_lag),
     .desc_attempt_o(desc_att),
     .desc_ridx_o   (desc_ridx),
-    .desc_bad_o    (desc_bad),
+    .desc_err_o    (desc_err),
     .idle_o        (idle)
   );
 
 `include "ddc_tb_check.svh"
+`include "ddc_tb_desc_err.svh"
 
   // The request in progress, as the model sees it.
   typedef struct {
@@ -93,6 +100,7 @@ module tb_ddc_tx_retx;
   bit     read_sent = 0;
   int     beats_due = 0;   // response beats still to send
   int     n_done = 0, n_bad = 0, n_flush = 0;
+  int     n_code[256];
   int     p_flush = 0;
 
   function automatic req_t new_req();
@@ -112,7 +120,10 @@ module tb_ddc_tx_retx;
       2: begin w2.flags[DESC_FLAG_BCAST_BIT] = 1'b1; r.bad = 1; end
       default: ;
     endcase
-    r.w = {w3, w2, {$urandom(), $urandom()}, {$urandom(), $urandom()}};
+    // Word 1: mostly a remote address the checks take (dctx in bits 50:48), sometimes not.
+    r.w = {w3, w2, ($urandom_range(0, 9) == 0) ? {$urandom(), $urandom()}
+                                               : {13'h0, 51'({$urandom(), $urandom()})},
+           {$urandom(), $urandom()}};
     return r;
   endfunction
 
@@ -166,10 +177,16 @@ module tb_ddc_tx_retx;
                "descriptor fields")
         `CHECK(int'(desc_seq) == int'(cur.seq) && int'(desc_lag) == cur.lag &&
                int'(desc_att) == cur.att && int'(desc_ridx) == cur.idx, "seq/lag/attempt/entry")
-        `CHECK(desc_bad == cur.bad, $sformatf("desc_bad %0b, want %0b", desc_bad, cur.bad))
+        begin
+          logic [7:0] want;
+          want = tb_desc_err(w2.len, cur.w[1], w2.dest, w2.flags[7:0],
+                             w2.flags[DESC_FLAG_INLINE_BIT], 1'b0, cur.bad, dest_lo, dest_hi);
+          `CHECK(8'(desc_err) == want, $sformatf("desc_err %0d, want %0d", desc_err, want))
+        end
         if (desc_ready && !flush) begin
           busy = 0;
           n_done++;
+          n_code[8'(desc_err)]++;
           n_bad += int'(cur.bad);
         end
       end
@@ -199,7 +216,13 @@ module tb_ddc_tx_retx;
     p_flush = 0;
     repeat (500) @(negedge clk);
     $display("%0d descriptors (%0d bad), %0d flushes", n_done, n_bad, n_flush);
+    $display("codes: ok %0d, retry_exhausted %0d, addr_range %0d, bad_dest %0d, inline_len %0d",
+             n_code[DESC_ERR_OK], n_code[DESC_ERR_RETRY_EXHAUSTED], n_code[DESC_ERR_ADDR_RANGE],
+             n_code[DESC_ERR_BAD_DEST], n_code[DESC_ERR_INLINE_LEN]);
     `CHECK(n_done > 300 && n_bad > 50 && n_flush > 30, "too little exercised")
+    `CHECK(n_code[DESC_ERR_OK] > 20 && n_code[DESC_ERR_ADDR_RANGE] > 5 &&
+           n_code[DESC_ERR_BAD_DEST] > 5 && n_code[DESC_ERR_INLINE_LEN] > 5,
+           "too few of some check codes")
     tb_verdict();
     $finish;
   end
