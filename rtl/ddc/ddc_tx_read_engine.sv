@@ -214,8 +214,12 @@ module ddc_tx_read_engine
   assign job_rec_o     = msg_active_q ? msg_rec_q  : desc_rec_i;
 
   // The CSR block only accepts multiples of 8 in 8..MTU_MAX; clamping keeps a bad value
-  // from ever producing an empty or oversized packet.
-  logic [LenW-1:0] mtu;
+  // from ever producing an empty or oversized packet. Broadcast packets are cut at
+  // BCAST_MTU as well: a router starts one only with credits for all of it on every
+  // output (BCAST_PKT_FLITS), so it must stay that short. Both limits are registered: MTU
+  // is configuration, stable while traffic runs, and the compares would otherwise start
+  // every packet cut.
+  logic [LenW-1:0] mtu, mtu_q, bc_mtu_q;
   always_comb begin
     if (mtu_i > 16'(MTU_MAX)) begin
       mtu = LenW'(MTU_MAX);
@@ -225,20 +229,35 @@ module ddc_tx_read_engine
       mtu = LenW'(mtu_i);
     end
   end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mtu_q    <= LenW'(8);
+      bc_mtu_q <= LenW'(8);
+    end else begin
+      mtu_q    <= mtu;
+      bc_mtu_q <= (mtu > LenW'(BCAST_MTU)) ? LenW'(BCAST_MTU) : mtu;
+    end
+  end
 
-  logic [LenW-1:0]  pkt_len;
+  logic [LenW-1:0]  pkt_mtu, pkt_len;
   logic [BeatW-1:0] pkt_beats;
-  logic             pkt_last, seg_end;
+  logic             pkt_last, seg_end, rem_short;
+  assign pkt_mtu = src_flags[DESC_FLAG_BCAST_BIT] ? bc_mtu_q : mtu_q;
 
-  // Broadcast packets are cut at BCAST_MTU as well: a router starts one only with credits
-  // for all of it on every output (BCAST_PKT_FLITS), so it must stay that short.
-  logic [LenW-1:0] pkt_mtu;
-  assign pkt_mtu = (src_flags[DESC_FLAG_BCAST_BIT] && mtu > LenW'(BCAST_MTU)) ?
-                   LenW'(BCAST_MTU) : mtu;
-
-  assign pkt_len   = (src_rem < MsgLenW'(pkt_mtu)) ? LenW'(src_rem) : pkt_mtu;
-  assign pkt_beats = BeatW'((LenW'(src_local[2:0]) + pkt_len + LenW'(7)) >> 3);
-  assign seg_end   = (src_rem == MsgLenW'(pkt_len));
+  // A packet is the bytes left, or pkt_mtu of them. What follows from its length (its
+  // beats here, its first read and the buffer room for it below) is worked out for both
+  // candidates beside the compare that picks one instead of after it: the packet cut is
+  // the read engine's longest path (docs/SYNTH.md).
+  function automatic logic [BeatW-1:0] beats_of(logic [2:0] lane, logic [LenW-1:0] len);
+    return BeatW'((LenW'(lane) + len + LenW'(7)) >> 3);
+  endfunction
+  logic [BeatW-1:0] beats_rem, beats_mtu;
+  assign rem_short = (src_rem < MsgLenW'(pkt_mtu));
+  assign beats_rem = beats_of(src_local[2:0], LenW'(src_rem));
+  assign beats_mtu = beats_of(src_local[2:0], pkt_mtu);
+  assign pkt_len   = rem_short ? LenW'(src_rem) : pkt_mtu;
+  assign pkt_beats = rem_short ? beats_rem : beats_mtu;
+  assign seg_end   = (src_rem <= MsgLenW'(pkt_mtu));
   assign pkt_last  = seg_end && src_final;
 
   // ---------------------------------------------------------------------------------
@@ -254,7 +273,8 @@ module ddc_tx_read_engine
   logic [PbufCntW-1:0] rsv_q, rsv_d;
 
   logic [PbufCntW:0]   pbuf_free;
-  logic [5:0]          old_chunk, new_chunk, chunk;
+  logic [5:0]          old_chunk, new_chunk, chunk, chunk_rem, chunk_mtu;
+  logic                fits_rem, fits_mtu;
   logic                old_ok, old_done, new_ok, rd_idle, job_fire, req_fire;
   logic                issue, issue_ready, cur_inl, cur_last, cur_owns, inl_ok;
   logic [60:0]         cur_word;
@@ -273,7 +293,11 @@ module ddc_tx_read_engine
   // An inline word goes in once every earlier read has landed (one word per cycle).
   assign inl_ok    = (rsv_q == '0) && (pbuf_free != '0);
   assign old_chunk = rd_inl_q ? 6'd1 : chunk_of(rd_word_q[4:0], rd_left_q);
-  assign new_chunk = src_inl ? 6'd1 : chunk_of(src_local[7:3], pkt_beats);
+  assign chunk_rem = chunk_of(src_local[7:3], beats_rem);
+  assign chunk_mtu = chunk_of(src_local[7:3], beats_mtu);
+  assign fits_rem  = (pbuf_free >= (PbufCntW + 1)'(chunk_rem));
+  assign fits_mtu  = (pbuf_free >= (PbufCntW + 1)'(chunk_mtu));
+  assign new_chunk = src_inl ? 6'd1 : (rem_short ? chunk_rem : chunk_mtu);
   assign old_ok    = rd_active_q && !drain_i &&
                      (rd_inl_q ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(old_chunk)));
   assign old_done  = old_ok && (rd_inl_q || req_ready_i) && (rd_left_q == BeatW'(old_chunk));
@@ -283,7 +307,7 @@ module ddc_tx_read_engine
   assign job_valid_o = src_active && rd_idle && !drain_i;
   assign job_fire    = job_valid_o && job_ready_i;
   assign new_ok      = !rd_active_q && job_fire &&
-                       (src_inl ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(new_chunk)));
+                       (src_inl ? inl_ok : (rem_short ? fits_rem : fits_mtu));
 
   assign cur_word    = rd_active_q ? rd_word_q : src_local[63:3];
   assign cur_left    = rd_active_q ? rd_left_q : pkt_beats;
