@@ -243,19 +243,35 @@ module ddc_tx_ctx_fetch
     end
   end
 
-  desc_err_e in_err;
-  ddc_tx_desc_check u_check (
-    .len_i      (q_in.len),
-    .remote_w1_i(q_in.remote_addr[63:0]),
-    .dest_i     (q_in.dest),
-    .flags_i    (q_in.flags),
-    .inline_i   (q_in.inl),
-    .pushed_i   (q_in.pushed),
+  // Both sources are checked apart, from their registers, and the code is chosen with the
+  // descriptor: whether the push window's descriptor enters comes late in the cycle (after
+  // the read arbitration), and the checks are long.
+  desc_err_e in_err, ring_err, push_err;
+  ddc_tx_desc_check u_check_ring (
+    .len_i      (len_q),
+    .remote_w1_i(w1_q),
+    .dest_i     (dest_q),
+    .flags_i    (flags_q),
+    .inline_i   (inl_q),
+    .pushed_i   (1'b0),
     .bad_i      (1'b0),
     .dest_lo_i  (dest_lo_i),
     .dest_hi_i  (dest_hi_i),
-    .err_o      (in_err)
+    .err_o      (ring_err)
   );
+  ddc_tx_desc_check u_check_push (
+    .len_i      (push_w2.len),
+    .remote_w1_i(push_remote_i[63:0]),
+    .dest_i     (push_w2.dest),
+    .flags_i    (push_w2.flags[7:0]),
+    .inline_i   (push_w2.flags[DESC_FLAG_INLINE_BIT]),
+    .pushed_i   (1'b1),
+    .bad_i      (1'b0),
+    .dest_lo_i  (dest_lo_i),
+    .dest_hi_i  (dest_hi_i),
+    .err_o      (push_err)
+  );
+  assign in_err = push_take_o ? push_err : ring_err;
 
   // The lowest free slot takes the next descriptor.
   always_comb begin
