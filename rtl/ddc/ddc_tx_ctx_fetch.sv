@@ -171,21 +171,38 @@ module ddc_tx_ctx_fetch
   logic [NumCtx-1:0] pending, has_ring, idle_ctx, may_read;
   logic [CtxW-1:0]   sel;
   logic              sel_valid, arb_ack;
-  logic [CntW:0]     busy, resv_all;
+  logic [CntW:0]     busy, resv_all, claimed;
+  logic              room, room_own;
+
+  // The number of set bits, summed as a tree: the read choice waits for it every cycle.
+  function automatic logic [CntW:0] count_set(logic [NumCtx-1:0] v);
+    logic [NumCtx-1:0][CntW:0] s;
+    for (int unsigned i = 0; i < NumCtx; i++) s[i] = (CntW + 1)'(v[i]);
+    for (int unsigned w = 1; w < NumCtx; w = w * 2) begin
+      for (int unsigned i = 0; i + w < NumCtx; i = i + 2 * w) s[i] = s[i] + s[i + w];
+    end
+    return s[0];
+  endfunction
+
   always_comb begin
-    busy     = (CntW + 1)'(stored_q) + (CntW + 1)'(inflight_q);
-    resv_all = '0;
     for (int unsigned k = 0; k < NumCtx; k++) begin
       // In a context's reset cycle its new size and producer are already visible but
       // its fetch index is not yet back to 0.
       pending[k]  = (lme_size_i[k] != '0) && (idx_q[k] != lme_prod_i[k]) && !ctx_reset_i[k];
       has_ring[k] = (lme_size_i[k] != '0);
       idle_ctx[k] = has_ring[k] && (own_q[k] == '0);
-      resv_all    = resv_all + (CntW + 1)'(idle_ctx[k]);
     end
+  end
+  // Slots stored, being read, or kept for an idle context. A context may read if a slot
+  // is left besides those, not counting the one kept for itself (room_own).
+  assign busy     = (CntW + 1)'(stored_q) + (CntW + 1)'(inflight_q);
+  assign resv_all = count_set(idle_ctx);
+  assign claimed  = busy + resv_all;
+  assign room     = (claimed < (CntW + 1)'(DescDepth));
+  assign room_own = (claimed < (CntW + 1)'(DescDepth + 1));
+  always_comb begin
     for (int unsigned k = 0; k < NumCtx; k++) begin
-      may_read[k] = enable_i && !drain_i && pending[k] &&
-                    (busy + resv_all - (CntW + 1)'(idle_ctx[k]) < (CntW + 1)'(DescDepth));
+      may_read[k] = enable_i && !drain_i && pending[k] && (idle_ctx[k] ? room_own : room);
     end
   end
 
