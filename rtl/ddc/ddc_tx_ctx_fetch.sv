@@ -193,6 +193,14 @@ module ddc_tx_ctx_fetch
       idle_ctx[k] = has_ring[k] && (own_q[k] == '0);
     end
   end
+  // Every context's next fetch index, worked out beside the read choice rather than after it.
+  logic [NumCtx-1:0][15:0] idx_next;
+  always_comb begin
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      idx_next[k] = (idx_q[k] + 16'd1 == lme_size_i[k]) ? '0 : idx_q[k] + 16'd1;
+    end
+  end
+
   // Slots stored, being read, or kept for an idle context. A context may read if a slot
   // is left besides those, not counting the one kept for itself (room_own).
   assign busy     = (CntW + 1)'(stored_q) + (CntW + 1)'(inflight_q);
@@ -438,7 +446,7 @@ module ddc_tx_ctx_fetch
     rec_d      = rec_q;
     key_d      = key_q;
     if (req_fire || push_take_o) begin
-      idx_d[sel] = (idx_q[sel] + 16'd1 == lme_size_i[sel]) ? '0 : idx_q[sel] + 16'd1;
+      idx_d[sel] = idx_next[sel];
       own_d[sel] = own_d[sel] + 1'b1;
     end
     if (req_fire) begin
