@@ -988,7 +988,7 @@ pub mod nic_regs {
     pub const CTRL: u32 = 0x00c;
     /// Payload bytes per packet: a multiple of 8 in 8..MTU_MAX; other values are rejected (ERR_STATUS.CSR_BAD_VALUE). Reset: MTU_MAX. (rw)
     pub const MTU: u32 = 0x010;
-    /// Destinations the routing tables reach: lo[15:0], hi[31:16] inclusive. Descriptors outside fail with BAD_DEST. Reset: 0..0xFFFF. (rw)
+    /// Destinations the routing tables reach: lo[15:0], hi[31:16] inclusive. Descriptors outside fail with BAD_DEST (BCAST_RANGE for a broadcast); a descriptor is checked as it is fetched, so a change applies to descriptors fetched after it. Reset: 0..0xFFFF. (rw)
     pub const DEST_RANGE: u32 = 0x014;
     /// LME ring bus address, low 32 bits (32-byte aligned; low bits ignored). (rw)
     pub const LME_BASE_LO: u32 = 0x020;
