@@ -16,7 +16,10 @@
 // name ports the same way (port 0 = local NIC). DMA ports and irq are ddc_nic's.
 // No logic between the NIC and the router: both drive their link outputs from flops.
 module fasthsl_card #(
-  parameter int unsigned ROUTER_BUF_DEPTH = 16   // flits per router input buffer
+  parameter int unsigned ROUTER_BUF_DEPTH = 16,   // flits per router input buffer
+  // Router organisation (rcube_router VOQ): virtual output queues + iSLIP by default; the
+  // FIFO-input router is what fits an ECP5-85F beside the NIC with room to route
+  parameter bit          ROUTER_VOQ       = 1'b1
 ) (
   input  logic                         clk_i,
   input  logic                         rst_ni,
@@ -129,7 +132,8 @@ module fasthsl_card #(
 
   rcube_router #(
     .NPORTS   (NPorts),
-    .BUF_DEPTH(ROUTER_BUF_DEPTH)
+    .BUF_DEPTH(ROUTER_BUF_DEPTH),
+    .VOQ      (ROUTER_VOQ)
   ) u_router (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

@@ -1,6 +1,8 @@
 // Place-and-route top for fasthsl_card (NIC + 8-port router): the core's ports go
 // through synth_io_shift, so the design needs five package pins. Synthesis only.
-module synth_wrap_card (
+module synth_wrap_card #(
+  parameter bit ROUTER_VOQ = 1'b1  // fasthsl_card ROUTER_VOQ; synth.py sets it per block
+) (
   input  logic clk_i,
   input  logic rst_ni,
   input  logic sin_i,
@@ -56,7 +58,9 @@ module synth_wrap_card (
     .core_out_i(core_out)
   );
 
-  fasthsl_card u_core (
+  fasthsl_card #(
+    .ROUTER_VOQ(ROUTER_VOQ)
+  ) u_core (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
     .csr_req_valid_i   (csr_req_valid),

@@ -9,18 +9,28 @@
 //   router table through page 1: RT_BOUNDS/RT_CTRL write and read-back;
 //   routing: a 4-flit packet injected on external link 1 leaves on external link 2 intact
 //     and in order, nothing on the other links; a packet with no route is dropped and
-//     counted in RT_DROP[1]; link 1 gets back every credit (16 announced + one per flit).
-module tb_fasthsl_card;
+//     counted in RT_DROP[1]; a broadcast is forwarded by the VOQ router and dropped and
+//     counted by the FIFO router; link 1 gets back every credit (16 announced + one per
+//     flit).
+// All of it for both router organisations the card is built with (ROUTER_VOQ 1, the
+// default, and 0, the FIFO router of the ECP5 node), each in an environment of its own.
+module tb_fasthsl_card_env #(
+  parameter bit ROUTER_VOQ = 1'b1
+) (
+  input  logic clk,
+  input  logic rst_n,   // released by the top after 3 cycles
+  output logic done_o,
+  output logic ok_o
+);
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
 
   localparam int NPorts = ROUTER_PORTS;
 
-  logic clk = 1'b0;
-  /* verilator lint_off SYNCASYNCNET */
-  logic rst_n = 1'b0;   // also sampled by the testbench's checkers
-  /* verilator lint_on SYNCASYNCNET */
-  always #5 clk = ~clk;
+  // The checkers' copy of the reset. Clock and reset come from the top, where Verilator
+  // names the reset net in this file: the DUT's assertions sample rst_ni on clock edges
+  // (SYNCASYNCNET, waived for testbenches only).
+  logic running = 1'b0;
 
   logic        csr_valid = 1'b0, csr_write = 1'b0;
   logic [15:0] csr_addr = '0;
@@ -41,7 +51,9 @@ module tb_fasthsl_card;
   logic [NPorts-1:1]       link_in_credit;
   logic [NPorts-1:1]       link_out_credit;
 
-  fasthsl_card dut (
+  fasthsl_card #(
+    .ROUTER_VOQ(ROUTER_VOQ)
+  ) dut (
     .clk_i             (clk),
     .rst_ni            (rst_n),
     .csr_req_valid_i   (csr_valid),
@@ -87,13 +99,13 @@ module tb_fasthsl_card;
 
   always @(posedge clk) begin
     cyc++;
-    exp_valid_q <= rst_n && csr_valid && !csr_write;
+    exp_valid_q <= running && csr_valid && !csr_write;
     exp_check_q <= exp_check;
     exp_data_q  <= exp_data;
   end
 
   always @(negedge clk) begin
-    if (rst_n) begin
+    if (running) begin
       if (csr_rsp_valid !== exp_valid_q) begin
         $display("ERROR cycle %0d: csr_rsp_valid=%b, expected %b", cyc, csr_rsp_valid,
                  exp_valid_q);
@@ -146,7 +158,7 @@ module tb_fasthsl_card;
   logic        sink_announce = 1'b0;
 
   always @(posedge clk) begin
-    if (rst_n) begin
+    if (running) begin
       for (int k = 1; k < NPorts; k++) begin
         if (link_in_credit[k]) begin
           cred_in[k]++;
@@ -168,7 +180,7 @@ module tb_fasthsl_card;
     link_out_credit    = '0;
     link_out_credit[2] = sink_credit_ret || sink_announce;
   end
-  always @(posedge clk) sink_credit_ret <= rst_n && link_out[2].valid;
+  always @(posedge clk) sink_credit_ret <= running && link_out[2].valid;
 
   // Whole-vector writes: Verilator 5.006 (--timing) did not propagate a write of one
   // element (link_in[k].valid = ...) from this task to the design's combinational logic.
@@ -195,22 +207,28 @@ module tb_fasthsl_card;
 
   // ---------------------------------------------------------------- test
   logic [63:0] pkt[$];
+  logic [63:0] bc_head;
   route_bounds_t bnd;
   route_ctrl_t   ctl;
   localparam int Entry = 1 * ROUTE_ENTRIES + 0;   // input 1, entry 0
 
+  localparam string Org = ROUTER_VOQ ? "voq" : "fifo";
+
   initial begin
+    done_o = 1'b0;
+    ok_o   = 1'b0;
     for (int k = 0; k < NPorts; k++) begin
       cred_in[k] = 0;
       cred_pulses[k] = 0;
       rx_flits[k] = 0;
     end
-    idle(3);
-    rst_n = 1'b1;
+    wait (rst_n);
+    running = 1'b1;
     idle(2);
 
-    // Sink on output 2 announces 8 slots.
-    for (int s = 0; s < 8; s++) begin
+    // Sink on output 2 announces 16 slots: the VOQ router sends a broadcast only where
+    // a whole broadcast packet's worth of credits (BCAST_PKT_FLITS) is held.
+    for (int s = 0; s < 16; s++) begin
       sink_announce = 1'b1;
       @(negedge clk);
     end
@@ -289,22 +307,39 @@ module tb_fasthsl_card;
     csr_rd(rt(RT_DROP_OFFSET + 16'(2 * RT_DROP_STRIDE)), 32'd0);
     idle(2);
 
+    // A broadcast from link 1 to the range 0x10..0x18, which link 2's broadcast bounds
+    // overlap: the VOQ router forwards it to link 2, the FIFO router drops and counts it
+    // (the one behaviour that tells the organisations apart from outside).
+    csr_wr(rt(RT_BC_MASK_OFFSET + 16'(1 * RT_BC_MASK_STRIDE)), 32'h0000_0004);
+    csr_wr(rt(RT_BC_BOUNDS_OFFSET + 16'((1 * NPorts + 2) * RT_BC_BOUNDS_STRIDE)),
+           32'h0020_0010);
+    bc_head = {28'h1, PTYPE_BCAST, 1'b0, 7'd2, 8'd1, 8'h18, 8'h10};
+    pkt = {bc_head, 64'hB0B0_0000_0000_0001};
+    send_pkt(1, pkt);
+    idle(10);
+    csr_rd(rt(RT_DROP_OFFSET + 16'(1 * RT_DROP_STRIDE)), ROUTER_VOQ ? 32'd1 : 32'd2);
+    idle(2);
+
     for (int k = 1; k < NPorts; k++) begin
       if (k != 2 && rx_flits[k] != 0) begin
         $display("ERROR: %0d flits left on external link %0d", rx_flits[k], k);
         errors++;
       end
     end
-    if (rx_flits[2] != 4) begin
-      $display("ERROR: %0d flits on link 2, expected 4", rx_flits[2]);
+    if (rx_flits[2] != (ROUTER_VOQ ? 6 : 4)) begin
+      $display("ERROR: %0d flits on link 2, expected %0d", rx_flits[2], ROUTER_VOQ ? 6 : 4);
+      errors++;
+    end else if (ROUTER_VOQ && (rx_data[4] !== pkt[0] || rx_data[5] !== pkt[1])) begin
+      $display("ERROR: broadcast on link 2: %h %h, expected %h %h", rx_data[4], rx_data[5],
+               pkt[0], pkt[1]);
       errors++;
     end
-    if (cred_pulses[1] != 16 + 6) begin
-      $display("ERROR: link 1 got %0d credit pulses, expected 22", cred_pulses[1]);
+    if (cred_pulses[1] != 16 + 8) begin
+      $display("ERROR: link 1 got %0d credit pulses, expected 24", cred_pulses[1]);
       errors++;
     end
-    if (n_rsp != 23) begin
-      $display("ERROR: %0d CSR responses, expected 23", n_rsp);
+    if (n_rsp != 24) begin
+      $display("ERROR: %0d CSR responses, expected 24", n_rsp);
       errors++;
     end
     if (rd_req_valid || wr_valid || irq) begin
@@ -312,15 +347,41 @@ module tb_fasthsl_card;
       errors++;
     end
 
-    if (errors == 0) $display("PASS tb_fasthsl_card");
-    else $display("FAIL tb_fasthsl_card: %0d errors", errors);
-    $finish;
+    $display("tb_fasthsl_card (%s router): %0d errors", Org, errors);
+    ok_o   = (errors == 0);
+    done_o = 1'b1;
   end
 
   initial begin
     #200us;
-    $display("FAIL tb_fasthsl_card: timeout");
+    $display("FAIL tb_fasthsl_card (%s router): timeout", Org);
     $finish;
   end
 
+endmodule
+
+module tb_fasthsl_card;
+  logic       clk = 1'b0;
+  logic       rst_n = 1'b0;
+  logic [1:0] done, ok;
+
+  always #5 clk = ~clk;
+
+  for (genvar v = 0; v < 2; v++) begin : gen_org
+    tb_fasthsl_card_env #(.ROUTER_VOQ(v)) u_env (
+      .clk   (clk),
+      .rst_n (rst_n),
+      .done_o(done[v]),
+      .ok_o  (ok[v])
+    );
+  end
+
+  initial begin
+    repeat (3) @(negedge clk);
+    rst_n = 1'b1;
+    wait (&done);
+    if (&ok) $display("PASS tb_fasthsl_card");
+    else $display("FAIL tb_fasthsl_card");
+    $finish;
+  end
 endmodule
