@@ -149,8 +149,9 @@ soak: deps
 # `make test` runs synth-ci: the size record (docs/synth-report.json, 10% rule) for the
 # ECP5 rows of router_fifo, router_voq and nic, router_fifo's Fmax, and the CI board's
 # bitstream, in one job pool (~10 min cold on 2 cores). `make synth-check` is the whole
-# record (both targets, the node, and the node's Fmax: its place-and-route alone is about
-# an hour) and `make synth` rewrites it.
+# record (both targets, both nodes' sizes, and the Fmax of router_fifo and node_fifo, the
+# NIC beside the FIFO router) and `make synth` rewrites it (placing router_voq and the NIC
+# too; the VOQ node, which does not route on the 85F, only with SYNTH_ARGS="--pnr node").
 CI_BOARD ?= ulx3s
 .venv/.synth-deps: rtl/synth/requirements.txt
 	$(PYTHON) -m venv .venv

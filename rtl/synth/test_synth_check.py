@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Unit tests of synth.py's record rules (no tools needed; run by `make synth-check`):
-the 10% comparison, the reason rule against the base revision, and the source staging
-of the shared YoWASP runner."""
+the 10% comparison, the reason rule against the base revision, the blocks placed, the
+placement seeds tried in turn, and the source staging and watched runs of the shared
+YoWASP runner."""
 
+import json
 import sys
 import tempfile
 import unittest
@@ -65,13 +67,16 @@ class Reasons(unittest.TestCase):
 
 
 class PlacedBlocks(unittest.TestCase):
-    ALL = ["router_fifo", "router_voq", "nic", "node"]
+    ALL = ["router_fifo", "router_voq", "nic", "node_fifo", "node"]
 
     def test_defaults(self):
+        # the VOQ node is placed only on request; a check places the FIFO node
         self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], None, False, False),
-                         ["router_fifo", "router_voq", "nic", "node"])
+                         ["router_fifo", "router_voq", "nic", "node_fifo"])
         self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], None, True, False),
-                         ["router_fifo", "node"])
+                         ["router_fifo", "node_fifo"])
+        self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], "node", False, False),
+                         ["node"])
         self.assertEqual(synth.pnr_blocks(self.ALL, ["xilinx"], None, False, False), [])
         self.assertEqual(synth.pnr_blocks(self.ALL, ["ecp5"], None, False, True), [])
 
@@ -90,6 +95,85 @@ class PlacedBlocks(unittest.TestCase):
             synth.pnr_blocks(self.ALL, ["ecp5"], "nic", True, False)
         with self.assertRaises(SystemExit), mock.patch("sys.stderr"):
             synth.pnr_blocks(self.ALL, ["ecp5"], "router_fifo", True, True)
+
+
+class Seeds(unittest.TestCase):
+    """place_and_route tries the block's seeds in order; a seed whose router2 run the
+    watch stops is recorded as unrouted and the next one is tried."""
+
+    def fake_run(self, stop_seeds):
+        def run(cmd, cwd, logfile, what, watch=None, **_):
+            cmd = [str(c) for c in cmd]
+            if "--seed" not in cmd:
+                return 1.0  # yosys
+            seed = int(cmd[cmd.index("--seed") + 1])
+            self.tried.append(seed)
+            (Path(cwd) / "nextpnr.log").write_text(
+                "Info:     iter=1 wires=9 overused=5 overuse=5 archfail=NA\n"
+                if seed in stop_seeds else
+                "Info:     iter=9 wires=9 overused=0 overuse=0 archfail=0\n")
+            if seed in stop_seeds:
+                raise yw.Stopped(watch and "stopped by the watch")
+            (Path(cwd) / "report.json").write_text(json.dumps(
+                {"fmax": {"$glbnet$clk_i": {"achieved": 10.0 + seed}}}))
+            return 2.0
+        return run
+
+    def place(self, seeds, stop_seeds):
+        self.tried = []
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.object(synth, "BUILD", Path(t)), \
+                mock.patch.object(yw, "run", self.fake_run(stop_seeds)), \
+                mock.patch.dict(synth.BLOCKS["nic"], {"pnr_seeds": seeds}), \
+                mock.patch("sys.stdout"):
+            res = synth.place_and_route("nic")
+            logs = sorted(p.name for p in (Path(t) / "nic-ecp5-pnr").glob("nextpnr*.log"))
+        return res, logs
+
+    def test_first_routing_seed_kept(self):
+        (fmax, _, _, _, pnr), logs = self.place([1, 2, 3], {1})
+        self.assertEqual(self.tried, [1, 2])
+        self.assertEqual(fmax, 12.0)
+        self.assertEqual(pnr, {"seed": 2, "unrouted_seeds": [1]})
+        self.assertEqual(logs, ["nextpnr-seed1-unrouted.log", "nextpnr.log"])
+
+    def test_no_seed_routes(self):
+        with self.assertRaises(yw.ToolError) as e:
+            self.place([1, 2], {1, 2})
+        self.assertIn("no placement seed routed", str(e.exception))
+        self.assertEqual(self.tried, [1, 2])
+
+    def test_router2_watch(self):
+        with tempfile.TemporaryDirectory() as t:
+            f = Path(t) / "nextpnr.log"
+            watch = synth.router2_watch(f, max_iter=5, diverging=(3, 50))
+            self.assertIsNone(watch(), "no log yet")
+            f.write_text("Info: at initial placer iter 9, wirelen = 1\n"
+                         "Info:     iter=4 wires=10 overused=7 overuse=7 archfail=NA\n"
+                         "Info:     iter=5 wires=10 overused=3 overuse=3 archfail=NA\n")
+            self.assertIsNone(watch(), "at the limit")
+            with f.open("a") as g:
+                g.write("Info:     iter=6 wires=10 overused=2 overuse=2 archfail=NA\n")
+            self.assertEqual(watch(), "router2 did not converge: 2 overused wires after "
+                                      "6 iterations")
+            f.write_text("Info:     iter=2 wires=10 overused=900 overuse=9 archfail=NA\n")
+            self.assertIsNone(watch(), "many overused wires, but early")
+            f.write_text("Info:     iter=3 wires=10 overused=50 overuse=9 archfail=NA\n")
+            self.assertIsNone(watch(), "at the overuse bound")
+            f.write_text("Info:     iter=3 wires=10 overused=51 overuse=9 archfail=NA\n")
+            self.assertEqual(watch(), "router2 did not converge: 51 overused wires after "
+                                      "3 iterations")
+
+    def test_run_stops_on_watch(self):
+        with tempfile.TemporaryDirectory() as t:
+            t = Path(t)
+            with self.assertRaises(yw.Stopped):
+                yw.run(["sleep", "30"], t, t / "log", "sleep", watch=lambda: "enough",
+                       poll_s=0.05)
+            calls = []
+            yw.run(["true"], t, t / "log", "true", watch=lambda: calls.append(1), poll_s=5)
+            with self.assertRaises(yw.ToolError):
+                yw.run(["false"], t, t / "log", "false", watch=lambda: None, poll_s=5)
 
 
 class Breakdown(unittest.TestCase):

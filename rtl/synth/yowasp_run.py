@@ -106,12 +106,28 @@ def forget(job_dir):
     (job_dir / KEY_FILE).unlink(missing_ok=True)
 
 
-def run(cmd, cwd, logfile, what, tail_lines=40):
-    """Runs one tool in cwd; returns its wall time in seconds, raises ToolError on failure."""
+class Stopped(ToolError):
+    """A run stopped by its watch function (the tool was still running)."""
+
+
+def run(cmd, cwd, logfile, what, tail_lines=40, watch=None, poll_s=5.0):
+    """Runs one tool in cwd; returns its wall time in seconds, raises ToolError on failure.
+    `watch`, if given, is called every `poll_s` seconds while the tool runs; when it
+    returns a message the tool is stopped and Stopped (a ToolError) raised with it."""
     t = time.monotonic()
     with open(logfile, "w") as f:
-        rc = subprocess.run([str(c) for c in cmd], cwd=cwd, stdout=f,
-                            stderr=subprocess.STDOUT).returncode
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=f,
+                                stderr=subprocess.STDOUT)
+        while True:
+            try:
+                rc = proc.wait(timeout=poll_s if watch else None)
+                break
+            except subprocess.TimeoutExpired:
+                why = watch()
+                if why:
+                    proc.kill()
+                    proc.wait()
+                    raise Stopped(f"{what} stopped: {why}")
     if rc != 0:
         tail = Path(logfile).read_text(errors="replace").splitlines()[-tail_lines:]
         raise ToolError("\n".join(tail) + f"\n{what} failed (exit {rc}); full log: {logfile}")
