@@ -385,6 +385,7 @@ def place_and_route(block):
         dt = 0.0
     else:
         yw.forget(out)
+        t0 = time.monotonic()
         log(f"{block}/ecp5: yosys synthesis of P&R wrapper {b['wrap']} ...")
         dt = yw.run(ycmd, out, out / "yosys.run.log", f"yosys ({block} wrapper)")
         log(f"{block}/ecp5: wrapper synthesized in {dt:.0f}s")
@@ -393,9 +394,9 @@ def place_and_route(block):
             log(f"{block}/ecp5: nextpnr-ecp5 (LFE5U-85F, {PNR_FREQ_MHZ} MHz, "
                 f"{b['pnr_router']}, seed {seed}) ... (several minutes)")
             try:
-                dt += yw.run(pcmd(seed), out, out / "nextpnr.run.log",
-                             f"nextpnr-ecp5 ({block}, seed {seed})",
-                             watch=router2_watch(out / "nextpnr.log") if limit else None)
+                yw.run(pcmd(seed), out, out / "nextpnr.run.log",
+                       f"nextpnr-ecp5 ({block}, seed {seed})",
+                       watch=router2_watch(out / "nextpnr.log") if limit else None)
                 break
             except yw.Stopped as e:
                 log(f"{block}/ecp5: {e}")
@@ -406,6 +407,7 @@ def place_and_route(block):
                                f"{out}/nextpnr-seed*-unrouted.log")
         (out / "pnr.json").write_text(json.dumps({"seed": seed, "unrouted_seeds": unrouted})
                                       + "\n")
+        dt = time.monotonic() - t0  # every seed tried, not only the one that routed
         yw.mark_built(out, key)
     rep = json.loads((out / "report.json").read_text())
     pnr = json.loads((out / "pnr.json").read_text())
