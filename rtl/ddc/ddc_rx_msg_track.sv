@@ -112,24 +112,6 @@ module ddc_rx_msg_track #(
 
   assign tick = (tick_q == '1);
 
-  // The lowest set bit of v, {found, index}, as a balanced tree: written as a first-match
-  // loop, the victim choice over 64 entries mapped to a chain of 20-odd LUT levels, the
-  // NIC's longest path once the TX read engine's was cut (docs/SYNTH.md).
-  function automatic logic [IdxW:0] lowest_set(logic [ENTRIES-1:0] v);
-    logic [ENTRIES-1:0]           found;
-    logic [ENTRIES-1:0][IdxW-1:0] at;
-    found = v;
-    for (int unsigned i = 0; i < ENTRIES; i++) at[i] = IdxW'(i);
-    // Level by level, node i takes node i + w's answer when its own half has none.
-    for (int unsigned w = 1; w < ENTRIES; w = w * 2) begin
-      for (int unsigned i = 0; i + w < ENTRIES; i = i + 2 * w) begin
-        if (!found[i]) at[i] = at[i + w];
-        found[i] = found[i] || found[i + w];
-      end
-    end
-    return {found[0], at[0]};
-  endfunction
-
   // Step 1: the key's match and the first free entry. Only a packet that may be tracked
   // needs them: the simulator skips the 64-way compare on every other cycle.
   logic               m_hit, m_free;
@@ -144,9 +126,12 @@ module ddc_rx_msg_track #(
       end
       m_empty = ~vld_q;
     end
-    {m_hit, m_hit_idx}   = lowest_set(m_match);
-    {m_free, m_free_idx} = lowest_set(m_empty);
   end
+  // The hit and the first free entry as trees (lowest_set): written as first-match loops,
+  // the victim choice over 64 entries mapped to a chain of 20-odd LUT levels, the NIC's
+  // longest path once the TX read engine's was cut (docs/SYNTH.md).
+  lowest_set #(.N(ENTRIES)) u_hit_pick  (.v_i(m_match), .found_o(m_hit),  .idx_o(m_hit_idx));
+  lowest_set #(.N(ENTRIES)) u_free_pick (.v_i(m_empty), .found_o(m_free), .idx_o(m_free_idx));
 
   logic            hit_q, have_free_q, key_ok_q;
   logic [IdxW-1:0] hit_idx_q, free_idx_q;
@@ -177,10 +162,10 @@ module ddc_rx_msg_track #(
                       (tick && age_q[i] == AgeW'(AGE_MAX - 1));
       end
     end
-    old_vld              = old_next & vld_q;
-    hit_old              = old_next[hit_idx_q];
-    {have_old, old_idx}  = lowest_set(old_vld);
+    old_vld = old_next & vld_q;
+    hit_old = old_next[hit_idx_q];
   end
+  lowest_set #(.N(ENTRIES)) u_old_pick (.v_i(old_vld), .found_o(have_old), .idx_o(old_idx));
 
   // The packet's contribution, whichever entry it lands in.
   logic        single, track, alloc, gap_miss;

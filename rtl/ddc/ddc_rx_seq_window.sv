@@ -148,29 +148,36 @@ module ddc_rx_seq_window #(
   assign unused_lk = ^{lk.vld, lk.src, lk.stamp};
 
   // ---- completion ----
-  slot_t            cur, nxt;
+  slot_t            cur, mid, nxt;
   logic [SEQ_W-1:0] ins_d, shift;
   logic [WinW:0]    ones;   // completed numbers at the bottom, after the insert
   always_comb begin
     cur   = view(ins_slot, ins_src_i, ins_low_i, now_q, hold_i);
     ins_d = ins_seq_i - cur.base;
-    nxt   = cur;
+    mid   = cur;
     shift = '0;
     // Ahead of the window (not from a sender keeping its rule): slide s to the top.
     if (ins_d >= SEQ_W'(WIN) && ins_d < Half) begin
       shift    = ins_d - SEQ_W'(WIN - 1);
-      nxt.base = cur.base + shift;
-      nxt.seen = (shift >= SEQ_W'(WIN)) ? '0 : (cur.seen >> shift);
+      mid.base = cur.base + shift;
+      mid.seen = (shift >= SEQ_W'(WIN)) ? '0 : (cur.seen >> shift);
     end
-    ins_d = ins_seq_i - nxt.base;
+    ins_d = ins_seq_i - mid.base;
     // Behind the window: final already, nothing to record.
-    if (ins_d < SEQ_W'(WIN)) nxt.seen[ins_d[WinW-1:0]] = 1'b1;
-    ones = '0;
-    for (int unsigned i = 0; i < WIN; i++) begin
-      if (nxt.seen[i] && ones == (WinW + 1)'(i)) ones = (WinW + 1)'(i + 1);
-    end
-    nxt.base = nxt.base + SEQ_W'(ones);
-    nxt.seen = (ones >= (WinW + 1)'(WIN)) ? '0 : (nxt.seen >> ones);
+    if (ins_d < SEQ_W'(WIN)) mid.seen[ins_d[WinW-1:0]] = 1'b1;
+  end
+
+  // The completed numbers at the bottom end at the lowest gap, found as a tree: counted
+  // by a loop they were a chain of WIN compares, the NIC's deepest logic (docs/SYNTH.md).
+  logic            gap_found;
+  logic [WinW-1:0] gap_idx;
+  lowest_set #(.N(WIN)) u_gap (.v_i(~mid.seen), .found_o(gap_found), .idx_o(gap_idx));
+
+  always_comb begin
+    ones     = gap_found ? {1'b0, gap_idx} : (WinW + 1)'(WIN);
+    nxt      = mid;
+    nxt.base = mid.base + SEQ_W'(ones);
+    nxt.seen = (ones >= (WinW + 1)'(WIN)) ? '0 : (mid.seen >> ones);
   end
 
   logic unused_nxt;

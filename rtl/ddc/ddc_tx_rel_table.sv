@@ -135,32 +135,23 @@ module ddc_tx_rel_table #(
     else         presc_q <= presc_q + 1'b1;
   end
 
-  // Lowest free entry for alloc; lowest StRetx / StDone entry for the outputs.
-  logic            free_any, retx_any, done_any;
-  logic [IdxW-1:0] free_idx, retx_idx, done_idx;
+  // Lowest free entry for alloc; lowest StRetx / StDone entry for the outputs. An index
+  // is meaningful only with its flag (lowest_set), and is used only then.
+  logic               free_any, retx_any, done_any;
+  logic [IdxW-1:0]    free_idx, retx_idx, done_idx;
+  logic [ENTRIES-1:0] is_free, is_retx, is_done;
 
   always_comb begin
-    free_any = 1'b0;
-    retx_any = 1'b0;
-    done_any = 1'b0;
-    free_idx = '0;
-    retx_idx = '0;
-    done_idx = '0;
-    for (int i = ENTRIES - 1; i >= 0; i--) begin
-      if (ent_q[i].st == StFree) begin
-        free_any = 1'b1;
-        free_idx = IdxW'(i);
-      end
-      if (ent_q[i].st == StRetx) begin
-        retx_any = 1'b1;
-        retx_idx = IdxW'(i);
-      end
-      if (ent_q[i].st == StDone) begin
-        done_any = 1'b1;
-        done_idx = IdxW'(i);
-      end
+    for (int i = 0; i < ENTRIES; i++) begin
+      is_free[i] = (ent_q[i].st == StFree);
+      is_retx[i] = (ent_q[i].st == StRetx);
+      is_done[i] = (ent_q[i].st == StDone);
     end
   end
+
+  lowest_set #(.N(ENTRIES)) u_free_pick (.v_i(is_free), .found_o(free_any), .idx_o(free_idx));
+  lowest_set #(.N(ENTRIES)) u_retx_pick (.v_i(is_retx), .found_o(retx_any), .idx_o(retx_idx));
+  lowest_set #(.N(ENTRIES)) u_done_pick (.v_i(is_done), .found_o(done_any), .idx_o(done_idx));
 
   assign alloc_ready_o = free_any && !flush_i;
   assign alloc_idx_o   = free_idx;
@@ -171,12 +162,18 @@ module ddc_tx_rel_table #(
   assign retx_seq_o    = ent_q[retx_idx].seq;
   assign retx_tries_o  = ent_q[retx_idx].tries;
 
+  // Summed as a balanced tree: an increment per entry chained 16 adders in front of the
+  // lag's way into the read engine and the job FIFO (docs/SYNTH.md).
   logic [IdxW+4:0] lag_cnt;   // wide enough for any ENTRIES, so the clamp is real
   always_comb begin
-    lag_cnt = '0;
-    for (int i = 0; i < ENTRIES; i++) begin
-      if (ent_q[i].st != StFree && ent_q[i].dest[5:0] == lag_dest_i) lag_cnt = lag_cnt + 1'b1;
+    logic [ENTRIES-1:0][IdxW+4:0] part;
+    for (int unsigned i = 0; i < ENTRIES; i++) begin
+      part[i] = (IdxW + 5)'(ent_q[i].st != StFree && ent_q[i].dest[5:0] == lag_dest_i);
     end
+    for (int unsigned w = 1; w < ENTRIES; w = w * 2) begin
+      for (int unsigned i = 0; i + w < ENTRIES; i = i + 2 * w) part[i] = part[i] + part[i + w];
+    end
+    lag_cnt = part[0];
   end
   assign lag_o = (lag_cnt > (IdxW + 5)'(15)) ? 4'd15 : 4'(lag_cnt);
   logic [IdxW-1:0] done_pick;
@@ -188,20 +185,19 @@ module ddc_tx_rel_table #(
 
   // The answer's entry. (dest, seq) is unique among live entries as long as the sender
   // numbers each destination's messages with a sequence longer than the table.
-  logic            ans_hit;
-  logic [IdxW-1:0] ans_idx;
+  logic               ans_hit;
+  logic [IdxW-1:0]    ans_idx;
+  logic [ENTRIES-1:0] ans_match;
 
   always_comb begin
-    ans_hit = 1'b0;
-    ans_idx = '0;
     for (int i = 0; i < ENTRIES; i++) begin
-      if (ent_q[i].st != StFree && ent_q[i].st != StDone && ent_q[i].dest == ans_src_i &&
-          ent_q[i].seq == ans_seq_i && !ans_hit) begin
-        ans_hit = 1'b1;
-        ans_idx = IdxW'(i);
-      end
+      ans_match[i] = ent_q[i].st != StFree && ent_q[i].st != StDone &&
+                     ent_q[i].dest == ans_src_i && ent_q[i].seq == ans_seq_i;
     end
   end
+  // The first match, as a tree: a first-match loop chained the 16 compares into the
+  // entries' update, the NIC's deepest logic (docs/SYNTH.md).
+  lowest_set #(.N(ENTRIES)) u_ans_pick (.v_i(ans_match), .found_o(ans_hit), .idx_o(ans_idx));
 
   // A failed attempt: retransmit if the budget allows, else end EXHAUSTED.
   function automatic entry_t retry_or_fail(entry_t e, logic [3:0] max);
