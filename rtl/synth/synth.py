@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import logic_depth  # noqa: E402
 import yowasp_run as yw  # noqa: E402
 
 ROOT = yw.ROOT
@@ -254,6 +255,44 @@ def breakdown(block):
     rows = breakdown_rows(stat)
     (out / "breakdown.json").write_text(json.dumps(rows, indent=1) + "\n")
     return rows, out
+
+
+def paths(block, top):
+    """A block's deepest register-to-register paths, as RTL lines, in seconds: Yosys up to
+    word-level cells (flat, before fine mapping), then logic_depth's estimate in LUT4
+    levels. A ranking for choosing what to cut, not an Fmax (place and route gives that).
+    Writes target/synth/<block>-paths/paths.json."""
+    b = BLOCKS[block]
+    out = BUILD / f"{block}-paths"
+    yw.stage(out, PKGS + [b["file"]], LIBDIRS)
+    script = "\n".join([read_slang_cmd(b["top"], b["file"], b["params"]),
+                        f"synth -flatten -top {b['top']} -run begin:fine",
+                        "opt_clean -purge", "write_json coarse.json", ""])
+    (out / "paths.ys").write_text(script)
+    cmd = [YOSYS, "-q", "-l", "yosys.log", "paths.ys"]
+    key = yw.input_key(out, [cmd, [script]])
+    if yw.is_cached(out, key, ["coarse.json"]):
+        log(f"{block}/paths: inputs unchanged since the last build, reusing coarse.json")
+    else:
+        yw.forget(out)
+        log(f"{block}/paths: yosys, word-level netlist of {b['top']} ...")
+        yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block}/paths)")
+        yw.mark_built(out, key)
+    ends = logic_depth.analyse(json.loads((out / "coarse.json").read_text()))
+    fams = logic_depth.families(ends, top)
+    rows = [{"depth": round(d, 2), "start": s, "end": e, "bits": n,
+             "path": [{"at": round(a, 2), "cell": t, "src": src} for a, t, src in p]}
+            for d, s, e, n, p in fams]
+    (out / "paths.json").write_text(json.dumps(rows, indent=1) + "\n")
+    hist = {}
+    for d, *_ in ends:
+        hist[int(d)] = hist.get(int(d), 0) + 1
+    print(f"\n{block}: {len(ends)} endpoints; estimated LUT4 levels: endpoints, deepest "
+          "first: " + ", ".join(f"{k}: {hist[k]}" for k in sorted(hist, reverse=True)[:12]))
+    print(f"the {len(fams)} deepest start -> end pairs, each with the RTL lines of its "
+          "deepest path (estimated level reached at each):")
+    logic_depth.print_families(fams)
+    print(f"(also in {out / 'paths.json'})")
 
 
 def breakdown_rows(stat):
@@ -601,6 +640,11 @@ def main():
     ap.add_argument("--breakdown", metavar="BLOCK",
                     help="instead of the report: where a block's ECP5 LUTs and FFs are, "
                          "per instance (synthesis with the hierarchy kept)")
+    ap.add_argument("--paths", metavar="BLOCK",
+                    help="instead of the report: a block's deepest register-to-register "
+                         "paths as RTL lines (estimated LUT4 levels, seconds, no P&R)")
+    ap.add_argument("--paths-top", type=int, default=15, metavar="N",
+                    help="with --paths: how many start -> end pairs (default 15)")
     ap.add_argument("-j", type=int, default=int(os.environ.get("SYNTH_JOBS", "2")),
                     help="jobs at a time (default $SYNTH_JOBS or 2)")
     args = ap.parse_args()
@@ -611,6 +655,19 @@ def main():
         yw.warm_up(["yosys"])
         try:
             print_breakdown(args.breakdown, *breakdown(args.breakdown))
+        except yw.ToolError as e:
+            die(str(e))
+        return
+
+    if args.paths:
+        if args.paths not in BLOCKS:
+            die(f"--paths: unknown block {args.paths!r} (blocks: {', '.join(BLOCKS)})")
+        if args.paths_top < 1:
+            die("--paths-top: must be at least 1")
+        check_tools(False)
+        yw.warm_up(["yosys"])
+        try:
+            paths(args.paths, args.paths_top)
         except yw.ToolError as e:
             die(str(e))
         return

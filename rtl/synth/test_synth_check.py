@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Unit tests of synth.py's record rules (no tools needed; run by `make synth-check`):
 the 10% comparison, the reason rule against the base revision, the blocks placed, the
-placement seeds tried in turn, and the source staging and watched runs of the shared
-YoWASP runner."""
+placement seeds tried in turn, the source staging and watched runs of the shared
+YoWASP runner, and logic_depth's path estimate (--paths) on hand-made netlists."""
 
 import json
 import sys
@@ -12,6 +12,7 @@ from pathlib import Path
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import logic_depth  # noqa: E402
 import synth  # noqa: E402
 import yowasp_run as yw  # noqa: E402
 
@@ -190,6 +191,74 @@ class Breakdown(unittest.TestCase):
         self.assertEqual(rows[0]["module"], "fifo_sync")
         self.assertEqual((rows[0]["luts"], rows[0]["lutrams"]), (32, 4))
         self.assertEqual(rows[2]["ffs"], 3)
+
+
+def netlist(cells, netnames, ports=None):
+    """A one-module Yosys JSON netlist, as `write_json` lays it out."""
+    return {"modules": {"top": {"attributes": {"top": 1}, "ports": ports or {},
+                                "cells": cells, "netnames": netnames}}}
+
+
+def cell(typ, src, **conns):
+    return {"type": typ, "attributes": {"src": src}, "parameters": {},
+            "connections": conns}
+
+
+def ff(d, q):
+    return {"type": "$adff", "attributes": {}, "parameters": {},
+            "connections": {"D": d, "Q": q, "CLK": [1], "ARST": [2]}}
+
+
+class LogicDepth(unittest.TestCase):
+    def test_path_reads_as_rtl_lines_with_costs(self):
+        # r0 -> mux (0.5) -> 2-bit compare (1) -> and with r2 (0.5) -> r1; r2 -> r1 is short
+        nl = netlist({
+            "r0": ff([20, 21], [3, 4]), "r2": ff([22], [5]),
+            "m": cell("$mux", "a.sv:10", A=[3, 4], B=[5, 5], S=[5], Y=[6, 7]),
+            "e": cell("$eq", "a.sv:11", A=[6, 7], B=["0", "1"], Y=[8]),
+            "l": cell("$logic_and", "a.sv:12", A=[8], B=[5], Y=[9]),
+            "r1": ff([9], [10]),
+        }, {"r0": {"bits": [3, 4]}, "r2": {"bits": [5]}, "r1": {"bits": [10]}})
+        ends = logic_depth.analyse(nl)
+        depth, start, end, path = ends[0]
+        self.assertEqual((depth, start, end), (2.0, "r0", "r1"))
+        self.assertEqual(path, [(0.5, "$mux", "a.sv:10"), (1.5, "$eq", "a.sv:11"),
+                                (2.0, "$logic_and", "a.sv:12")])
+        # the other endpoints (D inputs fed by constants-free nets) start at 0
+        self.assertTrue(all(d == 0.0 for d, *_ in ends[1:]))
+
+    def test_families_count_bits_and_keep_the_deepest(self):
+        nl = netlist({
+            "r0": ff([30], [3]),
+            "a": cell("$and", "b.sv:1", A=[3, 3], B=[3, 3], Y=[4, 5]),
+            "b": cell("$not", "b.sv:2", A=[4], Y=[6]),
+            "o": ff([6, 5], [7, 8]),
+        }, {"r0": {"bits": [3]}, "o": {"bits": [7, 8]}})
+        fams = logic_depth.families(logic_depth.analyse(nl), top=5)
+        deep = [f for f in fams if f[1] == "r0"]
+        self.assertEqual(len(deep), 1)
+        depth, start, end, bits, lines = deep[0]
+        self.assertEqual((depth, end, bits), (0.5, "o", 2))
+        self.assertEqual([s for _, _, s in lines], ["b.sv:1", "b.sv:2"])
+
+    def test_outputs_are_endpoints_and_deep_chains_do_not_recurse(self):
+        n = 5000   # deeper than Python's recursion limit
+        cells = {"r": ff([2], [3])}
+        for i in range(n):
+            cells[f"c{i}"] = cell("$and", f"c.sv:{i}", A=[3 + i], B=[3], Y=[4 + i])
+        nl = netlist(cells, {"r": {"bits": [3]}},
+                     {"y": {"direction": "output", "bits": [3 + n]}})
+        ends = logic_depth.analyse(nl)
+        self.assertEqual(ends[0][:3], (0.5 * n, "r", "y"))
+
+    def test_combinational_loop_terminates(self):
+        nl = netlist({
+            "x": cell("$and", "l.sv:1", A=[3], B=[4], Y=[4]),
+            "r": ff([4], [3]),
+        }, {"r": {"bits": [3]}})
+        ends = logic_depth.analyse(nl)
+        self.assertEqual(ends[0][1], "r")
+
 
 
 class Staging(unittest.TestCase):
