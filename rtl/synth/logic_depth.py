@@ -113,9 +113,8 @@ def analyse(netlist):
             q = [b for b in _conn(c, "Q") if not isinstance(b, str)]
             starts.update(q)
             what = names.get(q[0], cn) if q else cn
-            for p in ("D", "EN", "SRST", "ARST", "CLR", "SET"):
-                if p in ("ARST", "CLR", "SET"):
-                    continue  # asynchronous: not a timed path
+            # the synchronous inputs; an asynchronous reset is not a timed path
+            for p in ("D", "EN", "SRST"):
                 ends += [(b, what) for b in _conn(c, p) if not isinstance(b, str)]
         elif t == "$mem_v2":
             mem = str(c.get("parameters", {}).get("MEMID", cn)).lstrip("\\")

@@ -207,25 +207,33 @@ def count_cells(target, cells):
     }
 
 
-def yosys_stat(block, job, synth, what):
-    """Stages `block`'s sources into target/synth/<block>-<job>, runs read_slang, the
-    `synth` lines and `stat -json` (skipped when the inputs are unchanged); returns the
-    parsed stat.json, the Yosys wall time (0 when reused) and the job directory."""
+def yosys_job(block, job, lines, output, what):
+    """Stages `block`'s sources into target/synth/<block>-<job> and runs the Yosys script
+    `lines`, which writes `output` there (skipped when the inputs are unchanged); returns
+    the Yosys wall time (0 when reused) and the job directory."""
     b = BLOCKS[block]
     out = BUILD / f"{block}-{job}"
     yw.stage(out, PKGS + [b["file"]], LIBDIRS)
-    script = "\n".join([*synth, "tee -q -o stat.json stat -json", ""])
-    (out / "stat.ys").write_text(script)
-    cmd = [YOSYS, "-q", "-l", "yosys.log", "stat.ys"]
+    script = "\n".join([*lines, ""])
+    ys = Path(output).stem + ".ys"
+    (out / ys).write_text(script)
+    cmd = [YOSYS, "-q", "-l", "yosys.log", ys]
     key = yw.input_key(out, [cmd, [script]])
-    if yw.is_cached(out, key, ["stat.json"]):
-        log(f"{block}/{job}: inputs unchanged since the last build, reusing its stat.json")
-        dt = 0.0
-    else:
-        yw.forget(out)
-        log(f"{block}/{job}: yosys synthesis of {b['top']}{what} ...")
-        dt = yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block}/{job})")
-        yw.mark_built(out, key)
+    if yw.is_cached(out, key, [output]):
+        log(f"{block}/{job}: inputs unchanged since the last build, reusing its {output}")
+        return 0.0, out
+    yw.forget(out)
+    log(f"{block}/{job}: yosys {what} ...")
+    dt = yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block}/{job})")
+    yw.mark_built(out, key)
+    return dt, out
+
+
+def yosys_stat(block, job, synth, what):
+    """read_slang, the `synth` lines and `stat -json` (yosys_job); returns the parsed
+    stat.json, the Yosys wall time (0 when reused) and the job directory."""
+    dt, out = yosys_job(block, job, [*synth, "tee -q -o stat.json stat -json"], "stat.json",
+                        f"synthesis of {BLOCKS[block]['top']}{what}")
     return json.loads((out / "stat.json").read_text()), dt, out
 
 
@@ -263,21 +271,11 @@ def paths(block, top):
     levels. A ranking for choosing what to cut, not an Fmax (place and route gives that).
     Writes target/synth/<block>-paths/paths.json."""
     b = BLOCKS[block]
-    out = BUILD / f"{block}-paths"
-    yw.stage(out, PKGS + [b["file"]], LIBDIRS)
-    script = "\n".join([read_slang_cmd(b["top"], b["file"], b["params"]),
-                        f"synth -flatten -top {b['top']} -run begin:fine",
-                        "opt_clean -purge", "write_json coarse.json", ""])
-    (out / "paths.ys").write_text(script)
-    cmd = [YOSYS, "-q", "-l", "yosys.log", "paths.ys"]
-    key = yw.input_key(out, [cmd, [script]])
-    if yw.is_cached(out, key, ["coarse.json"]):
-        log(f"{block}/paths: inputs unchanged since the last build, reusing coarse.json")
-    else:
-        yw.forget(out)
-        log(f"{block}/paths: yosys, word-level netlist of {b['top']} ...")
-        yw.run(cmd, out, out / "yosys.run.log", f"yosys ({block}/paths)")
-        yw.mark_built(out, key)
+    _, out = yosys_job(block, "paths", [
+        read_slang_cmd(b["top"], b["file"], b["params"]),
+        f"synth -flatten -top {b['top']} -run begin:fine",
+        "opt_clean -purge", "write_json coarse.json",
+    ], "coarse.json", f"word-level netlist of {b['top']}")
     ends = logic_depth.analyse(json.loads((out / "coarse.json").read_text()))
     fams = logic_depth.families(ends, top)
     rows = [{"depth": round(d, 2), "start": s, "end": e, "bits": n,
