@@ -174,16 +174,6 @@ module ddc_tx_ctx_fetch
   logic [CntW:0]     busy, resv_all, claimed;
   logic              room, room_own;
 
-  // The number of set bits, summed as a tree: the read choice waits for it every cycle.
-  function automatic logic [CntW:0] count_set(logic [NumCtx-1:0] v);
-    logic [NumCtx-1:0][CntW:0] s;
-    for (int unsigned i = 0; i < NumCtx; i++) s[i] = (CntW + 1)'(v[i]);
-    for (int unsigned w = 1; w < NumCtx; w = w * 2) begin
-      for (int unsigned i = 0; i + w < NumCtx; i = i + 2 * w) s[i] = s[i] + s[i + w];
-    end
-    return s[0];
-  endfunction
-
   always_comb begin
     for (int unsigned k = 0; k < NumCtx; k++) begin
       // In a context's reset cycle its new size and producer are already visible but
@@ -204,7 +194,8 @@ module ddc_tx_ctx_fetch
   // Slots stored, being read, or kept for an idle context. A context may read if a slot
   // is left besides those, not counting the one kept for itself (room_own).
   assign busy     = (CntW + 1)'(stored_q) + (CntW + 1)'(inflight_q);
-  assign resv_all = count_set(idle_ctx);
+  // Summed as a tree (count_set): the read choice waits for it every cycle.
+  count_set #(.N(NumCtx), .W(CntW + 1)) u_resv_count (.v_i(idle_ctx), .count_o(resv_all));
   assign claimed  = busy + resv_all;
   assign room     = (claimed < (CntW + 1)'(DescDepth));
   assign room_own = (claimed < (CntW + 1)'(DescDepth + 1));

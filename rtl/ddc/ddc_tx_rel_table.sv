@@ -162,19 +162,16 @@ module ddc_tx_rel_table #(
   assign retx_seq_o    = ent_q[retx_idx].seq;
   assign retx_tries_o  = ent_q[retx_idx].tries;
 
-  // Summed as a balanced tree: an increment per entry chained 16 adders in front of the
-  // lag's way into the read engine and the job FIFO (docs/SYNTH.md).
-  logic [IdxW+4:0] lag_cnt;   // wide enough for any ENTRIES, so the clamp is real
+  // Summed as a tree (count_set): an increment per entry chained 16 adders in front of
+  // the lag's way into the read engine and the job FIFO (docs/SYNTH.md).
+  logic [ENTRIES-1:0] lag_hit;
+  logic [IdxW+4:0]    lag_cnt;   // wide enough for any ENTRIES, so the clamp is real
   always_comb begin
-    logic [ENTRIES-1:0][IdxW+4:0] part;
-    for (int unsigned i = 0; i < ENTRIES; i++) begin
-      part[i] = (IdxW + 5)'(ent_q[i].st != StFree && ent_q[i].dest[5:0] == lag_dest_i);
+    for (int i = 0; i < ENTRIES; i++) begin
+      lag_hit[i] = ent_q[i].st != StFree && ent_q[i].dest[5:0] == lag_dest_i;
     end
-    for (int unsigned w = 1; w < ENTRIES; w = w * 2) begin
-      for (int unsigned i = 0; i + w < ENTRIES; i = i + 2 * w) part[i] = part[i] + part[i + w];
-    end
-    lag_cnt = part[0];
   end
+  count_set #(.N(ENTRIES), .W(IdxW + 5)) u_lag_count (.v_i(lag_hit), .count_o(lag_cnt));
   assign lag_o = (lag_cnt > (IdxW + 5)'(15)) ? 4'd15 : 4'(lag_cnt);
   logic [IdxW-1:0] done_pick;
   assign done_pick     = done_sel_en_i ? done_sel_i : done_idx;
