@@ -42,8 +42,9 @@
 // code is kept beside it, so the checks are not in the offer -> take -> packet cut path.
 //
 // The push window (ddc_push) belongs to context 0: a pushed descriptor stands for its
-// slot of context 0's ring and enters the store from the window, once every earlier read
-// has answered, as in ddc_tx_desc_fetch.
+// slot of context 0's ring and enters the store from the window, beside the read round
+// robin rather than through it, once every earlier read has answered; no read starts
+// while it waits.
 //
 // flush_i (page 0's ring reset) restarts every context's fetch index; ctx_reset_i[k]
 // restarts context k's only, and comes only while context k has nothing in flight
@@ -164,11 +165,11 @@ module ddc_tx_ctx_fetch
   desc_t           q_in, q_out;
   logic [CtxW-1:0] in_ctx;
   logic            q_push, rsp_push, q_pop, desc_fire;
-  logic            req_fire, push_here;
+  logic            req_fire;
   logic [TagW-1:0] alloc, hs;
 
   // ---- which context reads next ----
-  logic [NumCtx-1:0] pending, has_ring, idle_ctx, may_read;
+  logic [NumCtx-1:0] pending, has_ring, idle_ctx, may_read, arb_req;
   logic [CtxW-1:0]   sel;
   logic              sel_valid, arb_ack;
   logic [CntW:0]     busy, resv_all, claimed;
@@ -205,34 +206,49 @@ module ddc_tx_ctx_fetch
     end
   end
 
-  logic [NumCtx-1:0] gnt_unused;
+  // The push window's descriptor is context 0's next one and needs no read: it enters
+  // the store beside the read round robin, not through it, so neither whether it enters
+  // nor whether a read goes out waits for the arbiter's scan (that chain ran on into the
+  // DMA port's arbitration and the read engine's issue in one cycle: docs/SYNTH.md). While
+  // it waits for the reads in flight to answer (they land first, in order), no read
+  // starts, so it cannot be starved; context 0 does not compete for a read of that slot.
+  logic push_match, push_wait;
+  assign push_match  = push_valid_i && (push_slot_i == idx_q[0]);
+  assign push_wait   = push_match && may_read[0];
+  assign push_take_o = push_wait && (inflight_q == '0);
+  always_comb begin
+    arb_req    = may_read;
+    arb_req[0] = may_read[0] && !push_match;
+  end
+
+  logic [NumCtx-1:0] gnt;
   rcube_rr_arbiter #(
     .N(NumCtx)
   ) u_arb (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
-    .req_i  (may_read),
+    .req_i  (arb_req),
     .ack_i  (arb_ack),
-    .gnt_o  (gnt_unused),
+    .gnt_o  (gnt),
     .idx_o  (sel),
     .valid_o(sel_valid)
   );
 
-  assign push_here   = push_valid_i && (sel == '0) && (push_slot_i == idx_q[0]);
-  assign req_valid_o = sel_valid && !push_here;
+  assign req_valid_o = sel_valid && !push_wait;
   assign req_addr_o  = lme_base_i[sel] + {43'h0, idx_q[sel], 5'h00};
   assign req_fire    = req_valid_o && req_ready_i;
-  assign push_take_o = sel_valid && push_here && (inflight_q == '0);
-  assign arb_ack     = req_fire || push_take_o;
+  assign arb_ack     = req_fire;
 
   // The fourth beat completes a descriptor; the slot was reserved when its read went out.
   assign rsp_w2   = rsp_data_i;
   assign push_w2  = push_w2_i;
   assign rsp_push = rsp_valid_i && (beat_q == 2'd3);
   assign q_push   = rsp_push || push_take_o;
-  assign in_ctx   = push_take_o ? '0 : tag_q[tag_rp_q];
+  // The two never come together (a push waits for every read to answer); choosing by the
+  // response, which comes from registers, keeps the push decision off the data's muxes.
+  assign in_ctx   = rsp_push ? tag_q[tag_rp_q] : '0;
   always_comb begin
-    if (push_take_o) begin
+    if (!rsp_push) begin
       q_in = '{
         ctx:         '0,
         local_addr:  push_local_i,
@@ -287,7 +303,7 @@ module ddc_tx_ctx_fetch
     .dest_hi_i  (dest_hi_i),
     .err_o      (push_err)
   );
-  assign in_err = push_take_o ? push_err : ring_err;
+  assign in_err = rsp_push ? ring_err : push_err;
 
   // The lowest free slot takes the next descriptor.
   always_comb begin
@@ -436,9 +452,18 @@ module ddc_tx_ctx_fetch
     lag_d      = lag_q;
     rec_d      = rec_q;
     key_d      = key_q;
-    if (req_fire || push_take_o) begin
-      idx_d[sel] = idx_next[sel];
-      own_d[sel] = own_d[sel] + 1'b1;
+    // Per context, from the one-hot grant rather than through the read choice's index:
+    // the counts are updated beside the choice instead of after it.
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      logic read_k, done_k;
+      read_k = (req_fire && gnt[k]) || (push_take_o && k == 0);
+      done_k = q_pop && (tctx == CtxW'(k));
+      if (read_k) idx_d[k] = idx_next[k];
+      unique case ({read_k, done_k})
+        2'b10:   own_d[k] = own_q[k] + 1'b1;
+        2'b01:   own_d[k] = own_q[k] - 1'b1;
+        default: own_d[k] = own_q[k];
+      endcase
     end
     if (req_fire) begin
       tag_d[tag_wp_q] = sel;
@@ -465,7 +490,6 @@ module ddc_tx_ctx_fetch
         free_d[ofr_q.slot]   = 1'b1;
         head_d[tctx]         = nxt_q[ofr_q.slot];
         cnt_d[tctx]          = cnt_q[tctx] - 1'b1;
-        own_d[tctx]          = own_d[tctx] - 1'b1;
       end else begin
         off_d[tctx] = ofr_q.off + ofr_q.seg_len;
       end
@@ -591,6 +615,8 @@ module ddc_tx_ctx_fetch
                                     desc_valid_o |-> (head_q[tctx] == ofr_q.slot));
   // A pushed descriptor enters only when no ring read can still answer ahead of it.
   a_push_alone: assert property (@(posedge clk_i) !(rsp_push && push_take_o));
+  // ... and never beside a read (both would claim the store's last room).
+  a_push_or_read: assert property (@(posedge clk_i) !(req_fire && push_take_o));
   // A context is reset only while none of its reads is in flight (ddc_ctx_csr's rule).
   a_reset_idle: assert property (@(posedge clk_i) !(req_fire && ctx_reset_i[sel]));
 `endif

@@ -423,7 +423,8 @@ module ddc_tx_read_engine
     end
     if (job_fire) begin
       msg_local_d  = src_local + 64'(pkt_len);
-      // Bits 63:48 are the window key (ddc_tx_desc_fetch): the address part wraps alone.
+      // Bits 63:48 are the window key (the descriptor's word 3, ddc_tx_ctx_fetch): the
+      // address part wraps alone.
       msg_remote_d = {src_remote[79:48], src_remote[47:0] + 48'(pkt_len)};
       msg_rem_d    = src_rem - MsgLenW'(pkt_len);
       msg_off_d    = src_off + MsgLenW'(pkt_len);

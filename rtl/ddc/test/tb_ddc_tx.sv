@@ -80,7 +80,7 @@ module tb_ddc_tx;
     .lme_reset_i       (lme_reset),
     .ctx_reset_i       (1'b0),
     .lme_cons_o        (lme_cons),
-    // the push path is covered by tb_ddc_tx_desc_fetch, tb_ddc_tx_read_engine, tb_ddc_nic
+    // the push path is covered by tb_ddc_tx_ctx_fetch, tb_ddc_tx_read_engine, tb_ddc_nic
     .push_valid_i      (1'b0),
     .push_slot_i       (16'h0),
     .push_local_i      (64'h0),
