@@ -148,36 +148,62 @@ module ddc_rx_seq_window #(
   assign unused_lk = ^{lk.vld, lk.src, lk.stamp};
 
   // ---- completion ----
-  slot_t            cur, mid, nxt;
-  logic [SEQ_W-1:0] ins_d, shift;
-  logic [WinW:0]    ones;   // completed numbers at the bottom, after the insert
+  // view() and the slide ahead of the window, folded into one shift of the stored bitmap:
+  // the candidate differences are taken from the stored base and from low side by side,
+  // not one after the other, and the two shifts become one (the NIC's deepest path ran
+  // through them in a row: docs/SYNTH.md).
+  slot_t            mid, nxt;
+  logic             fresh, moved, from_low, ahead, behind;
+  logic [SEQ_W-1:0] adv, d_low, d_base, top_base, to_top;
+  logic [WinW-1:0]  ins_pos;   // s in the window, when neither ahead nor behind
+  logic [WIN-1:0]   seen_adv, seen_top;
   always_comb begin
-    cur   = view(ins_slot, ins_src_i, ins_low_i, now_q, hold_i);
-    ins_d = ins_seq_i - cur.base;
-    mid   = cur;
-    shift = '0;
+    fresh    = !live(ins_slot.vld, ins_slot.stamp, now_q, hold_i) ||
+               ins_slot.src != ins_src_i;
+    adv      = ins_low_i - ins_slot.base;
+    moved    = !fresh && adv != '0 && adv < Half;
+    from_low = fresh || moved;   // the effective base is low
+    d_low    = ins_seq_i - ins_low_i;
+    d_base   = ins_seq_i - ins_slot.base;
+    ins_pos  = from_low ? d_low[WinW-1:0] : d_base[WinW-1:0];
     // Ahead of the window (not from a sender keeping its rule): slide s to the top.
-    if (ins_d >= SEQ_W'(WIN) && ins_d < Half) begin
-      shift    = ins_d - SEQ_W'(WIN - 1);
-      mid.base = cur.base + shift;
-      mid.seen = (shift >= SEQ_W'(WIN)) ? '0 : (cur.seen >> shift);
-    end
-    ins_d = ins_seq_i - mid.base;
+    ahead    = from_low ? (d_low >= SEQ_W'(WIN) && d_low < Half)
+                        : (d_base >= SEQ_W'(WIN) && d_base < Half);
     // Behind the window: final already, nothing to record.
-    if (ins_d < SEQ_W'(WIN)) mid.seen[ins_d[WinW-1:0]] = 1'b1;
+    behind   = from_low ? (d_low >= Half) : (d_base >= Half);
+    top_base = ins_seq_i - SEQ_W'(WIN - 1);
+    // Both moves at once: base -> low (< Half) then low -> top (< Half - WIN) never
+    // wraps, so the modular difference is the sum of the two.
+    to_top   = top_base - ins_slot.base;
+    seen_adv = (adv >= SEQ_W'(WIN)) ? '0 : (ins_slot.seen >> adv);
+    seen_top = (to_top >= SEQ_W'(WIN)) ? '0 : (ins_slot.seen >> to_top);
+    mid       = ins_slot;
+    mid.vld   = 1'b1;
+    mid.src   = ins_src_i;
+    mid.stamp = now_q;
+    if (ahead) begin
+      mid.base = top_base;
+      mid.seen = fresh ? '0 : seen_top;
+    end else begin
+      mid.base = from_low ? ins_low_i : ins_slot.base;
+      mid.seen = fresh ? '0 : (moved ? seen_adv : ins_slot.seen);
+    end
+    if (ahead)        mid.seen[WIN-1] = 1'b1;
+    else if (!behind) mid.seen[ins_pos] = 1'b1;
   end
 
   // The completed numbers at the bottom end at the lowest gap, found as a tree: counted
   // by a loop they were a chain of WIN compares, the NIC's deepest logic (docs/SYNTH.md).
   logic            gap_found;
   logic [WinW-1:0] gap_idx;
+  logic [WinW:0]   ones;   // completed numbers at the bottom, after the insert
   lowest_set #(.N(WIN)) u_gap (.v_i(~mid.seen), .found_o(gap_found), .idx_o(gap_idx));
 
   always_comb begin
     ones     = gap_found ? {1'b0, gap_idx} : (WinW + 1)'(WIN);
     nxt      = mid;
     nxt.base = mid.base + SEQ_W'(ones);
-    nxt.seen = (ones >= (WinW + 1)'(WIN)) ? '0 : (mid.seen >> ones);
+    nxt.seen = gap_found ? (mid.seen >> gap_idx) : '0;
   end
 
   logic unused_nxt;
