@@ -338,25 +338,22 @@ module ddc_tx_ctx_fetch
 
   // Round robin as in rcube_rr_arbiter, but the pointer moves past the context taken,
   // which is the one chosen a cycle before the take, not necessarily the current choice.
-  logic [CtxW-1:0] optr_q, optr_d;
+  // The contexts at or above the pointer first, each half's lowest as a tree (the scan
+  // loop was a chain at the head of the offer's path: docs/SYNTH.md).
+  logic [CtxW-1:0]   optr_q, optr_d;
+  logic [NumCtx-1:0] upper_desc;
+  logic [CtxW-1:0]   upper_idx, any_idx;
+  logic              upper_any;
   always_comb begin
-    logic            upper_any;
-    logic [CtxW-1:0] upper_idx, any_idx;
-    upper_any = 1'b0;
-    upper_idx = '0;
-    any_idx   = '0;
-    for (int i = int'(NumCtx) - 1; i >= 0; i--) begin
-      if (has_desc[i]) begin
-        any_idx = CtxW'(i);
-        if (i >= int'(optr_q)) begin
-          upper_any = 1'b1;
-          upper_idx = CtxW'(i);
-        end
-      end
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      upper_desc[k] = has_desc[k] && (k >= 32'(optr_q));
     end
-    osel_valid = (has_desc != '0);
-    osel       = upper_any ? upper_idx : any_idx;
   end
+  lowest_set #(.N(NumCtx)) u_upper_pick (
+    .v_i(upper_desc), .found_o(upper_any), .idx_o(upper_idx)
+  );
+  lowest_set #(.N(NumCtx)) u_any_pick (.v_i(has_desc), .found_o(osel_valid), .idx_o(any_idx));
+  assign osel = upper_any ? upper_idx : any_idx;
 
   function automatic logic [CtxW-1:0] ctx_after(logic [CtxW-1:0] c);
     return (32'(c) == NumCtx - 1) ? '0 : c + 1'b1;
