@@ -2,8 +2,8 @@
 // and between the contexts' messages a segment at a time (TX_QUANTUM).
 //
 // Each context has its own fetch index; a descriptor read goes to the next context, round
-// robin (rcube_rr_arbiter: the pointer moves past a context only when its read is
-// issued), among those whose fetch index is behind their producer. Fetched descriptors
+// robin (rr_pick: the pointer moves past a context only when its read is issued),
+// among those whose fetch index is behind their producer. Fetched descriptors
 // wait in a shared store of DescDepth slots, each context's in a list in its ring order
 // (head, tail, next pointers), so no context's backlog stands in front of another's.
 //
@@ -171,7 +171,7 @@ module ddc_tx_ctx_fetch
   // ---- which context reads next ----
   logic [NumCtx-1:0] pending, has_ring, idle_ctx, may_read, arb_req;
   logic [CtxW-1:0]   sel;
-  logic              sel_valid, arb_ack;
+  logic              sel_valid;
   logic [CntW:0]     busy, resv_all, claimed;
   logic              room, room_own;
 
@@ -221,23 +221,19 @@ module ddc_tx_ctx_fetch
     arb_req[0] = may_read[0] && !push_match;
   end
 
+  // The read choice's round robin: the pointer moves past a context when its read goes out.
+  logic [CtxW-1:0]   rptr_q;
   logic [NumCtx-1:0] gnt;
-  rcube_rr_arbiter #(
-    .N(NumCtx)
-  ) u_arb (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .req_i  (arb_req),
-    .ack_i  (arb_ack),
-    .gnt_o  (gnt),
-    .idx_o  (sel),
-    .valid_o(sel_valid)
+  rr_pick #(.N(NumCtx)) u_read_pick (
+    .req_i(arb_req), .ptr_i(rptr_q), .valid_o(sel_valid), .idx_o(sel)
   );
+  always_comb begin
+    for (int unsigned k = 0; k < NumCtx; k++) gnt[k] = sel_valid && (sel == CtxW'(k));
+  end
 
   assign req_valid_o = sel_valid && !push_wait;
   assign req_addr_o  = lme_base_i[sel] + {43'h0, idx_q[sel], 5'h00};
   assign req_fire    = req_valid_o && req_ready_i;
-  assign arb_ack     = req_fire;
 
   // The fourth beat completes a descriptor; the slot was reserved when its read went out.
   assign rsp_w2   = rsp_data_i;
@@ -336,24 +332,11 @@ module ddc_tx_ctx_fetch
     for (int unsigned k = 0; k < NumCtx; k++) has_desc[k] = (cnt_q[k] != '0);
   end
 
-  // Round robin as in rcube_rr_arbiter, but the pointer moves past the context taken,
-  // which is the one chosen a cycle before the take, not necessarily the current choice.
-  // The contexts at or above the pointer first, each half's lowest as a tree (the scan
-  // loop was a chain at the head of the offer's path: docs/SYNTH.md).
-  logic [CtxW-1:0]   optr_q, optr_d;
-  logic [NumCtx-1:0] upper_desc;
-  logic [CtxW-1:0]   upper_idx, any_idx;
-  logic              upper_any;
-  always_comb begin
-    for (int unsigned k = 0; k < NumCtx; k++) begin
-      upper_desc[k] = has_desc[k] && (k >= 32'(optr_q));
-    end
-  end
-  lowest_set #(.N(NumCtx)) u_upper_pick (
-    .v_i(upper_desc), .found_o(upper_any), .idx_o(upper_idx)
+  // Round robin too, but the pointer moves past the context taken, which is the one chosen a cycle before the take, not necessarily the current choice.
+  logic [CtxW-1:0] optr_q, optr_d;
+  rr_pick #(.N(NumCtx)) u_offer_pick (
+    .req_i(has_desc), .ptr_i(optr_q), .valid_o(osel_valid), .idx_o(osel)
   );
-  lowest_set #(.N(NumCtx)) u_any_pick (.v_i(has_desc), .found_o(osel_valid), .idx_o(any_idx));
-  assign osel = upper_any ? upper_idx : any_idx;
 
   function automatic logic [CtxW-1:0] ctx_after(logic [CtxW-1:0] c);
     return (32'(c) == NumCtx - 1) ? '0 : c + 1'b1;
@@ -564,6 +547,7 @@ module ddc_tx_ctx_fetch
       rec_q      <= '0;
       key_q      <= '0;
       optr_q     <= '0;
+      rptr_q     <= '0;
       ofr_valid_q <= 1'b0;
     end else begin
       idx_q      <= idx_d;
@@ -585,6 +569,7 @@ module ddc_tx_ctx_fetch
       rec_q      <= rec_d;
       key_q      <= key_d;
       optr_q     <= optr_d;
+      if (req_fire) rptr_q <= ctx_after(sel);
       ofr_valid_q <= ofr_load;
       if (rsp_valid_i) begin
         unique case (beat_q)
