@@ -163,8 +163,11 @@ module ddc_rx_msg_track #(
       end
     end
     old_vld = old_next & vld_q;
-    hit_old = old_next[hit_idx_q];
   end
+  // The hit's own age, not through old_next: that waits for the lookup's late valid (a
+  // gate only for the simulator), and the verdict is used only after a lookup anyway.
+  assign hit_old = (age_q[hit_idx_q] == AgeW'(AGE_MAX)) ||
+                   (tick && age_q[hit_idx_q] == AgeW'(AGE_MAX - 1));
   lowest_set #(.N(ENTRIES)) u_old_pick (.v_i(old_vld), .found_o(have_old), .idx_o(old_idx));
 
   // The packet's contribution, whichever entry it lands in.
