@@ -177,10 +177,8 @@ module ddc_rx_seq_window #(
     to_top   = top_base - ins_slot.base;
     seen_adv = (adv >= SEQ_W'(WIN)) ? '0 : (ins_slot.seen >> adv);
     seen_top = (to_top >= SEQ_W'(WIN)) ? '0 : (ins_slot.seen >> to_top);
-    mid       = ins_slot;
-    mid.vld   = 1'b1;
-    mid.src   = ins_src_i;
-    mid.stamp = now_q;
+    // Only base and seen are written back; the slot's src and stamp come from the inputs.
+    mid = ins_slot;
     if (ahead) begin
       mid.base = top_base;
       mid.seen = fresh ? '0 : seen_top;

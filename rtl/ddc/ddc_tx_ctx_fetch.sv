@@ -301,13 +301,10 @@ module ddc_tx_ctx_fetch
   );
   assign in_err = rsp_push ? ring_err : push_err;
 
-  // The lowest free slot takes the next descriptor.
-  always_comb begin
-    alloc = '0;
-    for (int i = int'(DescDepth) - 1; i >= 0; i--) begin
-      if (free_q[i]) alloc = TagW'(i);
-    end
-  end
+  // The lowest free slot takes the next descriptor (a store write needs one: the read
+  // reserved it, or the push checked the room).
+  logic alloc_found;
+  lowest_set #(.N(DescDepth)) u_alloc_pick (.v_i(free_q), .found_o(alloc_found), .idx_o(alloc));
 
   // ---- which context the read engine serves next, and the offer register ----
   typedef struct packed {
@@ -332,7 +329,8 @@ module ddc_tx_ctx_fetch
     for (int unsigned k = 0; k < NumCtx; k++) has_desc[k] = (cnt_q[k] != '0);
   end
 
-  // Round robin too, but the pointer moves past the context taken, which is the one chosen a cycle before the take, not necessarily the current choice.
+  // Round robin too, but the pointer moves past the context taken, which is the one chosen
+  // a cycle before the take, not necessarily the current choice.
   logic [CtxW-1:0] optr_q, optr_d;
   rr_pick #(.N(NumCtx)) u_offer_pick (
     .req_i(has_desc), .ptr_i(optr_q), .valid_o(osel_valid), .idx_o(osel)
@@ -589,7 +587,7 @@ module ddc_tx_ctx_fetch
 
 `ifndef SYNTHESIS
   // Every read reserved its slot.
-  a_desc_no_overflow: assert property (@(posedge clk_i) q_push |-> free_q[alloc]);
+  a_desc_no_overflow: assert property (@(posedge clk_i) q_push |-> alloc_found && free_q[alloc]);
   // The store and the lists agree.
   a_ctx_of_head: assert property (@(posedge clk_i) osel_valid |-> (q_out.ctx == osel));
   // The offer is still its context's head.
