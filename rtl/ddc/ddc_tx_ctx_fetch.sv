@@ -231,8 +231,18 @@ module ddc_tx_ctx_fetch
     for (int unsigned k = 0; k < NumCtx; k++) gnt[k] = sel_valid && (sel == CtxW'(k));
   end
 
+  // Every context's next descriptor address, summed beside the read choice: chosen after
+  // it, the 59-bit carry chain came after the arbiter on the node's longest path
+  // (docs/SYNTH.md). Eight adders from registers instead of one behind the choice.
+  logic [NumCtx-1:0][63:0] ring_addr;
+  always_comb begin
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      ring_addr[k] = lme_base_i[k] + {43'h0, idx_q[k], 5'h00};
+    end
+  end
+
   assign req_valid_o = sel_valid && !push_wait;
-  assign req_addr_o  = lme_base_i[sel] + {43'h0, idx_q[sel], 5'h00};
+  assign req_addr_o  = ring_addr[sel];
   assign req_fire    = req_valid_o && req_ready_i;
 
   // The fourth beat completes a descriptor; the slot was reserved when its read went out.
