@@ -185,11 +185,13 @@ module ddc_rx_egress
 
   // Completion by counting: the packet that completes a message may be any of its packets
   // (order-free), and a message that lost one never completes.
-  logic        trk_valid, trk_complete, trk_victim, trk_gap, trk_gap_free, lmr_drop;
+  logic        trk_valid, trk_ready, trk_complete, trk_victim, trk_gap, trk_gap_free, lmr_drop;
   logic [15:0] trk_victim_src;
   logic [31:0] trk_victim_msg_id;
   logic [31:0] trk_total;
-  assign trk_valid = (state_q == StTrl) && buf_valid_i && !dup_q;
+  // The trailer waits for the tracker's verdict (a cycle, for a one-flit packet of a
+  // multi-packet message: ddc_rx_msg_track).
+  assign trk_valid = (state_q == StTrl) && buf_valid_i && !dup_q && trk_ready;
   // Only a deterministic route keeps a message's packets in order; broadcasts are never
   // answered.
   assign trk_gap_free = early_nack_i && (hdr0_q.ptype == PTYPE_WRITE) &&
@@ -211,7 +213,7 @@ module ddc_rx_egress
   // broadcasts on hypercube:6 lost messages to a full table (sim/tests/topologies.rs).
   // The tracker decides ahead (ddc_rx_msg_track): it matches the key as header 2 is
   // popped, and looks the packet's fields up (held from then on) from the last payload
-  // flit's cycle to the trailer's.
+  // flit's cycle to the trailer's; the trailer goes when the verdict is ready.
   logic trk_key, trk_lookup;
   assign trk_key    = (state_q == StHdr2) && buf_valid_i && !is_ans;
   assign trk_lookup = !dup_q && ((state_q == StTrl) ||
@@ -234,6 +236,7 @@ module ddc_rx_egress
     .pkt_offset_i(32'(hdr2_q.offset)),
     .pkt_attempt_i(hdr0_q.attempt),
     .pkt_gap_free_i(trk_gap_free),
+    .verdict_ready_o(trk_ready),
     .complete_o  (trk_complete),
     .total_o     (trk_total),
     .gap_o       (trk_gap),
@@ -368,7 +371,7 @@ module ddc_rx_egress
         end
       end
       StTrl: begin
-        if (buf_valid_i) begin
+        if (buf_valid_i && (dup_q || trk_ready)) begin
           buf_pop_o  = 1'b1;
           vrd_pop_o  = 1'b1;
           pkt_o      = !dup_q;

@@ -39,18 +39,27 @@
 // computed there: the 64-way lookup, the count and the verdict made the NIC's longest
 // path together with what the egress does with the verdict (docs/SYNTH.md). It takes
 // three steps, one cycle each at least:
-//   1. key (key_valid_i, as the egress pops header 2): the 64-way match of (src, msg_id)
-//      and the first free entry are registered, and the matching entry's count, total
-//      and attempt are read from a memory (block or distributed RAM: no 64-way mux of
-//      their 67 bits, no per-entry registers);
+//   1. key (key_valid_i, as the egress pops header 2), two cycles: the 64-way match of
+//      (src, msg_id) is registered; in the next cycle the hit and the first free entry
+//      are picked from it and registered, and the hit's count, total and attempt are
+//      read from a memory (block or distributed RAM: no 64-way mux of their 67 bits, no
+//      per-entry registers). The key comes straight out of the receive buffer's block
+//      RAM: its 64 compares, the hit pick and the memory's address in one cycle made the
+//      NIC's longest routed path (docs/SYNTH.md);
 //   2. lookup (lk_valid_i, the egress's last payload cycle and its trailer's, the
 //      packet's fields held on pkt_*_i): the ages (a pending tick included) and the
-//      count give the verdict for the next cycle, registered;
-//   3. apply (pkt_valid_i): the verdict goes out and the table is written.
-// The table is written only in step 3, and the egress's next key comes at least two
-// cycles later (three more header cycles), so step 1's match and read stay true until
-// the packet's own step 3; only the ages move, and step 2 reads them. Asserted below:
-// every pkt_valid_i has its key and a lookup in the cycle right before it.
+//      count give the verdict for the next cycle, registered. A lookup in the cycle
+//      right after a tracked key (a one-flit payload) comes before step 1's second
+//      cycle has finished and gives no verdict;
+//   3. apply (pkt_valid_i, only while verdict_ready_o): the verdict goes out and the
+//      table is written.
+// verdict_ready_o is a register: the egress holds the trailer while it is low, which
+// costs a cycle only to a one-flit packet of a multi-packet message (one-packet
+// messages need no entry and have no second key cycle). The table is written only in
+// step 3, and the egress's next key comes at least two cycles later (three more header
+// cycles), so step 1's match and read stay true until the packet's own step 3; only the
+// ages move, and step 2 reads them. Asserted below: every pkt_valid_i has its key and a
+// lookup in the cycle right before it.
 module ddc_rx_msg_track #(
   parameter int unsigned ENTRIES   = 16,
   parameter int unsigned TICK_LOG2 = 12,
@@ -74,6 +83,8 @@ module ddc_rx_msg_track #(
   input  logic [31:0] pkt_offset_i,
   input  logic [1:0]  pkt_attempt_i,
   input  logic        pkt_gap_free_i,   // in order: a short count at `last` is a loss
+  // the verdict of the packet on pkt_*_i is ready: pkt_valid_i may come
+  output logic        verdict_ready_o,
   // verdict for that packet
   output logic        complete_o,
   output logic [31:0] total_o,
@@ -112,25 +123,33 @@ module ddc_rx_msg_track #(
 
   assign tick = (tick_q == '1);
 
-  // Step 1: the key's match and the first free entry. Only a packet that may be tracked
-  // needs them: the simulator skips the 64-way compare on every other cycle.
-  logic               m_hit, m_free;
-  logic [IdxW-1:0]    m_hit_idx, m_free_idx;
-  logic [ENTRIES-1:0] m_match, m_empty;
+  // Step 1, first cycle: the key's match. Only a packet that may be tracked needs it: the
+  // simulator skips the 64-way compare on every other cycle.
+  logic               key_track;
+  logic [ENTRIES-1:0] m_match, match_q;
+  logic               pick_q;    // match_q is the last cycle's key's: step 1's second cycle
+  assign key_track = key_valid_i && !(pkt_first_i && pkt_last_i);
   always_comb begin
     m_match = '0;
-    m_empty = '0;
-    if (key_valid_i && !(pkt_first_i && pkt_last_i)) begin
+    if (key_track) begin
       for (int unsigned i = 0; i < ENTRIES; i++) begin
         m_match[i] = vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == key_msg_id_i;
       end
-      m_empty = ~vld_q;
     end
   end
-  // The hit and the first free entry as trees (lowest_set): written as first-match loops,
-  // the victim choice over 64 entries mapped to a chain of 20-odd LUT levels, the NIC's
-  // longest path once the TX read engine's was cut (docs/SYNTH.md).
-  lowest_set #(.N(ENTRIES)) u_hit_pick  (.v_i(m_match), .found_o(m_hit),  .idx_o(m_hit_idx));
+  always_ff @(posedge clk_i) begin
+    if (key_track) match_q <= m_match;
+  end
+
+  // Step 1, second cycle: the hit and the first free entry, as trees (lowest_set): written
+  // as first-match loops, the victim choice over 64 entries mapped to a chain of 20-odd
+  // LUT levels (docs/SYNTH.md). The free map is that of the key's cycle: the table is not
+  // written between a key and its packet's apply.
+  logic               m_hit, m_free;
+  logic [IdxW-1:0]    m_hit_idx, m_free_idx;
+  logic [ENTRIES-1:0] m_empty;
+  assign m_empty = pick_q ? ~vld_q : '0;
+  lowest_set #(.N(ENTRIES)) u_hit_pick  (.v_i(match_q), .found_o(m_hit),  .idx_o(m_hit_idx));
   lowest_set #(.N(ENTRIES)) u_free_pick (.v_i(m_empty), .found_o(m_free), .idx_o(m_free_idx));
 
   logic            hit_q, have_free_q, key_ok_q;
@@ -140,7 +159,7 @@ module ddc_rx_msg_track #(
   assign ent = ent_t'(ent_rd_q);
 
   always_ff @(posedge clk_i) begin
-    if (key_valid_i) begin
+    if (pick_q) begin
       hit_q       <= m_hit;
       hit_idx_q   <= m_hit_idx;
       have_free_q <= m_free;
@@ -211,6 +230,7 @@ module ddc_rx_msg_track #(
   } verdict_t;
   verdict_t vd, vd_q;
   logic     vd_ok_q;   // vd_q was computed in the previous cycle, after this key's step 1
+  assign verdict_ready_o = vd_ok_q;
 
   always_comb begin
     vd = '{
@@ -270,9 +290,11 @@ module ddc_rx_msg_track #(
       tick_q  <= '0;
       vd_ok_q <= 1'b0;
       key_ok_q <= 1'b0;
+      pick_q  <= 1'b0;
       for (int unsigned i = 0; i < ENTRIES; i++) age_q[i] <= '0;
     end else begin
-      vd_ok_q <= lk_valid_i && !pkt_valid_i && key_ok_q;
+      vd_ok_q <= lk_valid_i && !pkt_valid_i && key_ok_q && !pick_q;
+      pick_q  <= key_track;
       // A key stays looked up until its packet is applied (or the next key).
       if (key_valid_i)      key_ok_q <= 1'b1;
       else if (pkt_valid_i) key_ok_q <= 1'b0;

@@ -14,11 +14,14 @@
 // messages interleaved packet by packet, some losing a packet (the last one too): every
 // message whose last packet arrives short reports exactly one gap, only messages that
 // lost their last packet ever hold an entry long enough to become a victim.
-// The verdict is computed ahead: the key is matched first (key_valid_i), the verdict a
-// cycle before the packet (lk_valid_i). A directed case puts an ageing tick in the lookup
-// cycle, so an entry one tick short of AGE_MAX there must be found expired; the random
-// traffic puts idle cycles between key and lookup and sometimes looks up for two cycles,
-// as the egress does while a payload or its trailer is still on its way.
+// The verdict is computed ahead: the key is matched first (key_valid_i, two cycles), the
+// verdict a cycle before the packet (lk_valid_i), which comes only with verdict_ready_o,
+// as the egress's trailer does. A lookup right after a tracked key (a one-flit payload)
+// gives no verdict: the packet then waits exactly one cycle, and never otherwise (checked
+// on every packet). A directed case puts an ageing tick in the deciding lookup's cycle, so
+// an entry one tick short of AGE_MAX there must be found expired; the random traffic puts
+// idle cycles between key and lookup and sometimes looks up for two cycles, as the egress
+// does while a payload or its trailer is still on its way.
 module tb_ddc_rx_msg_track;
   localparam int unsigned Entries  = 16;
   localparam int unsigned TickLog2 = 6;
@@ -35,6 +38,8 @@ module tb_ddc_rx_msg_track;
   logic [1:0]  att = '0;
   logic        gf = 1'b0;   // pkt_gap_free_i
   logic        gap;
+  logic        rdy;         // verdict_ready_o
+  int          n_waits = 0; // packets that waited for their verdict
   bit          gp;          // gap seen with the last packet
   logic        complete, full, expire, overrun;
   logic [31:0] total;
@@ -63,6 +68,7 @@ module tb_ddc_rx_msg_track;
     .pkt_offset_i(off),
     .pkt_attempt_i(att),
     .pkt_gap_free_i(gf),
+    .verdict_ready_o(rdy),
     .complete_o  (complete),
     .total_o     (total),
     .gap_o       (gap),
@@ -77,19 +83,33 @@ module tb_ddc_rx_msg_track;
 `include "ddc_tb_check.svh"
 
   // Presents one packet as the egress does (inputs change at falling edges): its fields
-  // with key_valid_i for a cycle, then lk_valid_i for a cycle, then pkt_valid_i for one
-  // more; returns the verdict seen in that last cycle. With `vary`, up to three idle
-  // cycles after the key and a second lookup cycle, at random.
+  // with key_valid_i for a cycle, then lk_valid_i for a cycle, then lk_valid_i and
+  // pkt_valid_i for one more once verdict_ready_o is high; returns the verdict seen in that
+  // last cycle. With `vary`, up to three idle cycles after the key and a second lookup
+  // cycle, at random.
   task automatic pkt(input int s, input int m, input int o, input int l, input bit f,
                      input bit la, output bit c, output int t, output bit fu,
                      output bit ex, output bit ov);
+    int gap_cycles, waited;
+    bit second;
     kv = 1'b1; src = 16'(s); mid = 32'(m); off = 32'(o); len = 16'(l); first = f; last = la;
     @(negedge clk);
     kv = 1'b0;
-    if (vary) repeat ($urandom_range(0, 3)) @(negedge clk);
+    gap_cycles = vary ? $urandom_range(0, 3) : 0;
+    repeat (gap_cycles) @(negedge clk);
     lk = 1'b1;
     @(negedge clk);
-    if (vary && $urandom_range(0, 1) == 1) @(negedge clk);
+    second = vary && $urandom_range(0, 1) == 1;
+    if (second) @(negedge clk);
+    waited = 0;
+    while (!rdy && waited < 4) begin
+      waited++;
+      @(negedge clk);
+    end
+    // Only a lookup right after a tracked key waits, and for one cycle.
+    `CHECK(waited == ((gap_cycles == 0 && !second && !(f && la)) ? 1 : 0),
+           "the verdict is ready one cycle late only after a lookup right behind a tracked key")
+    if (waited != 0) n_waits++;
     pv = 1'b1;
     #1;
     c = complete; t = int'(total); fu = full; ex = expire; ov = overrun;
@@ -99,10 +119,11 @@ module tb_ddc_rx_msg_track;
     lk = 1'b0;
   endtask
 
-  // Entry 0 is one tick short of AGE_MAX and the tick comes in the next cycle (a packet
-  // presented now is looked up then).
+  // Entry 0 is one tick short of AGE_MAX and the tick comes two cycles from now (a
+  // multi-packet message's packet presented now has its deciding lookup then: its key's
+  // match takes two cycles).
   function automatic bit entry0_ticks_next();
-    return dut.vld_q[0] && dut.age_q[0] == 2'(AgeMax - 1) && dut.tick_q == '1 - 1'b1;
+    return dut.vld_q[0] && dut.age_q[0] == 2'(AgeMax - 1) && dut.tick_q == '1 - 2'd2;
   endfunction
 
   task automatic idle(input int n);
@@ -413,6 +434,8 @@ module tb_ddc_rx_msg_track;
       `CHECK(n_gap == n_want_gap && n_gap > 300 && n_lastlost > 100, "in-order gaps")
     end
     gf = 1'b0;
+    $display("%0d packets waited a cycle for their verdict", n_waits);
+    `CHECK(n_waits > 100, "the one-cycle wait after a key was exercised")
 
     tb_verdict();
     $finish;
