@@ -94,6 +94,7 @@ module ddc_tx_ctx_fetch
   output logic                          desc_valid_o,
   input  logic                          desc_ready_i,
   output logic [CtxW-1:0]               desc_ctx_o,
+  // The segment's first byte: local_addr + off, and the remote address (bits 47:0) + off.
   output logic [63:0]                   desc_local_o,
   // {key (word 3 bits 63:48), word 1 (dctx, remote address)}
   output logic [79:0]                   desc_remote_o,
@@ -384,8 +385,17 @@ module ddc_tx_ctx_fetch
   assign pass     = osel_valid && (off == '0) && clash;
   assign skip     = pass && !drain_i && !desc_fire;
   assign ofr_load = osel_valid && !pass && !drain_i && !flush_i && !desc_fire;
+  // The segment's addresses are added here, where the offer has a cycle of its own: the
+  // read engine cuts the first packet from them in the take's cycle, and an adder there
+  // started the NIC's routed critical path (docs/SYNTH.md).
+  desc_t seg_desc;
+  always_comb begin
+    seg_desc                   = q_out;
+    seg_desc.local_addr        = q_out.local_addr + 64'(off);
+    seg_desc.remote_addr[47:0] = q_out.remote_addr[47:0] + 48'(off);
+  end
   assign ofr_d = '{
-    desc:      q_out,
+    desc:      seg_desc,
     err:       err_mem_q[hs],
     slot:      hs,
     off:       off,

@@ -30,8 +30,10 @@
 // is sent and rfail_* ends the entry.
 //
 // Segments (TX_QUANTUM, ddc_tx_ctx_fetch): a long message may come as several takes of
-// its descriptor, each naming the bytes [desc_off_i, desc_off_i + desc_seg_len_i); other
-// descriptors' segments may come between them. The checks were made on the whole
+// its descriptor, each naming the bytes [desc_off_i, desc_off_i + desc_seg_len_i), whose
+// first byte is read from desc_local_i and lands at desc_remote_i (the fetch stage adds
+// the offset in its offer register, a cycle ahead of the take); other descriptors'
+// segments may come between them. The checks were made on the whole
 // descriptor (its code holds for every segment); only the first segment (offset 0) gets a
 // completion record, sets `first` on its first packet and releases the push window; only
 // the final segment (desc_final_i) ends with the message's `last` packet. desc_end_o tells
@@ -193,10 +195,8 @@ module ddc_tx_read_engine
   assign take_good  = desc_fire && (desc_err_i == DESC_ERR_OK);
   assign src_active = msg_active_q || take_good;
   // An inline descriptor is never cut into segments (it is shorter than any quantum).
-  assign src_local  = msg_active_q ? msg_local_q  :
-                      (desc_inline_i ? '0 : desc_local_i + 64'(desc_off_i));
-  assign src_remote = msg_active_q ? msg_remote_q :
-                      {desc_remote_i[79:48], desc_remote_i[47:0] + 48'(desc_off_i)};
+  assign src_local  = msg_active_q ? msg_local_q  : (desc_inline_i ? '0 : desc_local_i);
+  assign src_remote = msg_active_q ? msg_remote_q : desc_remote_i;
   assign src_rem    = msg_active_q ? msg_rem_q    : desc_seg_len_i;
   assign src_off    = msg_active_q ? msg_off_q    : desc_off_i;
   assign src_first  = msg_active_q ? msg_first_q  : desc_first;

@@ -256,7 +256,10 @@ module tb_ddc_tx_ctx_fetch;
         int q = (tx_quantum == 0) ? 0 : (1 << tx_quantum);
         int want_len = (cuts && len - exp_off[k] > q) ? q : len - exp_off[k];
         e = exp_q[k][0];
-        `CHECK(desc_local == e.w0 && desc_remote == {e.w3[63:48], e.w1} && desc_msg_id == e.w3[31:0] &&
+        // A segment's addresses are its first byte's.
+        `CHECK(desc_local == e.w0 + 64'(exp_off[k]) &&
+               desc_remote == {e.w3[63:48], e.w1[63:48], e.w1[47:0] + 48'(exp_off[k])} &&
+               desc_msg_id == e.w3[31:0] &&
                desc_dest == e.w2[47:32] &&
                desc_flags == e.w2[55:48] && desc_inline == e.w2[48 + DESC_FLAG_INLINE_BIT] &&
                desc_pushed == e.pushed,
