@@ -158,6 +158,16 @@ module ddc_rx_msg_track #(
   logic [EntW-1:0] ent_rd_q;
   assign ent = ent_t'(ent_rd_q);
 
+  // The hit's age, kept beside its index and aged with it, so step 2 reads a register
+  // instead of a 64-way mux behind hit_idx_q (the age, the count's adder and the compares
+  // behind it made the node's routed critical path, docs/SYNTH.md). The hit entry stays
+  // valid, and its age is written by nothing but the ticks, until its packet's apply.
+  logic [AgeW-1:0] hit_age_q, hit_age;
+  assign hit_age = pick_q ? age_q[m_hit_idx] : hit_age_q;
+  always_ff @(posedge clk_i) begin
+    hit_age_q <= (tick && hit_age != AgeW'(AGE_MAX)) ? hit_age + 1'b1 : hit_age;
+  end
+
   always_ff @(posedge clk_i) begin
     if (pick_q) begin
       hit_q       <= m_hit;
@@ -185,15 +195,31 @@ module ddc_rx_msg_track #(
   end
   // The hit's own age, not through old_next: that waits for the lookup's late valid (a
   // gate only for the simulator), and the verdict is used only after a lookup anyway.
-  assign hit_old = (age_q[hit_idx_q] == AgeW'(AGE_MAX)) ||
-                   (tick && age_q[hit_idx_q] == AgeW'(AGE_MAX - 1));
+  assign hit_old = (hit_age_q == AgeW'(AGE_MAX)) ||
+                   (tick && hit_age_q == AgeW'(AGE_MAX - 1));
   lowest_set #(.N(ENTRIES)) u_old_pick (.v_i(old_vld), .found_o(have_old), .idx_o(old_idx));
 
   // The packet's contribution, whichever entry it lands in.
   logic        single, track, alloc, gap_miss;
   logic [IdxW-1:0] idx;
-  logic [31:0] cnt_cur, tot_cur, cnt_new, tot_new, pkt_end;
-  logic        tkn_cur, tkn_new, live;
+  logic [31:0] tot_cur, cnt_new, tot_new, pkt_end, cnt_live;
+  logic        tkn_cur, tkn_new, live, done_new, over_new;
+  // The count and its compares for both outcomes of the age and attempt checks, beside
+  // them rather than behind them; `live` only chooses. With the packet: cnt_live against
+  // the total it declares (pkt_end, a last packet) or the one known (ent.tot).
+  logic        live_eq_end, live_gt_end, live_eq_tot, live_gt_tot, end_gt_tot;
+  logic        own_eq_end, own_gt_end;   // a packet counted alone (no live entry)
+  always_comb begin
+    pkt_end     = pkt_offset_i + 32'(pkt_len_i);
+    cnt_live    = ent.cnt + 32'(pkt_len_i);
+    live_eq_end = (cnt_live == pkt_end);
+    live_gt_end = (cnt_live > pkt_end);
+    live_eq_tot = (cnt_live == ent.tot);
+    live_gt_tot = (cnt_live > ent.tot);
+    end_gt_tot  = (pkt_end > ent.tot);
+    own_eq_end  = (32'(pkt_len_i) == pkt_end);
+    own_gt_end  = (32'(pkt_len_i) > pkt_end);
+  end
   always_comb begin
     live    = hit_q && !hit_old && (ent.att == pkt_attempt_i);
     single  = pkt_first_i && pkt_last_i;
@@ -202,13 +228,19 @@ module ddc_rx_msg_track #(
     alloc   = !hit_q && !gap_miss && (have_free_q || have_old);
     track   = !single && (hit_q || alloc);
     idx     = hit_q ? hit_idx_q : (have_free_q ? free_idx_q : old_idx);
-    cnt_cur = live ? ent.cnt : '0;
     tot_cur = live ? ent.tot : '0;
     tkn_cur = live && ent.tkn;
-    pkt_end = pkt_offset_i + 32'(pkt_len_i);
-    cnt_new = cnt_cur + 32'(pkt_len_i);
+    cnt_new = live ? cnt_live : 32'(pkt_len_i);
     tkn_new = tkn_cur || pkt_last_i;
     tot_new = pkt_last_i ? pkt_end : tot_cur;
+    // tkn_new && cnt_new == tot_new, and the overrun test below, by cases.
+    if (pkt_last_i) begin
+      done_new = live ? live_eq_end : own_eq_end;
+      over_new = live ? live_gt_end : own_gt_end;
+    end else begin
+      done_new = tkn_cur && live_eq_tot;
+      over_new = tkn_cur && live_gt_tot;
+    end
   end
 
   // The verdict, for the packet on pkt_*_i if it comes in the next cycle.
@@ -253,9 +285,9 @@ module ddc_rx_msg_track #(
       vd.complete = 1'b1;
     end else if (track) begin
       vd.total    = tot_new;
-      vd.complete = tkn_new && (cnt_new == tot_new);
+      vd.complete = done_new;
       // Also bytes beyond the end a packet already declared: counted twice somewhere.
-      vd.overrun  = (tkn_new && cnt_new > tot_new) || (tkn_cur && pkt_end > tot_cur);
+      vd.overrun  = over_new || (tkn_cur && end_gt_tot);
       if (vd.overrun) vd.complete = 1'b0;
       vd.gap      = pkt_gap_free_i && pkt_last_i && !vd.complete && !vd.overrun;
     end else if (gap_miss) begin
@@ -343,6 +375,12 @@ module ddc_rx_msg_track #(
   // Step 1's match and read hold until the apply: no key comes between a lookup and it.
   a_key_lookup: assert property (@(posedge clk_i) disable iff (!rst_ni)
                                  key_valid_i |-> !lk_valid_i);
+  // The hit's age register is the entry's age wherever a lookup reads it.
+  logic [AgeW-1:0] hit_entry_age;
+  assign hit_entry_age = age_q[hit_idx_q];
+  a_hit_age: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                              (lk_valid_i && key_ok_q && !pick_q && hit_q &&
+                               !(pkt_first_i && pkt_last_i)) |-> hit_age_q == hit_entry_age);
   // The ages were those of the decision's cycle: an entry taken as expired is at
   // AGE_MAX now, one counted on or allocated is not.
   logic upd_old;
