@@ -125,10 +125,12 @@ module ddc_rx_msg_track #(
 
   // Step 1, first cycle: the key's match. Only a packet that may be tracked needs it: the
   // simulator skips the 64-way compare on every other cycle.
+  logic               single;    // a one-packet message: complete alone, never tracked
   logic               key_track;
   logic [ENTRIES-1:0] m_match, match_q;
   logic               pick_q;    // match_q is the last cycle's key's: step 1's second cycle
-  assign key_track = key_valid_i && !(pkt_first_i && pkt_last_i);
+  assign single    = pkt_first_i && pkt_last_i;
+  assign key_track = key_valid_i && !single;
   always_comb begin
     m_match = '0;
     if (key_track) begin
@@ -141,10 +143,10 @@ module ddc_rx_msg_track #(
     if (key_track) match_q <= m_match;
   end
 
-  // Step 1, second cycle: the hit and the first free entry, as trees (lowest_set): written
-  // as first-match loops, the victim choice over 64 entries mapped to a chain of 20-odd
-  // LUT levels (docs/SYNTH.md). The free map is that of the key's cycle: the table is not
-  // written between a key and its packet's apply.
+  // Step 1, second cycle: the hit and the first free entry, as trees (lowest_set; as
+  // first-match loops, 64-entry picks mapped to chains of 20-odd LUT levels,
+  // docs/SYNTH.md). The free map is that of the key's cycle: the table is not written
+  // between a key and its packet's apply.
   logic               m_hit, m_free;
   logic [IdxW-1:0]    m_hit_idx, m_free_idx;
   logic [ENTRIES-1:0] m_empty;
@@ -185,7 +187,7 @@ module ddc_rx_msg_track #(
   logic [ENTRIES-1:0] old_next, old_vld;
   always_comb begin
     old_next = '0;
-    if (lk_valid_i && !(pkt_first_i && pkt_last_i)) begin
+    if (lk_valid_i && !single) begin
       for (int unsigned i = 0; i < ENTRIES; i++) begin
         old_next[i] = (age_q[i] == AgeW'(AGE_MAX)) ||
                       (tick && age_q[i] == AgeW'(AGE_MAX - 1));
@@ -200,7 +202,7 @@ module ddc_rx_msg_track #(
   lowest_set #(.N(ENTRIES)) u_old_pick (.v_i(old_vld), .found_o(have_old), .idx_o(old_idx));
 
   // The packet's contribution, whichever entry it lands in.
-  logic        single, track, alloc, gap_miss;
+  logic        track, alloc, gap_miss;
   logic [IdxW-1:0] idx;
   logic [31:0] tot_cur, cnt_new, tot_new, pkt_end, cnt_live;
   logic        tkn_cur, tkn_new, live, done_new, over_new;
@@ -222,7 +224,6 @@ module ddc_rx_msg_track #(
   end
   always_comb begin
     live    = hit_q && !hit_old && (ent.att == pkt_attempt_i);
-    single  = pkt_first_i && pkt_last_i;
     // A last packet with nothing counted before it cannot complete a multi-packet message.
     gap_miss = pkt_gap_free_i && pkt_last_i && !hit_q;
     alloc   = !hit_q && !gap_miss && (have_free_q || have_old);
@@ -380,7 +381,7 @@ module ddc_rx_msg_track #(
   assign hit_entry_age = age_q[hit_idx_q];
   a_hit_age: assert property (@(posedge clk_i) disable iff (!rst_ni)
                               (lk_valid_i && key_ok_q && !pick_q && hit_q &&
-                               !(pkt_first_i && pkt_last_i)) |-> hit_age_q == hit_entry_age);
+                               !single) |-> hit_age_q == hit_entry_age);
   // The ages were those of the decision's cycle: an entry taken as expired is at
   // AGE_MAX now, one counted on or allocated is not.
   logic upd_old;
