@@ -13,9 +13,12 @@ module lowest_set #(
   output logic            found_o,
   output logic [IdxW-1:0] idx_o
 );
+  // The indices are an unpacked array: packed, they are one wide word to Verilator, and
+  // every node became a read-modify-write across its words (the 64-entry picks of
+  // ddc_rx_msg_track cost the cluster simulator about a sixth of its speed that way).
   always_comb begin
-    logic [N-1:0]           found;
-    logic [N-1:0][IdxW-1:0] at;
+    logic [N-1:0]    found;
+    logic [IdxW-1:0] at [N];
     found = v_i;
     for (int unsigned i = 0; i < N; i++) at[i] = IdxW'(i);
     // Level by level, node i takes node i + w's answer when its own half has none.
