@@ -116,7 +116,9 @@ module ddc_rx_msg_track #(
   logic [ENTRIES-1:0] vld_q;
   logic [15:0]        src_q [ENTRIES];
   logic [31:0]        mid_q [ENTRIES];
-  logic [AgeW-1:0]    age_q [ENTRIES];
+  // Packed: in the simulator, each element of an unpacked array gets a delayed-write
+  // slot of its own, and the 64 that the tick loop writes were committed every cycle.
+  logic [ENTRIES-1:0][AgeW-1:0] age_q;
   logic [EntW-1:0]    ent_mem [ENTRIES];
   logic [TICK_LOG2-1:0] tick_q;
   logic                 tick;
@@ -324,7 +326,7 @@ module ddc_rx_msg_track #(
       vd_ok_q <= 1'b0;
       key_ok_q <= 1'b0;
       pick_q  <= 1'b0;
-      for (int unsigned i = 0; i < ENTRIES; i++) age_q[i] <= '0;
+      age_q   <= '0;
     end else begin
       vd_ok_q <= lk_valid_i && !pkt_valid_i && key_ok_q && !pick_q;
       pick_q  <= key_track;
