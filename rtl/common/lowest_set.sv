@@ -14,8 +14,7 @@ module lowest_set #(
   output logic [IdxW-1:0] idx_o
 );
   // The indices are an unpacked array: packed, they are one wide word to Verilator, and
-  // every node became a read-modify-write across its words (the 64-entry picks of
-  // ddc_rx_msg_track cost the cluster simulator about a sixth of its speed that way).
+  // every node became a read-modify-write across its words.
   always_comb begin
     logic [N-1:0]    found;
     logic [IdxW-1:0] at [N];

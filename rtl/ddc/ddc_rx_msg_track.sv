@@ -151,10 +151,8 @@ module ddc_rx_msg_track #(
   // between a key and its packet's apply.
   logic               m_hit, m_free;
   logic [IdxW-1:0]    m_hit_idx, m_free_idx;
-  logic [ENTRIES-1:0] m_empty;
-  assign m_empty = pick_q ? ~vld_q : '0;
   lowest_set #(.N(ENTRIES)) u_hit_pick  (.v_i(match_q), .found_o(m_hit),  .idx_o(m_hit_idx));
-  lowest_set #(.N(ENTRIES)) u_free_pick (.v_i(m_empty), .found_o(m_free), .idx_o(m_free_idx));
+  lowest_set #(.N(ENTRIES)) u_free_pick (.v_i(~vld_q),  .found_o(m_free), .idx_o(m_free_idx));
 
   logic            hit_q, have_free_q, key_ok_q;
   logic [IdxW-1:0] hit_idx_q, free_idx_q;
@@ -211,18 +209,19 @@ module ddc_rx_msg_track #(
   // The count and its compares for both outcomes of the age and attempt checks, beside
   // them rather than behind them; `live` only chooses. With the packet: cnt_live against
   // the total it declares (pkt_end, a last packet) or the one known (ent.tot).
+  // A packet counted alone (no live entry) ends its message exactly when it starts at 0,
+  // and past it when offset + length wraps (its count, the length, is then above the end).
   logic        live_eq_end, live_gt_end, live_eq_tot, live_gt_tot, end_gt_tot;
-  logic        own_eq_end, own_gt_end;   // a packet counted alone (no live entry)
+  logic        own_eq_end, own_gt_end;
   always_comb begin
-    pkt_end     = pkt_offset_i + 32'(pkt_len_i);
+    {own_gt_end, pkt_end} = 33'(pkt_offset_i) + 33'(pkt_len_i);
+    own_eq_end  = (pkt_offset_i == '0);
     cnt_live    = ent.cnt + 32'(pkt_len_i);
     live_eq_end = (cnt_live == pkt_end);
     live_gt_end = (cnt_live > pkt_end);
     live_eq_tot = (cnt_live == ent.tot);
     live_gt_tot = (cnt_live > ent.tot);
     end_gt_tot  = (pkt_end > ent.tot);
-    own_eq_end  = (32'(pkt_len_i) == pkt_end);
-    own_gt_end  = (32'(pkt_len_i) > pkt_end);
   end
   always_comb begin
     live    = hit_q && !hit_old && (ent.att == pkt_attempt_i);

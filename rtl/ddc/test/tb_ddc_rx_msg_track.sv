@@ -198,6 +198,9 @@ module tb_ddc_rx_msg_track;
     `CHECK(!c && ov, "duplicate packet: overrun, not complete")
     pkt(5, 40, 64, 64, 0, 1, c, t, fu, ex, ov);
     `CHECK(!c && !ov, "after an overrun the message starts again")
+    // A last packet alone whose offset + length wraps 32 bits ends past its own end.
+    pkt(8, 50, -8, 16, 0, 1, c, t, fu, ex, ov);
+    `CHECK(!c && ov, "a packet whose end wraps: overrun, not complete")
 
     // Fill the table: entries in use now: (2,20), (3,20), (4,30), (5,40) and the rest.
     for (int i = 0; i < int'(Entries) - 4; i++) begin
