@@ -64,6 +64,7 @@ CSR_RW_DEPTH = 6
 CSR_RO_DEPTH = 5
 FIFO = "common/fifo_sync.sv"
 LCR = "common/link_credit_return.sv"
+LSET = "common/lowest_set.sv"
 ARB = "rcube/rcube_rr_arbiter.sv"
 OPORT = "rcube/rcube_output_port.sv"
 ISLIP = "rcube/rcube_islip_alloc.sv"
@@ -89,6 +90,14 @@ JOBS = [
                        "rd_addr_q <= rd_ptr_q;",
                        "reads at the pointer of the cycle before: the popped item again")),
     # link_credit_return in a closed credit loop
+    # lowest_set: against the first-match loop, all inputs (combinational: depth 1 is all)
+    job("lowest_set_n5", "formal_lowest_set", "prove", 1, {"N": 5}),
+    job("lowest_set_n13", "formal_lowest_set", "prove", 1, {"N": 13}),
+    job("lowest_set_n64", "formal_lowest_set", "prove", 1, {"N": 64}),
+    job("lowest_set_cover", "formal_lowest_set", "cover", 1, {"N": 13}),
+    job("lowest_set_mut_level", "formal_lowest_set", "prove", 1, {"N": 13}, "fail",
+        mutant(LSET, "plane[k] ^ (plane[k] >> w)", "plane[k] ^ (plane[k] >> 1)",
+               "every level takes its right neighbour's index, not the other half's")),
     job("link_credit_d5", "formal_link_credit_return", "prove", 10, {"DEPTH": 5}),
     job("link_credit_d16", "formal_link_credit_return", "prove", 10, {"DEPTH": 16}),
     job("link_credit_cover", "formal_link_credit_return", "cover", 16, {"DEPTH": 5}),
