@@ -28,8 +28,8 @@ module lowest_set #(
   // i + w's answer when its own half has none. Every position is updated as if it were a
   // node (the others are never read again), so a level is a few word-wide operations per
   // index bit. The simulator runs every tree on every cycle; with one statement per node
-  // the NIC model spent about 16% more CPU (docs/ARCHITECTURE.md, Simulator speed). The
-  // same function as the per-node form (a Yosys miter proves it for N = 1-4, 5, 8, 13,
+  // a star:2 demo took 13% more CPU (docs/ARCHITECTURE.md, Measured). The
+  // same function as the per-node form (a Yosys miter proves it for N = 1-5, 8, 13,
   // 16, 32, 64, 128); ABC maps N = 64 to 108 LUT4 instead of 125.
   always_comb begin
     logic [N-1:0] found, take;
