@@ -89,7 +89,6 @@ JOBS = [
         "fail", mutant(FIFO, "rd_addr_q <= pop ? next_ptr(rd_ptr_q) : rd_ptr_q;",
                        "rd_addr_q <= rd_ptr_q;",
                        "reads at the pointer of the cycle before: the popped item again")),
-    # link_credit_return in a closed credit loop
     # lowest_set: against the first-match loop, all inputs (combinational: depth 1 is all)
     job("lowest_set_n5", "formal_lowest_set", "prove", 1, {"N": 5}),
     job("lowest_set_n13", "formal_lowest_set", "prove", 1, {"N": 13}),
@@ -98,6 +97,7 @@ JOBS = [
     job("lowest_set_mut_level", "formal_lowest_set", "prove", 1, {"N": 13}, "fail",
         mutant(LSET, "plane[k] ^ (plane[k] >> w)", "plane[k] ^ (plane[k] >> 1)",
                "every level takes its right neighbour's index, not the other half's")),
+    # link_credit_return in a closed credit loop
     job("link_credit_d5", "formal_link_credit_return", "prove", 10, {"DEPTH": 5}),
     job("link_credit_d16", "formal_link_credit_return", "prove", 10, {"DEPTH": 16}),
     job("link_credit_cover", "formal_link_credit_return", "cover", 16, {"DEPTH": 5}),
