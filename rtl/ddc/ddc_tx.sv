@@ -155,18 +155,44 @@ module ddc_tx
   logic        rt_req_valid, rt_req_ready;
   logic [63:0] rt_req_addr;
 
-  logic        req_valid_q;
-  logic [63:0] req_addr_q;
-  logic [5:0]  req_beats_q;
-  logic [7:0]  req_tag_q;
-  logic        req_load_en, req_load;
+  // The port's request register with a skid register beside it: a client's ready is
+  // "the skid is empty", a register, rather than the DMA port's ready passed back through
+  // this arbitration into the read engine's packet cut and the fetch stage's take, which
+  // was the NIC's routed critical path (docs/SYNTH.md). A request taken while the port
+  // stalls waits in the skid; the next goes out the cycle the port takes the one before.
+  logic        req_valid_q, sk_valid_q;
+  logic [63:0] req_addr_q, sk_addr_q;
+  logic [5:0]  req_beats_q, sk_beats_q;
+  logic [7:0]  req_tag_q, sk_tag_q;
+  logic        req_in_valid, req_load_en, req_load, req_main_en;
+  logic [63:0] req_in_addr;
+  logic [5:0]  req_in_beats;
+  logic [7:0]  req_in_tag;
 
-  assign req_load_en  = !req_valid_q || dma_rd_req_ready_i;
+  assign req_load_en  = !sk_valid_q;
   // A retransmission's descriptor read goes first: its entry holds up completions.
   assign rt_req_ready = req_load_en;
   assign df_req_ready = req_load_en && !rt_req_valid;
   assign re_req_ready = req_load_en && !df_req_valid && !rt_req_valid;
-  assign req_load     = req_load_en && (rt_req_valid || df_req_valid || re_req_valid);
+  assign req_in_valid = rt_req_valid || df_req_valid || re_req_valid;
+  assign req_load     = req_load_en && req_in_valid;
+  assign req_main_en  = !req_valid_q || dma_rd_req_ready_i;
+
+  always_comb begin
+    if (rt_req_valid) begin
+      req_in_addr  = rt_req_addr;
+      req_in_beats = 6'(LME_DESC_WORDS);
+      req_in_tag   = TagRetx;
+    end else if (df_req_valid) begin
+      req_in_addr  = df_req_addr;
+      req_in_beats = 6'(LME_DESC_WORDS);
+      req_in_tag   = TagDesc;
+    end else begin
+      req_in_addr  = re_req_addr;
+      req_in_beats = re_req_beats;
+      req_in_tag   = TagPayload;
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -174,21 +200,22 @@ module ddc_tx
       req_addr_q  <= '0;
       req_beats_q <= '0;
       req_tag_q   <= '0;
-    end else if (req_load_en) begin
-      req_valid_q <= rt_req_valid || df_req_valid || re_req_valid;
-      if (rt_req_valid) begin
-        req_addr_q  <= rt_req_addr;
-        req_beats_q <= 6'(LME_DESC_WORDS);
-        req_tag_q   <= TagRetx;
-      end else if (df_req_valid) begin
-        req_addr_q  <= df_req_addr;
-        req_beats_q <= 6'(LME_DESC_WORDS);
-        req_tag_q   <= TagDesc;
-      end else begin
-        req_addr_q  <= re_req_addr;
-        req_beats_q <= re_req_beats;
-        req_tag_q   <= TagPayload;
-      end
+      sk_valid_q  <= 1'b0;
+      sk_addr_q   <= '0;
+      sk_beats_q  <= '0;
+      sk_tag_q    <= '0;
+    end else if (req_main_en) begin
+      // No request is taken while the skid is full, so it empties into the port first.
+      req_valid_q <= sk_valid_q || req_in_valid;
+      req_addr_q  <= sk_valid_q ? sk_addr_q : req_in_addr;
+      req_beats_q <= sk_valid_q ? sk_beats_q : req_in_beats;
+      req_tag_q   <= sk_valid_q ? sk_tag_q : req_in_tag;
+      sk_valid_q  <= 1'b0;
+    end else if (req_load) begin
+      sk_valid_q <= 1'b1;
+      sk_addr_q  <= req_in_addr;
+      sk_beats_q <= req_in_beats;
+      sk_tag_q   <= req_in_tag;
     end
   end
 

@@ -166,7 +166,7 @@ module ddc_tx_ctx_fetch
   desc_t           q_in, q_out;
   logic [CtxW-1:0] in_ctx;
   logic            q_push, rsp_push, q_pop, desc_fire;
-  logic            req_fire;
+  logic            issue, req_fire;
   logic [TagW-1:0] alloc, hs;
 
   // ---- which context reads next ----
@@ -242,9 +242,17 @@ module ddc_tx_ctx_fetch
     end
   end
 
-  assign req_valid_o = sel_valid && !push_wait;
-  assign req_addr_o  = ring_addr[sel];
-  assign req_fire    = req_valid_o && req_ready_i;
+  // A read is issued into a request register, and counted (fetch index, slot, tag) as it
+  // enters: the DMA port's arbitration (ddc_tx) then starts from a register instead of
+  // from the end of this choice, which ran on through the read engine's packet cut in one
+  // cycle (docs/SYNTH.md). One cycle more per descriptor read; a read enters as the one
+  // before leaves, so they still go out back to back.
+  logic        rq_valid_q;
+  logic [63:0] rq_addr_q;
+  assign req_valid_o = rq_valid_q;
+  assign req_addr_o  = rq_addr_q;
+  assign req_fire    = rq_valid_q && req_ready_i;
+  assign issue       = sel_valid && !push_wait && (!rq_valid_q || req_ready_i);
 
   // The fourth beat completes a descriptor; the slot was reserved when its read went out.
   assign rsp_w2   = rsp_data_i;
@@ -454,7 +462,7 @@ module ddc_tx_ctx_fetch
     // the counts are updated beside the choice instead of after it.
     for (int unsigned k = 0; k < NumCtx; k++) begin
       logic read_k, done_k;
-      read_k = (req_fire && gnt[k]) || (push_take_o && k == 0);
+      read_k = (issue && gnt[k]) || (push_take_o && k == 0);
       done_k = q_pop && (tctx == CtxW'(k));
       if (read_k) idx_d[k] = idx_next[k];
       unique case ({read_k, done_k})
@@ -463,13 +471,13 @@ module ddc_tx_ctx_fetch
         default: own_d[k] = own_q[k];
       endcase
     end
-    if (req_fire) begin
+    if (issue) begin
       tag_d[tag_wp_q] = sel;
       tag_wp_d        = tag_next(tag_wp_q);
     end
     if (rsp_push) tag_rp_d = tag_next(tag_rp_q);
     if (rsp_valid_i) beat_d = beat_q + 2'd1;
-    unique case ({req_fire, rsp_push})
+    unique case ({issue, rsp_push})
       2'b10:   inflight_d = inflight_q + 1'b1;
       2'b01:   inflight_d = inflight_q - 1'b1;
       default: inflight_d = inflight_q;
@@ -566,6 +574,8 @@ module ddc_tx_ctx_fetch
       key_q      <= '0;
       optr_q     <= '0;
       rptr_q     <= '0;
+      rq_valid_q <= 1'b0;
+      rq_addr_q  <= '0;
       ofr_valid_q <= 1'b0;
     end else begin
       idx_q      <= idx_d;
@@ -587,7 +597,12 @@ module ddc_tx_ctx_fetch
       rec_q      <= rec_d;
       key_q      <= key_d;
       optr_q     <= optr_d;
-      if (req_fire) rptr_q <= ctx_after(sel);
+      if (issue) rptr_q <= ctx_after(sel);
+      // A ring reset drops a read not yet taken (no issue comes while it drains).
+      if (flush_i)       rq_valid_q <= 1'b0;
+      else if (issue)    rq_valid_q <= 1'b1;
+      else if (req_fire) rq_valid_q <= 1'b0;
+      if (issue) rq_addr_q <= ring_addr[sel];
       ofr_valid_q <= ofr_load;
       if (rsp_valid_i) begin
         unique case (beat_q)
@@ -616,9 +631,11 @@ module ddc_tx_ctx_fetch
   // A pushed descriptor enters only when no ring read can still answer ahead of it.
   a_push_alone: assert property (@(posedge clk_i) !(rsp_push && push_take_o));
   // ... and never beside a read (both would claim the store's last room).
-  a_push_or_read: assert property (@(posedge clk_i) !(req_fire && push_take_o));
+  a_push_or_read: assert property (@(posedge clk_i) !(issue && push_take_o));
   // A context is reset only while none of its reads is in flight (ddc_ctx_csr's rule).
-  a_reset_idle: assert property (@(posedge clk_i) !(req_fire && ctx_reset_i[sel]));
+  a_reset_idle: assert property (@(posedge clk_i) !(issue && ctx_reset_i[sel]));
+  // Nothing is issued while a ring reset drains.
+  a_no_issue_drain: assert property (@(posedge clk_i) !(issue && drain_i));
 `endif
 
 endmodule
