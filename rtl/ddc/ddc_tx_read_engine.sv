@@ -180,38 +180,18 @@ module ddc_tx_read_engine
   logic               msg_final_q, msg_final_d;  // the segment ends the message
   logic [RecW-1:0]    msg_rec_q, msg_rec_d;
 
-  // A good descriptor cuts its first packet (and issues its first read) in the cycle it
-  // is taken, so the payload read leaves right behind the descriptor: the message source
-  // is the descriptor itself until the message registers hold it.
-  logic               take_good, src_active, src_first;
-  logic [63:0]        src_local;
-  logic [79:0]        src_remote;
-  logic [MsgLenW-1:0] src_rem, src_off;
-  logic [15:0]        src_dest;
-  logic [7:0]         src_flags;
-  logic [31:0]        src_id;
-  logic               src_inl, src_owns, src_final;
-
-  assign take_good  = desc_fire && (desc_err_i == DESC_ERR_OK);
-  assign src_active = msg_active_q || take_good;
-  // An inline descriptor is never cut into segments (it is shorter than any quantum).
-  assign src_local  = msg_active_q ? msg_local_q  : (desc_inline_i ? '0 : desc_local_i);
-  assign src_remote = msg_active_q ? msg_remote_q : desc_remote_i;
-  assign src_rem    = msg_active_q ? msg_rem_q    : desc_seg_len_i;
-  assign src_off    = msg_active_q ? msg_off_q    : desc_off_i;
-  assign src_first  = msg_active_q ? msg_first_q  : desc_first;
-  assign src_final  = msg_active_q ? msg_final_q  : (desc_final_i || desc_retx_i);
-  assign src_dest   = msg_active_q ? msg_dest_q   : desc_dest_i;
-  assign src_flags  = msg_active_q ? msg_flags_q  : desc_flags_i;
-  assign src_id     = msg_active_q ? msg_id_q     : desc_msg_id_i;
-  assign src_inl    = msg_active_q ? msg_inl_q    : desc_inline_i;
-  assign src_owns   = msg_active_q ? msg_owns_q   : (desc_inline_i && desc_pushed_i);
-  assign job_seq_o     = msg_active_q ? msg_seq_q  : desc_seq_i;
-  assign job_lag_o     = msg_active_q ? msg_lag_q  : desc_lag_i;
-  assign job_attempt_o = msg_active_q ? msg_att_q  : desc_attempt_i;
-  assign job_retx_o    = msg_active_q ? msg_retx_q : desc_retx_i;
-  assign job_ridx_o    = msg_active_q ? msg_ridx_q : desc_ridx_i;
-  assign job_rec_o     = msg_active_q ? msg_rec_q  : desc_rec_i;
+  // A good descriptor is cut into packets from the message registers, starting the cycle
+  // after its take. Cutting its first packet (and issuing its first read) in the take's
+  // cycle chained the fetch stage's offer, the take, the cut, the read issue and the
+  // buffer reservation into one path (docs/SYNTH.md); it costs a cycle per message.
+  logic take_good;
+  assign take_good     = desc_fire && (desc_err_i == DESC_ERR_OK);
+  assign job_seq_o     = msg_seq_q;
+  assign job_lag_o     = msg_lag_q;
+  assign job_attempt_o = msg_att_q;
+  assign job_retx_o    = msg_retx_q;
+  assign job_ridx_o    = msg_ridx_q;
+  assign job_rec_o     = msg_rec_q;
 
   // The CSR block only accepts multiples of 8 in 8..MTU_MAX; clamping keeps a bad value
   // from ever producing an empty or oversized packet. Broadcast packets are cut at
@@ -242,7 +222,7 @@ module ddc_tx_read_engine
   logic [LenW-1:0]  pkt_mtu, pkt_len;
   logic [BeatW-1:0] pkt_beats;
   logic             pkt_last, seg_end, rem_short;
-  assign pkt_mtu = src_flags[DESC_FLAG_BCAST_BIT] ? bc_mtu_q : mtu_q;
+  assign pkt_mtu = msg_flags_q[DESC_FLAG_BCAST_BIT] ? bc_mtu_q : mtu_q;
 
   // A packet is the bytes left, or pkt_mtu of them. What follows from its length (its
   // beats here, its first read and the buffer room for it below) is worked out for both
@@ -252,13 +232,13 @@ module ddc_tx_read_engine
     return BeatW'((LenW'(lane) + len + LenW'(7)) >> 3);
   endfunction
   logic [BeatW-1:0] beats_rem, beats_mtu;
-  assign rem_short = (src_rem < MsgLenW'(pkt_mtu));
-  assign beats_rem = beats_of(src_local[2:0], LenW'(src_rem));
-  assign beats_mtu = beats_of(src_local[2:0], pkt_mtu);
-  assign pkt_len   = rem_short ? LenW'(src_rem) : pkt_mtu;
+  assign rem_short = (msg_rem_q < MsgLenW'(pkt_mtu));
+  assign beats_rem = beats_of(msg_local_q[2:0], LenW'(msg_rem_q));
+  assign beats_mtu = beats_of(msg_local_q[2:0], pkt_mtu);
+  assign pkt_len   = rem_short ? LenW'(msg_rem_q) : pkt_mtu;
   assign pkt_beats = rem_short ? beats_rem : beats_mtu;
-  assign seg_end   = (src_rem <= MsgLenW'(pkt_mtu));
-  assign pkt_last  = seg_end && src_final;
+  assign seg_end   = (msg_rem_q <= MsgLenW'(pkt_mtu));
+  assign pkt_last  = seg_end && msg_final_q;
 
   // ---------------------------------------------------------------------------------
   // Read issue
@@ -293,27 +273,27 @@ module ddc_tx_read_engine
   // An inline word goes in once every earlier read has landed (one word per cycle).
   assign inl_ok    = (rsv_q == '0) && (pbuf_free != '0);
   assign old_chunk = rd_inl_q ? 6'd1 : chunk_of(rd_word_q[4:0], rd_left_q);
-  assign chunk_rem = chunk_of(src_local[7:3], beats_rem);
-  assign chunk_mtu = chunk_of(src_local[7:3], beats_mtu);
+  assign chunk_rem = chunk_of(msg_local_q[7:3], beats_rem);
+  assign chunk_mtu = chunk_of(msg_local_q[7:3], beats_mtu);
   assign fits_rem  = (pbuf_free >= (PbufCntW + 1)'(chunk_rem));
   assign fits_mtu  = (pbuf_free >= (PbufCntW + 1)'(chunk_mtu));
-  assign new_chunk = src_inl ? 6'd1 : (rem_short ? chunk_rem : chunk_mtu);
+  assign new_chunk = msg_inl_q ? 6'd1 : (rem_short ? chunk_rem : chunk_mtu);
   assign old_ok    = rd_active_q && !drain_i &&
                      (rd_inl_q ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(old_chunk)));
   assign old_done  = old_ok && (rd_inl_q || req_ready_i) && (rd_left_q == BeatW'(old_chunk));
   assign rd_idle   = !rd_active_q || old_done;
 
   // The next packet is cut once the previous one's reads are all issued.
-  assign job_valid_o = src_active && rd_idle && !drain_i;
+  assign job_valid_o = msg_active_q && rd_idle && !drain_i;
   assign job_fire    = job_valid_o && job_ready_i;
   assign new_ok      = !rd_active_q && job_fire &&
-                       (src_inl ? inl_ok : (rem_short ? fits_rem : fits_mtu));
+                       (msg_inl_q ? inl_ok : (rem_short ? fits_rem : fits_mtu));
 
-  assign cur_word    = rd_active_q ? rd_word_q : src_local[63:3];
+  assign cur_word    = rd_active_q ? rd_word_q : msg_local_q[63:3];
   assign cur_left    = rd_active_q ? rd_left_q : pkt_beats;
-  assign cur_inl     = rd_active_q ? rd_inl_q  : src_inl;
+  assign cur_inl     = rd_active_q ? rd_inl_q  : msg_inl_q;
   assign cur_last    = rd_active_q ? rd_last_q : pkt_last;
-  assign cur_owns    = rd_active_q ? rd_owns_q : src_owns;
+  assign cur_owns    = rd_active_q ? rd_owns_q : msg_owns_q;
   assign chunk       = rd_active_q ? old_chunk : new_chunk;
   assign issue       = old_ok || new_ok;
   assign issue_ready = cur_inl || req_ready_i;
@@ -323,11 +303,9 @@ module ddc_tx_read_engine
   assign req_fire    = issue && issue_ready;
 
   // Inline words: word 0 is the local_addr field, the rest the push window.
-  logic [63:0] w0;
-  assign w0 = (rd_active_q || msg_active_q) ? msg_w0_q : desc_local_i;
   assign inl_push_o = issue && cur_inl;
   always_comb begin
-    inl_data_o = w0;
+    inl_data_o = msg_w0_q;
     if (cur_word[2:0] != 3'd0) inl_data_o = push_data_i[3'(cur_word[2:0] - 3'd1)];
   end
 
@@ -337,15 +315,15 @@ module ddc_tx_read_engine
                            !(take_good && desc_inline_i)) ||
                           (inl_push_o && cur_owns && cur_last && (cur_left == BeatW'(1)));
 
-  assign job_dest_o    = src_dest;
-  assign job_flags_o   = src_flags;
-  assign job_first_o   = src_first;
+  assign job_dest_o    = msg_dest_q;
+  assign job_flags_o   = msg_flags_q;
+  assign job_first_o   = msg_first_q;
   assign job_last_o    = pkt_last;
   assign job_len_o     = pkt_len;
-  assign job_remote_o  = src_remote;
-  assign job_msg_id_o  = src_id;
-  assign job_offset_o  = 32'(src_off);
-  assign job_src_off_o = src_local[2:0];
+  assign job_remote_o  = msg_remote_q;
+  assign job_msg_id_o  = msg_id_q;
+  assign job_offset_o  = 32'(msg_off_q);
+  assign job_src_off_o = msg_local_q[2:0];
 
   always_comb begin
     msg_active_d = msg_active_q;
@@ -379,9 +357,9 @@ module ddc_tx_read_engine
       rd_active_d = 1'b1;
       rd_word_d   = cur_word;
       rd_left_d   = cur_left;
-      rd_inl_d    = src_inl;
+      rd_inl_d    = msg_inl_q;
       rd_last_d   = pkt_last;
-      rd_owns_d   = src_owns;
+      rd_owns_d   = msg_owns_q;
     end
     if (req_fire) begin
       rd_word_d = cur_word + 61'(chunk);
@@ -391,23 +369,24 @@ module ddc_tx_read_engine
     // A packet cut as the previous one's last read leaves waits for the next cycle.
     if (rd_active_q && job_fire) begin
       rd_active_d = 1'b1;
-      rd_word_d   = src_local[63:3];
+      rd_word_d   = msg_local_q[63:3];
       rd_left_d   = pkt_beats;
-      rd_inl_d    = src_inl;
+      rd_inl_d    = msg_inl_q;
       rd_last_d   = pkt_last;
-      rd_owns_d   = src_owns;
+      rd_owns_d   = msg_owns_q;
     end
     rsv_d = rsv_q + ((req_fire && !cur_inl) ? PbufCntW'(chunk) : '0) -
             (pbuf_push_i ? PbufCntW'(1) : '0);
 
     if (take_good) begin
       msg_active_d = 1'b1;
-      msg_local_d  = src_local;
-      msg_remote_d = src_remote;
-      msg_rem_d    = src_rem;
-      msg_off_d    = src_off;
-      msg_first_d  = src_first;
-      msg_final_d  = src_final;
+      // An inline descriptor is never cut into segments (it is shorter than any quantum).
+      msg_local_d  = desc_inline_i ? '0 : desc_local_i;
+      msg_remote_d = desc_remote_i;
+      msg_rem_d    = desc_seg_len_i;
+      msg_off_d    = desc_off_i;
+      msg_first_d  = desc_first;
+      msg_final_d  = desc_final_i || desc_retx_i;
       msg_rec_d    = desc_rec_i;
       msg_dest_d   = desc_dest_i;
       msg_flags_d  = desc_flags_i;
@@ -422,12 +401,12 @@ module ddc_tx_read_engine
       msg_ridx_d   = desc_ridx_i;
     end
     if (job_fire) begin
-      msg_local_d  = src_local + 64'(pkt_len);
+      msg_local_d  = msg_local_q + 64'(pkt_len);
       // Bits 63:48 are the window key (the descriptor's word 3, ddc_tx_ctx_fetch): the
       // address part wraps alone.
-      msg_remote_d = {src_remote[79:48], src_remote[47:0] + 48'(pkt_len)};
-      msg_rem_d    = src_rem - MsgLenW'(pkt_len);
-      msg_off_d    = src_off + MsgLenW'(pkt_len);
+      msg_remote_d = {msg_remote_q[79:48], msg_remote_q[47:0] + 48'(pkt_len)};
+      msg_rem_d    = msg_rem_q - MsgLenW'(pkt_len);
+      msg_off_d    = msg_off_q + MsgLenW'(pkt_len);
       msg_first_d  = 1'b0;
       if (seg_end) msg_active_d = 1'b0;
     end
