@@ -179,9 +179,33 @@ module ddc_rx_egress
     lmr_w1 = lmr_entry_w1_t'{addr: raddr_q - 64'(hdr2_q.offset)};
     lmr_w2 = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(hdr0_q.flags), len: msg_len_q};
     lmr_slot_addr = lmr_base_i[c] + {43'd0, prod_wr_q[c], 5'd0};
-    lmr_room      = (lmr_size_i[c] != '0) &&
-                    (ring_next(prod_wr_q[c], lmr_size_i[c]) != lmr_cons_i[c]);
   end
+
+  // Whether each ring has room for one more entry is a register, worked out from the next
+  // producer index: the compare of the next index with LMR_CONS after the choice of the
+  // context started the egress's longest path (the LMR write's valid, the write mux, the
+  // commit marks: docs/SYNTH.md). Context c's room after the entry finishing now is
+  // computed beside the others, so the write's handshake only picks one. A consumer index
+  // written by the host counts a cycle later; the producer indices are never stale.
+  logic [NumCtx-1:0] room_q, room_d, room_cur;
+  logic [15:0]       prod_adv;   // context c's producer index after the entry finishing
+  logic              room_adv, prod_adv_en;
+  function automatic logic room_of(logic [15:0] prod, logic [15:0] size, logic [15:0] cons);
+    return (size != '0) && (ring_next(prod, size) != cons);
+  endfunction
+  always_comb begin
+    prod_adv = ring_next(prod_wr_q[c], lmr_size_i[c]);
+    room_adv = room_of(prod_adv, lmr_size_i[c], lmr_cons_i[c]);
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      room_cur[k] = room_of(prod_wr_q[k], lmr_size_i[k], lmr_cons_i[k]);
+      if (lmr_reset_i[k])                   room_d[k] = room_of('0, lmr_size_i[k], lmr_cons_i[k]);
+      else if (prod_adv_en && c == CtxW'(k)) room_d[k] = room_adv;
+      else                                  room_d[k] = room_cur[k];
+    end
+  end
+  assign lmr_room = room_q[c];
+  // Word 0 of an entry leaving (it is always valid) moves context c's producer index.
+  assign prod_adv_en = (state_q == StLmr) && (lmr_word_q == 2'd0) && wr_ready_i && !stale_q;
 
   // Completion by counting: the packet that completes a message may be any of its packets
   // (order-free), and a message that lost one never completes.
@@ -419,7 +443,7 @@ module ddc_rx_egress
           lmr_word_d = lmr_word_q + 2'd1;
           if (lmr_word_q == 2'd1) lmr_addr_d = lmr_slot_addr;
           if (lmr_word_q == 2'd0) begin
-            if (!stale_q) prod_wr_d[c] = ring_next(prod_wr_q[c], lmr_size_i[c]);
+            if (!stale_q) prod_wr_d[c] = prod_adv;
             stale_d = 1'b0;
             state_d = StHdr0;
           end
@@ -485,6 +509,7 @@ module ddc_rx_egress
       lmr_word_q   <= '0;
       lmr_addr_q   <= '0;
       prod_wr_q    <= '0;
+      room_q       <= '0;
       prod_vis_q   <= '0;
       stale_q      <= 1'b0;
       marks_q      <= '0;
@@ -504,6 +529,7 @@ module ddc_rx_egress
       lmr_word_q   <= lmr_word_d;
       lmr_addr_q   <= lmr_addr_d;
       prod_wr_q    <= prod_wr_d;
+      room_q       <= room_d;
       prod_vis_q   <= prod_vis_d;
       stale_q      <= stale_d;
       marks_q      <= marks_d;
