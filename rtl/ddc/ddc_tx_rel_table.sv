@@ -183,8 +183,7 @@ module ddc_tx_rel_table #(
   // The answer's entry. (dest, seq) is unique among live entries as long as the sender
   // numbers each destination's messages with a sequence longer than the table.
   logic               ans_hit;
-  logic [IdxW-1:0]    ans_idx;
-  logic [ENTRIES-1:0] ans_match;
+  logic [ENTRIES-1:0] ans_match, ans_first;
 
   always_comb begin
     for (int i = 0; i < ENTRIES; i++) begin
@@ -192,9 +191,12 @@ module ddc_tx_rel_table #(
                      ent_q[i].dest == ans_src_i && ent_q[i].seq == ans_seq_i;
     end
   end
-  // The first match, as a tree: a first-match loop chained the 16 compares into the
-  // entries' update, the NIC's deepest logic (docs/SYNTH.md).
-  lowest_set #(.N(ENTRIES)) u_ans_pick (.v_i(ans_match), .found_o(ans_hit), .idx_o(ans_idx));
+  // The first match as a one-hot vector (the lowest set bit: x & -x, one carry chain), so
+  // each entry's update reads its own bit: a first-match loop, and later an index encoded
+  // by a tree and compared back per entry, ran between the 16 compares and the entries'
+  // update, the NIC's deepest logic (docs/SYNTH.md).
+  assign ans_first = ans_match & (~ans_match + 1'b1);
+  assign ans_hit   = (ans_match != '0);
 
   // A failed attempt: retransmit if the budget allows, else end EXHAUSTED.
   function automatic entry_t retry_or_fail(entry_t e, logic [3:0] max);
@@ -245,7 +247,7 @@ module ddc_tx_rel_table #(
     for (int i = 0; i < ENTRIES; i++) begin
       unique case (ent_q[i].st)
         StSending: begin
-          if (ans_valid_i && ans_hit && ans_idx == IdxW'(i)) begin
+          if (ans_valid_i && ans_first[i]) begin
             // An ACK wins over anything kept before it: the receiver has the message.
             if (ent_q[i].pend != PendAck) ent_d[i].pend = ans_kind;
           end
@@ -265,7 +267,7 @@ module ddc_tx_rel_table #(
           end
         end
         StWait: begin
-          if (ans_valid_i && ans_hit && ans_idx == IdxW'(i)) begin
+          if (ans_valid_i && ans_first[i]) begin
             ent_d[i] = answer(ent_q[i], ans_kind, retries_max_i);
           end else if (tick) begin
             if (ent_q[i].timer <= 16'd1) begin
@@ -283,10 +285,10 @@ module ddc_tx_rel_table #(
           if (retx_ready_i && retx_idx == IdxW'(i)) begin
             ent_d[i].st = StSending;
             retx_ev     = 1'b1;
-            if (ans_valid_i && ans_hit && ans_idx == IdxW'(i) && ans_kind != PendNack) begin
+            if (ans_valid_i && ans_first[i] && ans_kind != PendNack) begin
               ent_d[i].pend = ans_kind;
             end
-          end else if (ans_valid_i && ans_hit && ans_idx == IdxW'(i) && ans_kind != PendNack) begin
+          end else if (ans_valid_i && ans_first[i] && ans_kind != PendNack) begin
             ent_d[i] = answer(ent_q[i], ans_kind, retries_max_i);
           end
         end
