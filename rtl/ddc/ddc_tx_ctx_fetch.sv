@@ -393,9 +393,8 @@ module ddc_tx_ctx_fetch
   assign pass     = osel_valid && (off == '0) && clash;
   assign skip     = pass && !drain_i && !desc_fire;
   assign ofr_load = osel_valid && !pass && !drain_i && !flush_i && !desc_fire;
-  // The segment's addresses are added here, where the offer has a cycle of its own: the
-  // read engine cuts the first packet from them in the take's cycle, and an adder there
-  // started the NIC's routed critical path (docs/SYNTH.md).
+  // The segment's addresses are added here, where the offer has a cycle of its own: an
+  // adder after the take started the NIC's routed critical path (docs/SYNTH.md).
   desc_t seg_desc;
   always_comb begin
     seg_desc                   = q_out;
