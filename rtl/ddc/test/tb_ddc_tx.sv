@@ -311,6 +311,10 @@ module tb_ddc_tx;
   desc_info_t  m_d;
   logic [63:0] m_want;
 
+  // Coverage of the read request's skid register: the port's random stalls must fill it.
+  int skid_cycles = 0;
+  always @(posedge clk) if (dut.sk_valid_q) skid_cycles++;
+
   always begin
     @(negedge clk);
     // Read responses.
@@ -737,6 +741,8 @@ module tb_ddc_tx;
     if (pkt_sent_count != trl_count) fail($sformatf("pkt_sent pulses %0d, trailers %0d", pkt_sent_count, trl_count));
     if (errors != 0) $fatal(1, "tb_ddc_tx: %0d errors", errors);
     if (seq_checked < 100) fail($sformatf("only %0d message numbers checked", seq_checked));
+    if (skid_cycles == 0) fail("the read request's skid register was never used");
+    $display("read request skid held a request in %0d cycles", skid_cycles);
     $display("tb_ddc_tx: %0d packets, %0d descriptors PASS", pkt_count, seq_next);
     $finish;
   end
