@@ -161,10 +161,6 @@ module ddc_tx_ctx_fetch
   logic [NumCtx-1:0][3:0]         lag_q, lag_d;
   logic [NumCtx-1:0][RecW-1:0]    rec_q, rec_d;
   logic [NumCtx-1:0][47:0]        key_q, key_d;     // {dest, msg_id} of the open message
-  // {dest, msg_id} of each context's head descriptor, kept beside the store: the clash
-  // check reads it straight after the offer's choice instead of through the head slot
-  // and the store (the NIC's deepest estimated path, docs/SYNTH.md).
-  logic [NumCtx-1:0][47:0]        head_key_q, head_key_d;
 
   lme_desc_w2_t    rsp_w2, push_w2;
   desc_t           q_in, q_out;
@@ -383,12 +379,12 @@ module ddc_tx_ctx_fetch
                    (rest > 32'(quantum));
 
   // Another context's open message with the same key: pass this one over.
-  logic [47:0] osel_key;
-  assign osel_key = head_key_q[osel];
   always_comb begin
     clash = 1'b0;
     for (int unsigned j = 0; j < NumCtx; j++) begin
-      if (CtxW'(j) != osel && off_q[j] != '0 && key_q[j] == osel_key) clash = 1'b1;
+      if (CtxW'(j) != osel && off_q[j] != '0 && key_q[j] == {q_out.dest, q_out.msg_id}) begin
+        clash = 1'b1;
+      end
     end
   end
   // An offer is a cycle old when taken; nothing it was made from changes in that cycle but
@@ -461,7 +457,6 @@ module ddc_tx_ctx_fetch
     lag_d      = lag_q;
     rec_d      = rec_q;
     key_d      = key_q;
-    head_key_d = head_key_q;
     // Per context, from the one-hot grant rather than through the read choice's index:
     // the counts are updated beside the choice instead of after it.
     for (int unsigned k = 0; k < NumCtx; k++) begin
@@ -499,7 +494,6 @@ module ddc_tx_ctx_fetch
         off_d[tctx]          = '0;
         free_d[ofr_q.slot]   = 1'b1;
         head_d[tctx]         = nxt_q[ofr_q.slot];
-        head_key_d[tctx]     = {mem_q[nxt_q[ofr_q.slot]].dest, mem_q[nxt_q[ofr_q.slot]].msg_id};
         cnt_d[tctx]          = cnt_q[tctx] - 1'b1;
       end else begin
         off_d[tctx] = ofr_q.off + ofr_q.seg_len;
@@ -509,12 +503,8 @@ module ddc_tx_ctx_fetch
     // cycle, which never frees the slot it takes).
     if (q_push) begin
       free_d[alloc] = 1'b0;
-      if (cnt_d[in_ctx] == '0) begin
-        head_d[in_ctx]     = alloc;
-        head_key_d[in_ctx] = {q_in.dest, q_in.msg_id};
-      end else begin
-        nxt_d[tail_q[in_ctx]] = alloc;
-      end
+      if (cnt_d[in_ctx] == '0) head_d[in_ctx] = alloc;
+      else                     nxt_d[tail_q[in_ctx]] = alloc;
       tail_d[in_ctx] = alloc;
       cnt_d[in_ctx]  = cnt_d[in_ctx] + 1'b1;
     end
@@ -581,7 +571,6 @@ module ddc_tx_ctx_fetch
       lag_q      <= '0;
       rec_q      <= '0;
       key_q      <= '0;
-      head_key_q <= '0;
       optr_q     <= '0;
       rptr_q     <= '0;
       rq_valid_q <= 1'b0;
@@ -606,7 +595,6 @@ module ddc_tx_ctx_fetch
       lag_q      <= lag_d;
       rec_q      <= rec_d;
       key_q      <= key_d;
-      head_key_q <= head_key_d;
       optr_q     <= optr_d;
       if (issue) rptr_q <= ctx_after(sel);
       // A ring reset drops a read not yet taken (no issue comes while it drains).
@@ -636,9 +624,6 @@ module ddc_tx_ctx_fetch
   a_desc_no_overflow: assert property (@(posedge clk_i) q_push |-> alloc_found && free_q[alloc]);
   // The store and the lists agree.
   a_ctx_of_head: assert property (@(posedge clk_i) osel_valid |-> (q_out.ctx == osel));
-  // The kept key is the head descriptor's.
-  a_head_key: assert property (@(posedge clk_i)
-                               osel_valid |-> (osel_key == {q_out.dest, q_out.msg_id}));
   // The offer is still its context's head.
   a_offer_is_head: assert property (@(posedge clk_i)
                                     desc_valid_o |-> (head_q[tctx] == ofr_q.slot));
