@@ -443,7 +443,6 @@ module ddc_rx_egress
           lmr_word_d = lmr_word_q + 2'd1;
           if (lmr_word_q == 2'd1) lmr_addr_d = lmr_slot_addr;
           if (lmr_word_q == 2'd0) begin
-            if (!stale_q) prod_wr_d[c] = prod_adv;
             stale_d = 1'b0;
             state_d = StHdr0;
           end
@@ -452,6 +451,8 @@ module ddc_rx_egress
       default: state_d = StHdr0;
     endcase
 
+    // The room register's advance and the index's are one condition (prod_adv_en).
+    if (prod_adv_en) prod_wr_d[c] = prod_adv;
     for (int unsigned k = 0; k < NumCtx; k++) begin
       if (lmr_reset_i[k]) prod_wr_d[k] = '0;
     end
