@@ -313,7 +313,7 @@ module tb_ddc_tx;
 
   // Coverage of the read request's skid register: the port's random stalls must fill it.
   int skid_cycles = 0;
-  always @(posedge clk) if (dut.sk_valid_q) skid_cycles++;
+  always @(posedge clk) if (dut.req_count == 2'd2) skid_cycles++;
 
   always begin
     @(negedge clk);
