@@ -256,8 +256,6 @@ module ddc_rx_msg_track #(
     logic            full;
     logic            expire;
     logic            victim;
-    logic [15:0]     victim_src;
-    logic [31:0]     victim_msg_id;
     logic [31:0]     cnt_new;
     logic [31:0]     tot_new;
     logic            tkn_new;
@@ -277,8 +275,6 @@ module ddc_rx_msg_track #(
       full:          !single && !hit_q && !gap_miss && !have_free_q && !have_old,
       expire:        !single && (hit_q ? hit_old : (!gap_miss && !have_free_q && have_old)),
       victim:        !single && !hit_q && !gap_miss && !have_free_q && have_old,
-      victim_src:    src_q[old_idx],
-      victim_msg_id: mid_q[old_idx],
       cnt_new:       cnt_new,
       tot_new:       tot_new,
       tkn_new:       tkn_new
@@ -306,8 +302,13 @@ module ddc_rx_msg_track #(
   assign full_o          = apply && vd_q.full;
   assign expire_o        = apply && vd_q.expire;
   assign victim_o        = apply && vd_q.victim;
-  assign victim_src_o    = vd_q.victim_src;
-  assign victim_msg_id_o = vd_q.victim_msg_id;
+  // The victim's key is read in the apply cycle, behind the verdict's index register (a
+  // victim's index is the old pick's): read in step 2, behind the old pick, the 48-bit
+  // 64-way read put a net of over a thousand loads at the end of the age compares and the
+  // pick, on the NIC's routed critical path (docs/SYNTH.md). The entry is not written
+  // between the two: the table is written only in an apply, this one's at its end.
+  assign victim_src_o    = src_q[vd_q.idx];
+  assign victim_msg_id_o = mid_q[vd_q.idx];
 
   logic            upd;
   logic [IdxW-1:0] upd_idx;
@@ -389,6 +390,16 @@ module ddc_rx_msg_track #(
   assign upd_old = vld_q[upd_idx] && (age_q[upd_idx] == AgeW'(AGE_MAX));
   a_verdict_age: assert property (@(posedge clk_i) disable iff (!rst_ni)
                                   upd |-> (vd_q.expire == upd_old));
+  // The victim's key read at the apply is the one the old pick saw a cycle before.
+  logic [15:0] old_src_q;
+  logic [31:0] old_msg_id_q;
+  always_ff @(posedge clk_i) begin
+    old_src_q    <= src_q[old_idx];
+    old_msg_id_q <= mid_q[old_idx];
+  end
+  a_victim_key: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                 victim_o |-> (victim_src_o == old_src_q &&
+                                               victim_msg_id_o == old_msg_id_q));
   a_verdict_fields: assert property (@(posedge clk_i) disable iff (!rst_ni)
                                      pkt_valid_i |-> (lk_src_q == pkt_src_i &&
                                                       lk_msg_id_q == pkt_msg_id_i));
