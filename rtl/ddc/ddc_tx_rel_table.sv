@@ -155,12 +155,29 @@ module ddc_tx_rel_table #(
 
   assign alloc_ready_o = free_any && !flush_i;
   assign alloc_idx_o   = free_idx;
-  assign retx_valid_o  = retx_any;
-  assign retx_idx_o    = retx_idx;
-  assign retx_tag_o    = ent_q[retx_idx].tag;
-  assign retx_dest_o   = ent_q[retx_idx].dest;
-  assign retx_seq_o    = ent_q[retx_idx].seq;
-  assign retx_tries_o  = ent_q[retx_idx].tries;
+  // The retransmission request is the last cycle's pick, still asking (an answer or a
+  // flush may have ended it since): the request's 52 bits are read behind the pick's
+  // register instead of behind the state compares and the pick, whose index fanned out to
+  // over 500 loads in the placed NIC (docs/SYNTH.md). A request goes out a cycle later,
+  // and after a take the register names the entry just taken for a cycle, which no longer
+  // asks: one idle cycle between requests, on a path that waits for timeouts.
+  logic            retx_pick_q;
+  logic [IdxW-1:0] retx_idx_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      retx_pick_q <= 1'b0;
+      retx_idx_q  <= '0;
+    end else begin
+      retx_pick_q <= retx_any;
+      retx_idx_q  <= retx_idx;
+    end
+  end
+  assign retx_valid_o  = retx_pick_q && is_retx[retx_idx_q];
+  assign retx_idx_o    = retx_idx_q;
+  assign retx_tag_o    = ent_q[retx_idx_q].tag;
+  assign retx_dest_o   = ent_q[retx_idx_q].dest;
+  assign retx_seq_o    = ent_q[retx_idx_q].seq;
+  assign retx_tries_o  = ent_q[retx_idx_q].tries;
 
   // Summed as a tree (count_set): an increment per entry chained 16 adders in front of
   // the lag's way into the read engine and the job FIFO (docs/SYNTH.md).
@@ -282,7 +299,7 @@ module ddc_tx_rel_table #(
           // A late ACK to an earlier copy still ends the message: the receiver has it. If
           // the TX path takes the request in the same cycle, the answer waits for the
           // sent report like any answer during a transmission.
-          if (retx_ready_i && retx_idx == IdxW'(i)) begin
+          if (retx_ready_i && retx_pick_q && retx_idx_q == IdxW'(i)) begin
             ent_d[i].st = StSending;
             retx_ev     = 1'b1;
             if (ans_valid_i && ans_first[i] && ans_kind != PendNack) begin

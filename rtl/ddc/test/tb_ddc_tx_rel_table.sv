@@ -272,6 +272,9 @@ module tb_ddc_tx_rel_table;
     do_alloc(6, 105, 12, idx);
     do_sent(idx);
     do_ans(6, 105, 1, 0);
+    // The request is the pick of the cycle before (a register): not yet, then next cycle.
+    #1 `CHECK(!retx_valid, "retransmission request in the NACK's own cycle")
+    @(negedge clk);
     #1 `CHECK(retx_valid && retx_dest == 16'd6 && retx_seq == 16'd105 && retx_tries == 4'd1,
               "retransmission request fields")
     wait_retx(3, got, idx2, cyc);
