@@ -2,7 +2,8 @@
 """Unit tests of synth.py's record rules (no tools needed; run by `make synth-check`):
 the 10% comparison, the reason rule against the base revision, the blocks placed, the
 placement seeds tried in turn, the source staging and watched runs of the shared
-YoWASP runner, and logic_depth's path estimate (--paths) on hand-made netlists."""
+YoWASP runner, and logic_depth's path estimate (--paths) and fanout's load count on
+hand-made netlists."""
 
 import json
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fanout  # noqa: E402
 import logic_depth  # noqa: E402
 import synth  # noqa: E402
 import yowasp_run as yw  # noqa: E402
@@ -294,6 +296,55 @@ class Staging(unittest.TestCase):
             (t / "top.sv").write_text("\n")
             with self.assertRaises(yw.ToolError):
                 yw.stage(t / "job", [t / "top.sv"], [t / "l1", t / "l2"])
+
+
+def mapped_cell(typ, src, inputs, outputs):
+    """A mapped cell of a hand-made synth_ecp5 netlist: {pin: bit} both ways."""
+    conns = {**{p: [b] for p, b in inputs.items()}, **{p: [b] for p, b in outputs.items()}}
+    dirs = {**{p: "input" for p in inputs}, **{p: "output" for p in outputs}}
+    return {"type": typ, "attributes": {"src": src + "|/share/lattice/cells_map_trellis.v:1"},
+            "connections": conns, "port_directions": dirs}
+
+
+class Fanout(unittest.TestCase):
+    """A flop (a.sv:1) drives a LUT whose output enables five flops (b.sv:2) and feeds a
+    sixth's data (c.sv:3) through a second LUT; everything is clocked by bit 1."""
+
+    def netlist(self):
+        cells = {"src_ff": mapped_cell("TRELLIS_FF", "a.sv:1", {"CLK": 1, "DI": 9}, {"Q": 2}),
+                 "lut": mapped_cell("LUT4", "?", {"A": 2, "B": 9}, {"Z": 3}),
+                 "lut2": mapped_cell("LUT4", "?", {"A": 3}, {"Z": 4}),
+                 "d_ff": mapped_cell("TRELLIS_FF", "c.sv:3", {"CLK": 1, "DI": 4}, {"Q": 5})}
+        for i in range(5):
+            cells[f"ce_ff{i}"] = mapped_cell("TRELLIS_FF", "b.sv:2",
+                                             {"CLK": 1, "CE": 3, "DI": 9}, {"Q": 10 + i})
+        doc = {"modules": {"top": {"cells": cells, "netnames": {
+            "clk": {"bits": [1]}, "en_q": {"bits": [2]}, "x": {"bits": [9]}}}}}
+        return fanout.Netlist(doc)
+
+    def test_clock_pins_do_not_count(self):
+        loads = dict((b, n) for n, b in self.netlist().top_nets(10))
+        self.assertNotIn(1, loads)
+        self.assertEqual(loads[3], 6)  # five CE and the second LUT
+        self.assertEqual(loads[9], 7)  # five DI, the LUT and the source flop
+
+    def test_logic_net_named_by_rtl_around_it(self):
+        rows = {r["loads"]: r for r in fanout.report(self.netlist(), 10, depth=4)}
+        row = rows[6]
+        self.assertEqual(row["driver"], "LUT4")
+        self.assertEqual(row["from"], {"TRELLIS_FF a.sv:1": 1, "port x": 1})
+        self.assertEqual(row["reaches"], {"TRELLIS_FF.CE b.sv:2": 5, "TRELLIS_FF.DI c.sv:3": 1})
+
+    def test_flop_driven_net(self):
+        rows = fanout.report(self.netlist(), 10, depth=4)
+        flop = [r for r in rows if r["net"] == "en_q"][0]
+        self.assertEqual(flop["driver"], "TRELLIS_FF a.sv:1")
+        self.assertEqual(flop["from"], {})
+
+    def test_missing_netlist_is_a_clear_error(self):
+        with mock.patch("sys.stderr"), self.assertRaises(SystemExit) as e:
+            fanout.main(["/nonexistent/wrap.json"])
+        self.assertEqual(e.exception.code, 2)
 
 
 if __name__ == "__main__":
