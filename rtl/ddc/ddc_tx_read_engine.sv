@@ -184,8 +184,9 @@ module ddc_tx_read_engine
   // after its take. Cutting its first packet (and issuing its first read) in the take's
   // cycle chained the fetch stage's offer, the take, the cut, the read issue and the
   // buffer reservation into one path (docs/SYNTH.md); it costs a cycle per message.
-  logic take_good;
+  logic take_good, msg_load;
   assign take_good     = desc_fire && (desc_err_i == DESC_ERR_OK);
+  assign msg_load      = !msg_active_q && !(rd_active_q && rd_inl_q);
   assign job_seq_o     = msg_seq_q;
   assign job_lag_o     = msg_lag_q;
   assign job_attempt_o = msg_att_q;
@@ -378,8 +379,14 @@ module ddc_tx_read_engine
     rsv_d = rsv_q + ((req_fire && !cur_inl) ? PbufCntW'(chunk) : '0) -
             (pbuf_push_i ? PbufCntW'(1) : '0);
 
-    if (take_good) begin
-      msg_active_d = 1'b1;
+    if (take_good) msg_active_d = 1'b1;
+    // The message registers follow the offered descriptor while they are free, taken or
+    // not: their ~330 enables then come from three flops instead of from the take (the
+    // offer, the completion queue's room, the checks), which made them a net of over 300
+    // loads at the end of the take in the placed NIC (docs/SYNTH.md). Nothing reads them
+    // before a take sets msg_active_q; msg_w0_q is held while the last packet's inline
+    // words, which read it, are still written.
+    if (msg_load) begin
       // An inline descriptor is never cut into segments (it is shorter than any quantum).
       msg_local_d  = desc_inline_i ? '0 : desc_local_i;
       msg_remote_d = desc_remote_i;
