@@ -135,7 +135,7 @@ module ddc_tx_read_engine
   // Descriptor acceptance
   // ---------------------------------------------------------------------------------
   logic msg_active_q, msg_active_d;
-  logic desc_take, desc_fire, desc_first;
+  logic desc_take, desc_fire, desc_first, msg_load;
   logic rd_active_q, rd_inl_q;
 
   // A retransmission is always whole (offset 0, final).
@@ -143,8 +143,10 @@ module ddc_tx_read_engine
 
   // A disabled NIC leaves fetched descriptors waiting; the message in progress finishes.
   // Inline words of the last packet still being written hold the next descriptor back:
-  // they come from the message registers the next descriptor would overwrite.
-  assign desc_take    = !msg_active_q && !(rd_active_q && rd_inl_q) && enable_i && !drain_i;
+  // they come from the message registers the next descriptor would overwrite. msg_load:
+  // the message registers are free (they follow the offer, below).
+  assign msg_load     = !msg_active_q && !(rd_active_q && rd_inl_q);
+  assign desc_take    = msg_load && enable_i && !drain_i;
   // A retransmission needs no record room: it must pass even when a full rel table holds
   // the records back (the entries it frees are what the records wait for).
   // So does a later segment: its record was queued with the first.
@@ -184,9 +186,8 @@ module ddc_tx_read_engine
   // after its take. Cutting its first packet (and issuing its first read) in the take's
   // cycle chained the fetch stage's offer, the take, the cut, the read issue and the
   // buffer reservation into one path (docs/SYNTH.md); it costs a cycle per message.
-  logic take_good, msg_load;
+  logic take_good;
   assign take_good     = desc_fire && (desc_err_i == DESC_ERR_OK);
-  assign msg_load      = !msg_active_q && !(rd_active_q && rd_inl_q);
   assign job_seq_o     = msg_seq_q;
   assign job_lag_o     = msg_lag_q;
   assign job_attempt_o = msg_att_q;

@@ -172,7 +172,9 @@ module ddc_tx_rel_table #(
       retx_idx_q  <= retx_idx;
     end
   end
+  logic retx_take;
   assign retx_valid_o  = retx_pick_q && is_retx[retx_idx_q];
+  assign retx_take     = retx_valid_o && retx_ready_i;
   assign retx_idx_o    = retx_idx_q;
   assign retx_tag_o    = ent_q[retx_idx_q].tag;
   assign retx_dest_o   = ent_q[retx_idx_q].dest;
@@ -299,7 +301,7 @@ module ddc_tx_rel_table #(
           // A late ACK to an earlier copy still ends the message: the receiver has it. If
           // the TX path takes the request in the same cycle, the answer waits for the
           // sent report like any answer during a transmission.
-          if (retx_ready_i && retx_pick_q && retx_idx_q == IdxW'(i)) begin
+          if (retx_take && retx_idx_q == IdxW'(i)) begin
             ent_d[i].st = StSending;
             retx_ev     = 1'b1;
             if (ans_valid_i && ans_first[i] && ans_kind != PendNack) begin

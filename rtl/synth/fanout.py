@@ -59,16 +59,11 @@ class Netlist:
                 if isinstance(bit, int):
                     self.names.setdefault(bit, net)
 
-    def outputs(self, name):
+    def pin_bits(self, name, direction):
+        """A cell's net bits on its `direction` ("input"/"output") pins, constants left out."""
         cell = self.cells[name]
         return [b for pin, bits in cell["connections"].items()
-                if cell["port_directions"].get(pin) == "output"
-                for b in bits if isinstance(b, int)]
-
-    def inputs(self, name):
-        cell = self.cells[name]
-        return [b for pin, bits in cell["connections"].items()
-                if cell["port_directions"].get(pin) == "input"
+                if cell["port_directions"].get(pin) == direction
                 for b in bits if isinstance(b, int)]
 
     def sources(self, bit, depth):
@@ -87,7 +82,7 @@ class Netlist:
             elif k >= depth:
                 found["(deeper logic)"] += 1
             else:
-                stack += [(x, k + 1) for x in self.inputs(name)]
+                stack += [(x, k + 1) for x in self.pin_bits(name, "input")]
         return found
 
     def reaches(self, bit, depth=2):
@@ -102,7 +97,7 @@ class Netlist:
                 cell = self.cells[name]
                 if cell["type"] in COMBINATIONAL:
                     if k < depth:
-                        stack += [(x, k + 1) for x in self.outputs(name)]
+                        stack += [(x, k + 1) for x in self.pin_bits(name, "output")]
                 elif pin not in SKIP_PINS:
                     found[f"{cell['type']}.{pin} {rtl_src(cell)}"] += 1
         return found
