@@ -402,11 +402,14 @@ def place_and_route(block):
     ycmd = [YOSYS, "-q", "-l", "yosys.log", "wrap.ys"]
     seeds = b.get("pnr_seeds", [PNR_SEED])
 
+    # --detailed-timing-report: each net's delay on the critical paths in report.json,
+    # which is what tells a net of hundreds of loads from a deep path (fanout.py).
     def pcmd(seed):
         cmd = [NEXTPNR, PNR_DEVICE, "--package", PNR_PACKAGE, "--speed", PNR_SPEED,
                "--json", "wrap.json", "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
                "--timing-allow-fail", "--seed", seed, "--router", b["pnr_router"],
-               "--report", "report.json", "-l", "nextpnr.log", "-q"]
+               "--report", "report.json", "--detailed-timing-report",
+               "-l", "nextpnr.log", "-q"]
         return cmd + (["--lpf", "clk.lpf"] if b.get("clk_site") else [])
 
     lpf = ""
