@@ -51,7 +51,6 @@ module ddc_csr
   output logic [15:0] lme_size_o,
   output logic [15:0] lme_prod_o,
   output logic        lme_reset_o,
-  output logic        lme_reset_next_o,   // lme_reset_o is high next cycle (ddc_tx's copies)
   input  logic [15:0] lme_cons_i,
   output logic [63:0] lmr_base_o,
   output logic [15:0] lmr_size_o,
@@ -566,7 +565,6 @@ module ddc_csr
   assign lme_size_o   = lme_size_q;
   assign lme_prod_o   = lme_prod_q;
   assign lme_reset_o  = lme_reset_q;
-  assign lme_reset_next_o = lme_reset_d;
   assign lmr_base_o   = {lmr_base_q[63:5], 5'b0};
   assign lmr_size_o   = lmr_size_q;
   assign lmr_cons_o   = lmr_cons_q;

@@ -92,7 +92,7 @@ module ddc_nic (
   logic [63:0] lme_base, lmr_base, rxwin_base, rxwin_size;
   logic [15:0] lme_size, lme_prod, lme_cons;
   logic [15:0] lmr_size, lmr_cons, lmr_prod;
-  logic        lme_reset, lme_reset_next, lmr_reset;
+  logic        lme_reset, lmr_reset;
   // every context's rings: index 0 from ddc_csr, the others from ddc_ctx_csr
   logic [NumCtx-1:0][63:0] cx_lme_base, cx_lmr_base, all_lme_base, all_lmr_base;
   logic [NumCtx-1:0][15:0] cx_lme_size, cx_lme_prod, cx_lmr_size, cx_lmr_cons;
@@ -182,7 +182,6 @@ module ddc_nic (
     .lme_size_o         (lme_size),
     .lme_prod_o         (lme_prod),
     .lme_reset_o        (lme_reset),
-    .lme_reset_next_o   (lme_reset_next),
     .lme_cons_i         (lme_cons),
     .lmr_base_o         (lmr_base),
     .lmr_size_o         (lmr_size),
@@ -351,7 +350,7 @@ module ddc_nic (
     .lme_base_i        (all_lme_base),
     .lme_size_i        (all_lme_size),
     .lme_prod_i        (all_lme_prod),
-    .lme_reset_next_i  (lme_reset_next),
+    .lme_reset_i       (lme_reset),
     .ctx_reset_i       ({cx_lme_reset[NumCtx-1:1], 1'b0}),
     .lme_cons_o        (all_lme_cons),
     .push_valid_i      (push_valid),

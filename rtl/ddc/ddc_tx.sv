@@ -17,9 +17,7 @@
 // bounded by the prefetch depth), response steering by tag into the descriptor fetcher or
 // the payload buffer (which also takes the read engine's inline words), and ring reset.
 //
-// Ring reset (lme_reset_next_i: ddc_csr's decode of the LME_SIZE write, a cycle before its
-// lme_reset_o pulse, so that the pulse can be registered here in copies) may come
-// mid-message. A packet already partly on the link is
+// Ring reset (lme_reset_i) may come mid-message. A packet already partly on the link is
 // ended with an EEP flit (err=1); everything queued is discarded; read responses still
 // owed by the host are counted and dropped as they arrive (they come in request order);
 // no new read is issued until the queues are empty. A status write already offered to
@@ -52,7 +50,7 @@ module ddc_tx
   input  logic [NumCtx-1:0][63:0] lme_base_i,
   input  logic [NumCtx-1:0][15:0] lme_size_i,
   input  logic [NumCtx-1:0][15:0] lme_prod_i,
-  input  logic        lme_reset_next_i,   // the ring's reset pulse is high next cycle
+  input  logic        lme_reset_i,
   input  logic [NumCtx-1:0]       ctx_reset_i,
   output logic [NumCtx-1:0][15:0] lme_cons_o,
   // push window (ddc_push)
@@ -138,34 +136,13 @@ module ddc_tx
   // ---------------------------------------------------------------------------------
   // Ring reset sequencing
   // ---------------------------------------------------------------------------------
-  // flush: the reset pulse (in the cycle the new ring is visible, as ddc_csr's
-  // lme_reset_o); drain: from the pulse until the queues are empty, no take, no read.
-  // Both are flops, one copy per client: as ddc_csr's pulse (520 loads) and a LUT after
-  // it (drain, 256) they were the first and second hops of the NIC's placed critical
-  // path (docs/SYNTH.md, session 21). drain_q is what `flush || flushing_q` would be.
-  localparam int unsigned FlFetch = 0, FlRetx = 1, FlRead = 2, FlPack = 3, FlCpl = 4,
-                          FlHere = 5, FlCopies = 6;
-  logic [FlCopies-1:0] flush_q, drain_q;
-  logic flushing_q, flushing_d, all_idle, flush, drain;
+  logic flushing_q, flushing_d, drain, all_idle;
   logic df_idle, pk_idle, cp_idle, rt_idle;
   logic [PbufCntW-1:0] pbuf_count;
 
-  ff_fanout #(.N(FlCopies)) u_flush_copies (
-    .clk_i (clk_i),
-    .rst_ni(rst_ni),
-    .d_i   (lme_reset_next_i),
-    .q_o   (flush_q)
-  );
-  ff_fanout #(.N(FlCopies)) u_drain_copies (
-    .clk_i (clk_i),
-    .rst_ni(rst_ni),
-    .d_i   (lme_reset_next_i || flushing_d),
-    .q_o   (drain_q)
-  );
-  assign flush      = flush_q[FlHere];
-  assign drain      = drain_q[FlHere];
+  assign drain      = lme_reset_i || flushing_q;
   assign all_idle   = df_idle && pk_idle && cp_idle && rt_idle && (pbuf_count == '0);
-  assign flushing_d = flush || (flushing_q && !all_idle);
+  assign flushing_d = lme_reset_i || (flushing_q && !all_idle);
 
   // ---------------------------------------------------------------------------------
   // DMA read requests
@@ -242,7 +219,7 @@ module ddc_tx
   logic            rsp_end, rsp_drop, df_rsp_valid, rt_rsp_valid, pbuf_push;
 
   assign rsp_end      = dma_rd_rsp_valid_i && dma_rd_rsp_last_i;
-  assign rsp_drop     = flush || (drop_q != '0);
+  assign rsp_drop     = lme_reset_i || (drop_q != '0);
   assign df_rsp_valid = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i == TagDesc);
   assign rt_rsp_valid = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i == TagRetx);
   assign pbuf_push    = dma_rd_rsp_valid_i && !rsp_drop && (dma_rd_rsp_tag_i == TagPayload);
@@ -263,7 +240,7 @@ module ddc_tx
       default: out_d = out_q;
     endcase
     drop_d = drop_q;
-    if (flush) begin
+    if (lme_reset_i) begin
       drop_d = out_d;
     end else if (rsp_end && drop_q != '0) begin
       drop_d = drop_q - 1'b1;
@@ -313,8 +290,8 @@ module ddc_tx
   ) u_desc_fetch (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
-    .flush_i      (flush_q[FlFetch]),
-    .drain_i      (drain_q[FlFetch]),
+    .flush_i      (lme_reset_i),
+    .drain_i      (drain),
     .ctx_reset_i  (ctx_reset_i),
     .enable_i     (enable_i),
     .tx_quantum_i (tx_quantum_i),
@@ -387,8 +364,8 @@ module ddc_tx
   ) u_retx (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
-    .flush_i       (flush_q[FlRetx]),
-    .drain_i       (drain_q[FlRetx]),
+    .flush_i       (lme_reset_i),
+    .drain_i       (drain),
     .lme_base_i    (lme_base_i),
     .dest_lo_i     (dest_lo_i),
     .dest_hi_i     (dest_hi_i),
@@ -463,8 +440,8 @@ module ddc_tx
   ) u_read_engine (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
-    .flush_i      (flush_q[FlRead]),
-    .drain_i      (drain_q[FlRead]),
+    .flush_i      (lme_reset_i),
+    .drain_i      (drain),
     .enable_i     (enable_i),
     .mtu_i        (mtu_i),
     .desc_valid_i (re_desc_valid),
@@ -572,8 +549,8 @@ module ddc_tx
   ) u_packetizer (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
-    .flush_i      (flush_q[FlPack]),
-    .drain_i      (drain_q[FlPack]),
+    .flush_i      (lme_reset_i),
+    .drain_i      (drain),
     .node_id_i    (node_id_i),
     .job_valid_i  (job_valid),
     .job_ready_o  (job_ready),
@@ -623,8 +600,8 @@ module ddc_tx
   ) u_complete (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .flush_i     (flush_q[FlCpl]),
-    .drain_i     (drain_q[FlCpl]),
+    .flush_i     (lme_reset_i),
+    .drain_i     (drain),
     .ctx_reset_i (ctx_reset_i),
     .lme_base_i  (lme_base_i),
     .lme_size_i  (lme_size_i),
@@ -681,9 +658,6 @@ module ddc_tx
   );
 
 `ifndef SYNTHESIS
-  // The registered drain is the pulse's cycle and every cycle of the flush after it.
-  a_drain_copy: assert property (@(posedge clk_i) disable iff (!rst_ni)
-                                 drain == (flush || flushing_q));
   // Room for every response beat was reserved before its read was issued.
   a_pbuf_no_overflow: assert property (@(posedge clk_i)
                                        pbuf_in_valid |-> pbuf_in_ready);

@@ -3,8 +3,7 @@
 the 10% comparison, the reason rule against the base revision, the blocks placed, the
 placement seeds tried in turn, the source staging and watched runs of the shared
 YoWASP runner, and logic_depth's path estimate (--paths) and fanout's load count on
-hand-made netlists. One test runs Yosys (yowasp, installed with these tests): the register
-copies of ff_fanout must survive synthesis, or nextpnr sees one driver again."""
+hand-made netlists."""
 
 import json
 import sys
@@ -346,41 +345,6 @@ class Fanout(unittest.TestCase):
         with mock.patch("sys.stderr"), self.assertRaises(SystemExit) as e:
             fanout.main(["/nonexistent/wrap.json"])
         self.assertEqual(e.exception.code, 2)
-
-
-class FfFanoutCopies(unittest.TestCase):
-    """ff_fanout's copies are separate flops after synth_ecp5 (the `keep` on each process);
-    the same source without the attribute is merged into one, so the count is the
-    attribute's doing."""
-
-    TOP = """module t(input logic clk_i, input logic rst_ni, input logic [1:0] d_i,
-                      input logic [7:0] a_i, output logic [7:0] y_o);
-  logic [3:0][1:0] q;
-  ff_fanout #(.W(2), .N(4)) u_copies (.clk_i, .rst_ni, .d_i, .q_o(q));
-  for (genvar i = 0; i < 4; i++) begin : gen_use
-    assign y_o[2*i +: 2] = a_i[2*i +: 2] & q[i];
-  end
-endmodule
-"""
-
-    def flops(self, keep):
-        src = (synth.RTL / "common" / "ff_fanout.sv").read_text()
-        if not keep:
-            src = src.replace("(* keep *)", "")
-        with tempfile.TemporaryDirectory() as d:
-            Path(d, "ff_fanout.sv").write_text(src)
-            Path(d, "t.sv").write_text(self.TOP)
-            yw.run([yw.tool("yosys"), "-p", "read_slang --threads 1 --top t ff_fanout.sv t.sv; "
-                    "synth_ecp5 -top t; tee -o stat.json stat -json"], d,
-                   Path(d, "yosys.log"), "yosys ff_fanout")
-            stat = json.loads(Path(d, "stat.json").read_text())
-        return stat["design"]["num_cells_by_type"].get("TRELLIS_FF", 0)
-
-    def test_copies_survive_synthesis(self):
-        self.assertEqual(self.flops(keep=True), 8)
-
-    def test_without_keep_they_merge(self):
-        self.assertEqual(self.flops(keep=False), 2)
 
 
 if __name__ == "__main__":

@@ -41,9 +41,6 @@ module tb_ddc_tx;
   logic [63:0] lme_base = 64'h0010_0000;
   logic [15:0] lme_size = 16'd0;
   logic [15:0] lme_prod = 16'd0;
-  // lme_reset_next: the size write's decode, as ddc_csr drives it; lme_reset: its pulse a
-  // cycle later, with the new ring visible (what the checks below call the reset cycle).
-  logic        lme_reset_next = 1'b0;
   logic        lme_reset = 1'b0;
   logic [15:0] lme_cons;
   logic        desc_done, desc_err, desc_irq, pkt_sent;
@@ -80,7 +77,7 @@ module tb_ddc_tx;
     .lme_base_i        (lme_base),
     .lme_size_i        (lme_size),
     .lme_prod_i        (lme_prod),
-    .lme_reset_next_i  (lme_reset_next),
+    .lme_reset_i       (lme_reset),
     .ctx_reset_i       (1'b0),
     .lme_cons_o        (lme_cons),
     // the push path is covered by tb_ddc_tx_ctx_fetch, tb_ddc_tx_read_engine, tb_ddc_nic
@@ -568,9 +565,6 @@ module tb_ddc_tx;
   // Reconfigures the ring as the CSR block does (size write resets prod/cons).
   task automatic ring_reset(logic [63:0] base, int size);
     @(negedge clk);
-    lme_reset_next = 1'b1;
-    @(negedge clk);
-    lme_reset_next = 1'b0;
     lme_base  = base;
     lme_size  = 16'(size);
     lme_prod  = 16'd0;
