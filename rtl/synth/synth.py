@@ -43,10 +43,6 @@ LIBDIRS = [RTL / d for d in ("common", "ddc", "rcube", "card", "synth")]
 # "clk_site"; the others keep the placer's free choice their recorded Fmax was made with.
 PNR_CLK_SITE = "G2"
 
-# replicate.py's limits for the blocks that use it: at most 32 loads per driver on a net
-# whose loads span 20 tiles or more (x + y)
-PNR_REPLICATE = {"max_fanout": 32, "min_span": 20}
-
 # block name -> core top, its source file, parameters, P&R wrapper (None: not placed)
 BLOCKS = {
     "router_fifo": {
@@ -78,9 +74,6 @@ BLOCKS = {
         "pnr_router": "router2",
         # router2 at seed 1 did not route half of session 12's NIC netlists (docs/SYNTH.md)
         "pnr_seeds": [1, 2],
-        # copies of the drivers of long high-fanout nets, from a first placement
-        # (replicate.py; docs/SYNTH.md session 22)
-        "pnr_replicate": PNR_REPLICATE,
         # left to the placer, clk_i landed on a pad with no route to the global clock
         # network (X0/Y11) once the RX tracker changed the netlist: nextpnr failed
         "clk_site": PNR_CLK_SITE,
@@ -98,7 +91,6 @@ BLOCKS = {
         "wrap_params": {"ROUTER_VOQ": 0},
         "pnr_router": "router2",
         "pnr_seeds": [1, 2],
-        "pnr_replicate": PNR_REPLICATE,
         "clk_site": PNR_CLK_SITE,
     },
     # fasthsl_card instantiates rcube_router with its defaults: VOQ=1, BUF_DEPTH=16
@@ -412,38 +404,22 @@ def place_and_route(block):
 
     # --detailed-timing-report: each net's delay on the critical paths in report.json,
     # which is what tells a net of hundreds of loads from a deep path (fanout.py).
-    # With "pnr_replicate" nextpnr places first (placed.json), replicate.py copies the
-    # drivers of the long high-fanout nets into that placement (rep.json), and nextpnr
-    # routes it (docs/SYNTH.md, Method).
-    repl = b.get("pnr_replicate")
-    netlist = "rep.json" if repl else "wrap.json"
-
-    def pcmd(seed, place_only=False):
+    def pcmd(seed):
         cmd = [NEXTPNR, PNR_DEVICE, "--package", PNR_PACKAGE, "--speed", PNR_SPEED,
-               "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
-               "--timing-allow-fail", "--seed", seed, "--router", b["pnr_router"]]
-        if place_only:
-            cmd += ["--json", "wrap.json", "--no-route", "--write", "placed.json",
-                    "-l", "nextpnr-place.log", "-q"]
-        else:
-            cmd += ["--json", netlist, "--report", "report.json", "--detailed-timing-report",
-                    "-l", "nextpnr.log", "-q"]
+               "--json", "wrap.json", "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
+               "--timing-allow-fail", "--seed", seed, "--router", b["pnr_router"],
+               "--report", "report.json", "--detailed-timing-report",
+               "-l", "nextpnr.log", "-q"]
         return cmd + (["--lpf", "clk.lpf"] if b.get("clk_site") else [])
-
-    def rcmd():
-        return [sys.executable, RTL / "synth" / "replicate.py", "placed.json", "rep.json",
-                "--max-fanout", repl["max_fanout"], "--min-span", repl["min_span"], "--json"]
 
     lpf = ""
     if b.get("clk_site"):
         lpf = f'LOCATE COMP "clk_i" SITE "{b["clk_site"]}";\n'
         (out / "clk.lpf").write_text(lpf)
     limit = ROUTER2_MAX_ITER if b["pnr_router"] == "router2" else None
-    rep_cmds = [c for s in seeds for c in (pcmd(s, place_only=True), rcmd())] if repl else []
     key = yw.input_key(out, [ycmd, [script] + ([lpf] if lpf else []),
-                             *(pcmd(s) for s in seeds), *rep_cmds,
-                             [f"router2 limits {limit} {ROUTER2_DIVERGING}"]],
-                       [RTL / "synth" / "replicate.py"] if repl else [])
+                             *(pcmd(s) for s in seeds),
+                             [f"router2 limits {limit} {ROUTER2_DIVERGING}"]])
     if yw.is_cached(out, key, ["report.json", "pnr.json"]):
         log(f"{block}/ecp5: inputs unchanged since the last place-and-route, reusing it")
         dt = 0.0
@@ -454,18 +430,7 @@ def place_and_route(block):
         dt = yw.run(ycmd, out, out / "yosys.run.log", f"yosys ({block} wrapper)")
         log(f"{block}/ecp5: wrapper synthesized in {dt:.0f}s")
         unrouted = []
-        replicated = None
         for seed in seeds:
-            if repl:
-                log(f"{block}/ecp5: nextpnr-ecp5 placement (seed {seed}) for replicate.py ...")
-                yw.run(pcmd(seed, place_only=True), out, out / "nextpnr-place.run.log",
-                       f"nextpnr-ecp5 placement ({block}, seed {seed})")
-                yw.run(rcmd(), out, out / "replicate.log", f"replicate.py ({block})")
-                rows = json.loads((out / "replicate.log").read_text())
-                replicated = {"max_fanout": repl["max_fanout"], "min_span": repl["min_span"],
-                              "nets": len(rows), "copies": sum(r["groups"] - 1 for r in rows)}
-                log(f"{block}/ecp5: {replicated['nets']} nets replicated, "
-                    f"{replicated['copies']} copies")
             log(f"{block}/ecp5: nextpnr-ecp5 (LFE5U-85F, {PNR_FREQ_MHZ} MHz, "
                 f"{b['pnr_router']}, seed {seed}) ... (several minutes)")
             try:
@@ -480,8 +445,8 @@ def place_and_route(block):
         else:
             raise yw.ToolError(f"{block}: no placement seed routed ({seeds}); their logs: "
                                f"{out}/nextpnr-seed*-unrouted.log")
-        (out / "pnr.json").write_text(json.dumps({"seed": seed, "unrouted_seeds": unrouted,
-                                                  "replicated": replicated}) + "\n")
+        (out / "pnr.json").write_text(json.dumps({"seed": seed, "unrouted_seeds": unrouted})
+                                      + "\n")
         dt = time.monotonic() - t0  # every seed tried, not only the one that routed
         yw.mark_built(out, key)
     rep = json.loads((out / "report.json").read_text())
@@ -779,8 +744,6 @@ def main():
                 row["pnr_seed"] = seeds["seed"]
                 if seeds["unrouted_seeds"]:
                     row["pnr_unrouted_seeds"] = seeds["unrouted_seeds"]
-                if seeds.get("replicated"):
-                    row["pnr_replicated"] = seeds["replicated"]
                 times[f"{block}/{target} P&R"] = round(dt)
             rows.append(row)
     if args.bitstream and not isinstance(results[jobs[0]], Exception):

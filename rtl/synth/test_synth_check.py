@@ -2,8 +2,8 @@
 """Unit tests of synth.py's record rules (no tools needed; run by `make synth-check`):
 the 10% comparison, the reason rule against the base revision, the blocks placed, the
 placement seeds tried in turn, the source staging and watched runs of the shared
-YoWASP runner, and logic_depth's path estimate (--paths), fanout's load count and
-replicate's copies of high-fanout drivers on hand-made netlists."""
+YoWASP runner, and logic_depth's path estimate (--paths) and fanout's load count on
+hand-made netlists."""
 
 import json
 import sys
@@ -15,7 +15,6 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fanout  # noqa: E402
 import logic_depth  # noqa: E402
-import replicate  # noqa: E402
 import synth  # noqa: E402
 import yowasp_run as yw  # noqa: E402
 
@@ -108,17 +107,9 @@ class Seeds(unittest.TestCase):
     def fake_run(self, stop_seeds):
         def run(cmd, cwd, logfile, what, watch=None, **_):
             cmd = [str(c) for c in cmd]
-            if cmd[1].endswith("replicate.py"):
-                self.steps.append(("replicate", cmd[2:4]))
-                Path(logfile).write_text(json.dumps([{"groups": 3}, {"groups": 2}]))
-                return 1.0
             if "--seed" not in cmd:
                 return 1.0  # yosys
             seed = int(cmd[cmd.index("--seed") + 1])
-            if "--no-route" in cmd:
-                self.steps.append(("place", seed, cmd[cmd.index("--json") + 1]))
-                return 1.0
-            self.steps.append(("pnr", seed, cmd[cmd.index("--json") + 1]))
             self.tried.append(seed)
             (Path(cwd) / "nextpnr.log").write_text(
                 "Info:     iter=1 wires=9 overused=5 overuse=5 archfail=NA\n"
@@ -131,13 +122,12 @@ class Seeds(unittest.TestCase):
             return 2.0
         return run
 
-    def place(self, seeds, stop_seeds, replicate=None):
-        self.tried, self.steps = [], []
+    def place(self, seeds, stop_seeds):
+        self.tried = []
         with tempfile.TemporaryDirectory() as t, \
                 mock.patch.object(synth, "BUILD", Path(t)), \
                 mock.patch.object(yw, "run", self.fake_run(stop_seeds)), \
-                mock.patch.dict(synth.BLOCKS["nic"], {"pnr_seeds": seeds,
-                                                      "pnr_replicate": replicate}), \
+                mock.patch.dict(synth.BLOCKS["nic"], {"pnr_seeds": seeds}), \
                 mock.patch("sys.stdout"):
             res = synth.place_and_route("nic")
             logs = sorted(p.name for p in (Path(t) / "nic-ecp5-pnr").glob("nextpnr*.log"))
@@ -147,20 +137,8 @@ class Seeds(unittest.TestCase):
         (fmax, _, _, _, pnr), logs = self.place([1, 2, 3], {1})
         self.assertEqual(self.tried, [1, 2])
         self.assertEqual(fmax, 12.0)
-        self.assertEqual(pnr, {"seed": 2, "unrouted_seeds": [1], "replicated": None})
+        self.assertEqual(pnr, {"seed": 2, "unrouted_seeds": [1]})
         self.assertEqual(logs, ["nextpnr-seed1-unrouted.log", "nextpnr.log"])
-        self.assertEqual(self.steps, [("pnr", 1, "wrap.json"), ("pnr", 2, "wrap.json")])
-
-    def test_replication_places_each_seed_first(self):
-        (fmax, _, _, _, pnr), _ = self.place([1, 2], {1}, {"max_fanout": 8, "min_span": 5})
-        self.assertEqual(fmax, 12.0)
-        self.assertEqual(self.steps, [
-            ("place", 1, "wrap.json"), ("replicate", ["placed.json", "rep.json"]),
-            ("pnr", 1, "rep.json"),
-            ("place", 2, "wrap.json"), ("replicate", ["placed.json", "rep.json"]),
-            ("pnr", 2, "rep.json")])
-        self.assertEqual(pnr["replicated"],
-                         {"max_fanout": 8, "min_span": 5, "nets": 2, "copies": 3})
 
     def test_no_seed_routes(self):
         with self.assertRaises(yw.ToolError) as e:
@@ -368,121 +346,6 @@ class Fanout(unittest.TestCase):
             fanout.main(["/nonexistent/wrap.json"])
         self.assertEqual(e.exception.code, 2)
 
-
-class Replicate(unittest.TestCase):
-    """A placed design as nextpnr writes it: a flop (en, X10/Y10, async reset net 3) drives
-    eight LUTs, four near it (X10-13/Y10), four across the chip (X100-103/Y90). Other flops
-    fill tiles so that the free slices are known."""
-
-    def ff(self, bel, d, q, lsr=3, ce=None, pin="DI"):
-        conns = {"CLK": [1], "LSR": [lsr], pin: [d], "Q": [q]}
-        if ce is not None:
-            conns["CE"] = [ce]
-        return {"type": "TRELLIS_FF", "attributes": {"NEXTPNR_BEL": bel, "src": "a.sv:1|x"},
-                "parameters": {"SD": "1 " if pin == "DI" else "0 ", "SRMODE": "ASYNC",
-                               "LSRMUX": "LSR", "CLKMUX": "CLK"},
-                "port_directions": {p: "output" if p == "Q" else "input" for p in conns},
-                "connections": conns}
-
-    def lut(self, bel, a, f):
-        return {"type": "TRELLIS_COMB", "attributes": {"NEXTPNR_BEL": bel},
-                "parameters": {"INITVAL": "1010"},
-                "port_directions": {"A": "input", "B": "input", "F": "output"},
-                "connections": {"A": [a], "B": [9], "F": [f]}}
-
-    def design(self, extra=None):
-        cells = {"en": self.ff("X10/Y10/SLICEA.FF0", 9, 2)}
-        for i in range(4):
-            cells[f"near{i}"] = self.lut(f"X{10 + i}/Y10/SLICEB.K0", 2, 10 + i)
-            cells[f"far{i}"] = self.lut(f"X{100 + i}/Y90/SLICEB.K0", 2, 20 + i)
-        # beside the far LUTs, X101/Y90 holds a flop of another reset net
-        cells["other_rst"] = self.ff("X101/Y90/SLICEA.FF0", 9, 30, lsr=4)
-        cells.update(extra or {})
-        return {"modules": {"top": {"ports": {}, "cells": cells,
-                                    "netnames": {"en_q": {"bits": [2]}}}}}
-
-    def cells(self, doc):
-        return doc["modules"]["top"]["cells"]
-
-    def driver_of(self, doc, name, pin="A"):
-        bit = self.cells(doc)[name]["connections"][pin][0]
-        return [n for n, c in self.cells(doc).items() if c["connections"].get("Q") == [bit]]
-
-    def test_far_loads_get_a_placed_copy_with_the_same_inputs(self):
-        doc = self.design()
-        rows = replicate.replicate(doc, max_fanout=4, min_span=20)
-        self.assertEqual([(r["driver"], r["loads"], r["groups"], r["src"]) for r in rows],
-                         [("en", 8, 2, "a.sv:1")])
-        cells = self.cells(doc)
-        copy = cells["en$replica1"]
-        for pin in ("CLK", "LSR"):
-            self.assertEqual(copy["connections"][pin], cells["en"]["connections"][pin])
-        # the data came on the slice's dedicated DI: the copy takes it on M
-        self.assertEqual(copy["connections"]["M"], [9])
-        self.assertNotIn("DI", copy["connections"])
-        self.assertEqual(copy["parameters"]["SD"], "0 ")
-        self.assertEqual(cells["en"]["parameters"]["SD"], "1 ")
-        self.assertNotEqual(copy["connections"]["Q"], [2])
-        for i in range(4):
-            self.assertEqual(self.driver_of(doc, f"near{i}"), ["en"])
-            self.assertEqual(self.driver_of(doc, f"far{i}"), ["en$replica1"])
-        # the free slice nearest the far group's centre (101.5, 90) that is not in
-        # X101/Y90 (a flop of another reset there): X102/Y90's slice A
-        self.assertEqual(copy["attributes"]["NEXTPNR_BEL"], "X102/Y90/SLICEA.FF0")
-        self.assertTrue(all(c["attributes"]["BEL_STRENGTH"] == replicate.STRENGTH_FIXED
-                            for c in cells.values()))
-
-    def test_short_or_small_nets_are_left_alone(self):
-        doc = self.design()
-        self.assertEqual(replicate.replicate(doc, max_fanout=8, min_span=20), [])
-        self.assertEqual(replicate.replicate(doc, max_fanout=4, min_span=200), [])
-        self.assertEqual(len(self.cells(doc)), 10)
-
-    def test_clock_reset_and_dedicated_nets_are_left_alone(self):
-        for pin in ("CLK", "LSR", "DI", "FXA"):
-            load = self.lut("X50/Y50/SLICEA.K0", 9, 31)
-            load["connections"][pin] = [2]
-            load["port_directions"][pin] = "input"
-            doc = self.design({"load": load})
-            self.assertEqual(replicate.replicate(doc, max_fanout=4, min_span=20), [], pin)
-
-    def test_a_slice_keeps_one_clock_enable(self):
-        # two flops of one far slice take en as clock enable: they stay on one driver
-        extra = {"ce0": self.ff("X103/Y90/SLICEC.FF0", 9, 40, ce=2),
-                 "ce1": self.ff("X103/Y90/SLICEC.FF1", 9, 41, ce=2)}
-        doc = self.design(extra)
-        replicate.replicate(doc, max_fanout=3, min_span=20)
-        drivers = {n: self.driver_of(doc, n, "CE") for n in ("ce0", "ce1")}
-        self.assertEqual(drivers["ce0"], drivers["ce1"])
-
-    def test_a_logic_lut_is_copied_into_a_free_slice(self):
-        doc = self.design()
-        lut = self.lut("X10/Y10/SLICED.K0", 9, 2)
-        cells = self.cells(doc)
-        del cells["en"]
-        cells["en_lut"] = lut
-        rows = replicate.replicate(doc, max_fanout=4, min_span=20)
-        self.assertEqual([(r["driver"], r["type"]) for r in rows], [("en_lut", "TRELLIS_COMB")])
-        copy = cells["en_lut$replica1"]
-        self.assertEqual(copy["connections"]["A"], [9])
-        self.assertTrue(copy["attributes"]["NEXTPNR_BEL"].endswith(".K0"))
-
-    def test_positions_from_nextpnr_bels(self):
-        pos = replicate.bel_positions({"modules": {"top": {"cells": {
-            "a": {"attributes": {"NEXTPNR_BEL": "X12/Y34/SLICEA.K1"}},
-            "io": {"attributes": {"NEXTPNR_BEL": "X0/Y11/PIOA"}}, "c": {"attributes": {}}}}}})
-        self.assertEqual(pos, {"a": (12, 34), "io": (0, 11)})
-
-    def test_cut_keeps_groups_compact(self):
-        loads = [((f"l{i}", "A"), (i, 0)) for i in range(16)]
-        groups = replicate.cut(loads, 4)
-        self.assertEqual([sorted(p[0] for _, p in g) for g in groups],
-                         [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]])
-
-    def test_missing_file_is_a_clear_error(self):
-        with mock.patch("sys.stderr"), self.assertRaises(SystemExit) as e:
-            replicate.main(["/nonexistent/placed.json", "/tmp/x"])
-        self.assertEqual(e.exception.code, 2)
 
 if __name__ == "__main__":
     unittest.main()
