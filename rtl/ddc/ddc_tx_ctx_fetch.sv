@@ -34,9 +34,9 @@
 // Reads are issued only when the store has a slot for their result (counting reads in
 // flight), and one slot stays free for every other context with a ring (lme_size != 0)
 // that has nothing stored or in flight: a context that posted first cannot fill the store
-// and hold the others' first descriptors back behind its whole backlog. Responses come
-// back in request order; the context of each read waits in a small tag ring until its
-// fourth beat completes the descriptor.
+// and hold the others' first descriptors back behind its whole backlog; no read starts in
+// a context's ring reset cycle. Responses come back in request order; the context of each
+// read waits in a small tag ring until its fourth beat completes the descriptor.
 //
 // Each descriptor is checked as it enters the store (ddc_tx_desc_check) and its error
 // code is kept beside it, so the checks are not in the offer -> take -> packet cut path.
@@ -170,19 +170,35 @@ module ddc_tx_ctx_fetch
   logic [TagW-1:0] alloc, hs;
 
   // ---- which context reads next ----
-  logic [NumCtx-1:0] pending, has_ring, idle_ctx, may_read, arb_req;
+  logic [NumCtx-1:0] pending, idle_ctx, may_read, arb_req;
   logic [CtxW-1:0]   sel;
   logic              sel_valid;
   logic [CntW:0]     busy, resv_all, claimed;
   logic              room, room_own;
 
+  // Whether each context has a ring, registered: the compare behind the CSR's size
+  // register started the NIC's routed critical path into the read choice (docs/SYNTH.md).
+  // A size changes only with its context's reset pulse (ctx_reset_i; context 0's with
+  // flush_i), in the first cycle it is visible, so the register is a cycle late only in a
+  // reset cycle, and no read starts in one (a ring reset drains; a context's reset holds
+  // every context's reads, not only its own, since its reserved slot changes the room).
+  logic [NumCtx-1:0] has_ring_q;
+  logic              ctx_resetting;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      has_ring_q <= '0;
+    end else begin
+      for (int unsigned k = 0; k < NumCtx; k++) has_ring_q[k] <= (lme_size_i[k] != '0);
+    end
+  end
+  assign ctx_resetting = |ctx_reset_i;
+
   always_comb begin
     for (int unsigned k = 0; k < NumCtx; k++) begin
       // In a context's reset cycle its new size and producer are already visible but
       // its fetch index is not yet back to 0.
-      pending[k]  = (lme_size_i[k] != '0) && (idx_q[k] != lme_prod_i[k]) && !ctx_reset_i[k];
-      has_ring[k] = (lme_size_i[k] != '0);
-      idle_ctx[k] = has_ring[k] && (own_q[k] == '0);
+      pending[k]  = has_ring_q[k] && (idx_q[k] != lme_prod_i[k]) && !ctx_reset_i[k];
+      idle_ctx[k] = has_ring_q[k] && (own_q[k] == '0);
     end
   end
   // Every context's next fetch index, worked out beside the read choice rather than after it.
@@ -203,7 +219,8 @@ module ddc_tx_ctx_fetch
   assign room_own = (claimed < (CntW + 1)'(DescDepth + 1));
   always_comb begin
     for (int unsigned k = 0; k < NumCtx; k++) begin
-      may_read[k] = enable_i && !drain_i && pending[k] && (idle_ctx[k] ? room_own : room);
+      may_read[k] = enable_i && !drain_i && !ctx_resetting && pending[k] &&
+                    (idle_ctx[k] ? room_own : room);
     end
   end
 
@@ -635,6 +652,12 @@ module ddc_tx_ctx_fetch
   a_reset_idle: assert property (@(posedge clk_i) !(issue && ctx_reset_i[sel]));
   // Nothing is issued while a ring reset drains.
   a_no_issue_drain: assert property (@(posedge clk_i) !(issue && drain_i));
+  // The ring flags are the sizes' compare whenever a read may start.
+  for (genvar k = 0; k < NumCtx; k++) begin : g_a_has_ring
+    a_has_ring: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                 (!drain_i && !ctx_resetting) |->
+                                 (has_ring_q[k] == (lme_size_i[k] != '0)));
+  end
 `endif
 
 endmodule

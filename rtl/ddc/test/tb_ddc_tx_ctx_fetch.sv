@@ -366,7 +366,13 @@ module tb_ddc_tx_ctx_fetch;
     @(negedge clk);
 
     // ---- fairness: every ring holds a backlog before the NIC starts ----
+    // Sizes come with a ring reset, as the CSR blocks write them (ddc_csr, ddc_ctx_csr).
     for (int k = 0; k < NumCtx; k++) lme_size[k] = 16'd16;
+    flush = 1'b1;
+    drain = 1'b1;
+    @(negedge clk);
+    flush = 1'b0;
+    drain = 1'b0;
     for (int n = 0; n < 12; n++) for (int k = 0; k < NumCtx; k++) post(k, 1'b0);
     ready_pct = 100; gap_pct = 0; cons_pct = 100;
     @(negedge clk);
