@@ -74,6 +74,10 @@ BLOCKS = {
         "pnr_router": "router2",
         # router2 at seed 1 did not route half of session 12's NIC netlists (docs/SYNTH.md)
         "pnr_seeds": [1, 2],
+        # nextpnr's static placer: after the heap placer's, router2 diverged at seeds 1 and
+        # 2 on session 21's and session 22's NIC changes; after the static one both routed
+        # at the first try (docs/SYNTH.md session 22)
+        "pnr_placer": "static",
         # left to the placer, clk_i landed on a pad with no route to the global clock
         # network (X0/Y11) once the RX tracker changed the netlist: nextpnr failed
         "clk_site": PNR_CLK_SITE,
@@ -410,6 +414,8 @@ def place_and_route(block):
                "--timing-allow-fail", "--seed", seed, "--router", b["pnr_router"],
                "--report", "report.json", "--detailed-timing-report",
                "-l", "nextpnr.log", "-q"]
+        if b.get("pnr_placer"):
+            cmd += ["--placer", b["pnr_placer"]]
         return cmd + (["--lpf", "clk.lpf"] if b.get("clk_site") else [])
 
     lpf = ""

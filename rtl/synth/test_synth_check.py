@@ -111,6 +111,7 @@ class Seeds(unittest.TestCase):
                 return 1.0  # yosys
             seed = int(cmd[cmd.index("--seed") + 1])
             self.tried.append(seed)
+            self.placers.append(cmd[cmd.index("--placer") + 1] if "--placer" in cmd else None)
             (Path(cwd) / "nextpnr.log").write_text(
                 "Info:     iter=1 wires=9 overused=5 overuse=5 archfail=NA\n"
                 if seed in stop_seeds else
@@ -123,7 +124,7 @@ class Seeds(unittest.TestCase):
         return run
 
     def place(self, seeds, stop_seeds):
-        self.tried = []
+        self.tried, self.placers = [], []
         with tempfile.TemporaryDirectory() as t, \
                 mock.patch.object(synth, "BUILD", Path(t)), \
                 mock.patch.object(yw, "run", self.fake_run(stop_seeds)), \
@@ -139,6 +140,8 @@ class Seeds(unittest.TestCase):
         self.assertEqual(fmax, 12.0)
         self.assertEqual(pnr, {"seed": 2, "unrouted_seeds": [1]})
         self.assertEqual(logs, ["nextpnr-seed1-unrouted.log", "nextpnr.log"])
+        # the NIC's block names its placer, and every seed's run uses it
+        self.assertEqual(self.placers, ["static", "static"])
 
     def test_no_seed_routes(self):
         with self.assertRaises(yw.ToolError) as e:
