@@ -24,8 +24,9 @@
 //     counted twice) asks for a NACK (nack_*). Broadcasts are never answered (the
 //     tracker's victims are not told apart: a NACK to a broadcast's sender is a stray).
 //   - duplicates (dedup_i, REL_CTRL.DEDUP): every accepted unicast WRITE packet is looked
-//     up in ddc_rx_seq_window by (src, seq, low = seq - lag) in its header-2 cycle (the
-//     lookup is combinational, so the packet takes no extra cycle); a duplicate's payload
+//     up in ddc_rx_seq_window by (src, seq, low = seq - lag) in its header-2 cycle (its
+//     source's slot read in the header-1 cycle, the lookup combinational on it, so the
+//     packet takes no extra cycle); a duplicate's payload
 //     flits are popped without a write, it is not counted by the tracker, gets no LMR
 //     entry, pulses dup_o, and if it is its message's last packet asks for the ACK again
 //     (the first one may have been lost). A message that completes is inserted with its
@@ -272,13 +273,16 @@ module ddc_rx_egress
     .victim_msg_id_o(trk_victim_msg_id)
   );
 
-  // Duplicates: looked up as header 2 (seq) is popped, inserted with the ACK.
-  logic        seq_lk, seq_dup, seq_ins, dup_trl;
-  logic [7:0]  lk_low, ins_low;
-  assign seq_lk  = dedup_i && (state_q == StHdr2) && buf_valid_i && is_write;
-  assign lk_low  = hdr2_in.seq - 8'(hdr0_q.lag);
-  assign ins_low = hdr2_q.seq - 8'(hdr0_q.lag);
-  assign seq_ins = dedup_i && trk_valid && trk_complete && is_write && !lmr_drop;
+  // Duplicates: the source's slot is read as header 1 is popped, the packet looked up as
+  // header 2 (seq) is popped, its message inserted with the ACK (from the trailer, two
+  // cycles or more after header 2: the payload has at least one flit).
+  logic        seq_sel, seq_lk_valid, seq_lk, seq_dup, seq_ins, dup_trl;
+  logic [7:0]  lk_low;
+  assign seq_sel      = state_q == StHdr1;
+  assign seq_lk_valid = (state_q == StHdr2) && buf_valid_i;
+  assign seq_lk       = dedup_i && seq_lk_valid && is_write;
+  assign lk_low       = hdr2_in.seq - 8'(hdr0_q.lag);
+  assign seq_ins      = dedup_i && trk_valid && trk_complete && is_write && !lmr_drop;
   assign dup_trl = (state_q == StTrl) && buf_valid_i && dup_q;
   assign dup_o   = dup_trl;
 
@@ -293,15 +297,14 @@ module ddc_rx_egress
     .rst_ni     (rst_ni),
     .flush_i    (!dedup_i),
     .hold_i     (seq_hold_i),
+    .sel_i      (seq_sel),
+    .src_i      (hdr0_q.src),
+    .lk_valid_i (seq_lk_valid),
     .lk_touch_i (seq_lk),
-    .lk_src_i   (hdr0_q.src),
     .lk_seq_i   (hdr2_in.seq),
     .lk_low_i   (lk_low),
     .lk_dup_o   (seq_dup),
     .ins_valid_i(seq_ins),
-    .ins_src_i  (hdr0_q.src),
-    .ins_seq_i  (hdr2_q.seq),
-    .ins_low_i  (ins_low),
     .evict_o    (seq_evict_o)
   );
 

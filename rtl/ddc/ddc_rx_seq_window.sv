@@ -42,8 +42,17 @@
 // of stamps and the sweep stop while no slot is valid, so an idle receiver is a fixed
 // point (the simulator skips it).
 //
-// Lookup is combinational (for the egress's header cycle) and sees the state before a
-// completion in the same cycle.
+// The packet's slot is read ahead (sel_i, the egress's header-1 cycle) into a register
+// that follows every write to it, so a lookup or a completion reads no table: read in the
+// completion's cycle, the slot's 64-way read from the source register (nets of ~390
+// loads) through the completion's arithmetic into the table's write was the NIC's routed
+// worst path (docs/SYNTH.md). A completion's new base and bitmap are worked out ahead too,
+// from the numbers kept at the lookup, once for a fresh slot and once for the kept one;
+// the completion picks one by whether the slot is still live. The interface rule: src_i
+// holds from sel_i to the completion; a lookup (lk_valid_i) comes at least one cycle after
+// sel_i; a completion (ins_valid_i, of the last lookup's message) at least two cycles
+// after its lookup. The lookup itself is combinational on the registered slot and sees
+// the state before a completion in the same cycle.
 module ddc_rx_seq_window #(
   parameter int unsigned SLOTS     = 64,
   parameter int unsigned SEQ_W     = 8,
@@ -57,16 +66,15 @@ module ddc_rx_seq_window #(
   input  logic              flush_i,     // forget every source (a receiver reset)
   input  logic [HOLD_W-1:0] hold_i,      // ticks a source is remembered after its last touch
 
-  input  logic              lk_touch_i,  // the looked-up packet was accepted: source alive
-  input  logic [15:0]       lk_src_i,
+  input  logic              sel_i,       // read the slot of src_i (the packet's header-1 cycle)
+  input  logic [15:0]       src_i,       // the packet's source: held from sel_i to its completion
+  input  logic              lk_valid_i,  // a lookup: its seq and low are kept for the completion
+  input  logic              lk_touch_i,  // ... and the packet was accepted: source alive
   input  logic [SEQ_W-1:0]  lk_seq_i,
   input  logic [SEQ_W-1:0]  lk_low_i,
   output logic              lk_dup_o,
 
-  input  logic              ins_valid_i, // message (ins_src_i, ins_seq_i) completed
-  input  logic [15:0]       ins_src_i,
-  input  logic [SEQ_W-1:0]  ins_seq_i,
-  input  logic [SEQ_W-1:0]  ins_low_i,
+  input  logic              ins_valid_i, // the last lookup's message completed
   output logic              evict_o      // pulse: a completion took another live source's slot
 );
   localparam int unsigned WinW = $clog2(WIN);
@@ -124,20 +132,16 @@ module ddc_rx_seq_window #(
     return r;
   endfunction
 
-  logic [SlotW-1:0] li, ii;
-  slot_t            lk_slot, ins_slot;
-  assign li       = SlotW'(lk_src_i);
-  assign ii       = SlotW'(ins_src_i);
-  assign lk_slot  = '{vld: vld_q[li], src: src_q[li], base: base_q[li], seen: seen_q[li],
-                      stamp: stamp_q[li]};
-  assign ins_slot = '{vld: vld_q[ii], src: src_q[ii], base: base_q[ii], seen: seen_q[ii],
-                      stamp: stamp_q[ii]};
+  // ---- the packet's slot, read ahead ----
+  logic [SlotW-1:0] si;
+  slot_t            cur_q, cur_d;
+  assign si = SlotW'(src_i);
 
   // ---- lookup ----
   slot_t            lk;
   logic [SEQ_W-1:0] lk_d;
   always_comb begin
-    lk       = view(lk_slot, lk_src_i, lk_low_i, now_q, hold_i);
+    lk       = view(cur_q, src_i, lk_low_i, now_q, hold_i);
     lk_d     = lk_seq_i - lk.base;
     lk_dup_o = 1'b0;
     if (lk_d < SEQ_W'(WIN)) lk_dup_o = lk.seen[lk_d[WinW-1:0]];
@@ -147,73 +151,124 @@ module ddc_rx_seq_window #(
   logic unused_lk;
   assign unused_lk = ^{lk.vld, lk.src, lk.stamp};
 
-  // ---- completion ----
-  // view() and the slide ahead of the window, folded into one shift of the stored bitmap:
-  // the candidate differences are taken from the stored base and from low side by side,
-  // not one after the other, and the two shifts become one (the NIC's deepest path ran
-  // through them in a row: docs/SYNTH.md).
-  slot_t            mid, nxt;
-  logic             fresh, moved, from_low, ahead, behind;
-  logic [SEQ_W-1:0] adv, d_low, d_base, top_base, to_top;
-  logic [WinW-1:0]  ins_pos;   // s in the window, when neither ahead nor behind
-  logic [WIN-1:0]   seen_adv, seen_top;
-  always_comb begin
-    fresh    = !live(ins_slot.vld, ins_slot.stamp, now_q, hold_i) ||
-               ins_slot.src != ins_src_i;
-    adv      = ins_low_i - ins_slot.base;
+  // ---- completion, worked out ahead ----
+  // The lookup's numbers are kept; in the cycles after it the new base and bitmap are
+  // computed from them and the registered slot for both cases a completion can meet: the
+  // slot kept (live, same source) or started fresh. Only liveness can change before the
+  // completion (the stamp clock, a sweep, a flush); base and bitmap change only with a
+  // completion or a read-ahead, which the interface rule keeps out of those cycles.
+  logic [SEQ_W-1:0] ins_seq_q, ins_low_q;
+  logic [1:0]       prep_q;   // cycles since the lookup, saturating at 2 (0: none kept)
+  logic [SEQ_W-1:0] keep_base_q, fresh_base_q;
+  logic [WIN-1:0]   keep_seen_q, fresh_seen_q;
+
+  // mid(): view() and the slide ahead of the window folded into one shift of the stored
+  // bitmap (the candidate differences from the stored base and from low side by side, not
+  // one after the other: the NIC's deepest path ran through them in a row, docs/SYNTH.md).
+  function automatic logic [SEQ_W+WIN-1:0] mid_of(logic fresh, logic [SEQ_W-1:0] base,
+                                                  logic [WIN-1:0] seen, logic [SEQ_W-1:0] seq,
+                                                  logic [SEQ_W-1:0] low);
+    logic [SEQ_W-1:0] adv, d_low, d_base, top_base, to_top, m_base;
+    logic             moved, from_low, ahead, behind;
+    logic [WinW-1:0]  pos;   // s in the window, when neither ahead nor behind
+    logic [WIN-1:0]   seen_adv, seen_top, m_seen;
+    adv      = low - base;
     moved    = !fresh && adv != '0 && adv < Half;
     from_low = fresh || moved;   // the effective base is low
-    d_low    = ins_seq_i - ins_low_i;
-    d_base   = ins_seq_i - ins_slot.base;
-    ins_pos  = from_low ? d_low[WinW-1:0] : d_base[WinW-1:0];
+    d_low    = seq - low;
+    d_base   = seq - base;
+    pos      = from_low ? d_low[WinW-1:0] : d_base[WinW-1:0];
     // Ahead of the window (not from a sender keeping its rule): slide s to the top.
     ahead    = from_low ? (d_low >= SEQ_W'(WIN) && d_low < Half)
                         : (d_base >= SEQ_W'(WIN) && d_base < Half);
     // Behind the window: final already, nothing to record.
     behind   = from_low ? (d_low >= Half) : (d_base >= Half);
-    top_base = ins_seq_i - SEQ_W'(WIN - 1);
+    top_base = seq - SEQ_W'(WIN - 1);
     // Both moves at once: base -> low (< Half) then low -> top (< Half - WIN) never
     // wraps, so the modular difference is the sum of the two.
-    to_top   = top_base - ins_slot.base;
-    seen_adv = (adv >= SEQ_W'(WIN)) ? '0 : (ins_slot.seen >> adv);
-    seen_top = (to_top >= SEQ_W'(WIN)) ? '0 : (ins_slot.seen >> to_top);
-    // Only base and seen are written back; the slot's src and stamp come from the inputs.
-    mid = ins_slot;
+    to_top   = top_base - base;
+    seen_adv = (adv >= SEQ_W'(WIN)) ? '0 : (seen >> adv);
+    seen_top = (to_top >= SEQ_W'(WIN)) ? '0 : (seen >> to_top);
     if (ahead) begin
-      mid.base = top_base;
-      mid.seen = fresh ? '0 : seen_top;
+      m_base = top_base;
+      m_seen = fresh ? '0 : seen_top;
     end else begin
-      mid.base = from_low ? ins_low_i : ins_slot.base;
-      mid.seen = fresh ? '0 : (moved ? seen_adv : ins_slot.seen);
+      m_base = from_low ? low : base;
+      m_seen = fresh ? '0 : (moved ? seen_adv : seen);
     end
-    if (ahead)        mid.seen[WIN-1] = 1'b1;
-    else if (!behind) mid.seen[ins_pos] = 1'b1;
-  end
+    if (ahead)        m_seen[WIN-1] = 1'b1;
+    else if (!behind) m_seen[pos] = 1'b1;
+    return {m_base, m_seen};
+  endfunction
 
   // The completed numbers at the bottom end at the lowest gap, found as a tree: counted
   // by a loop they were a chain of WIN compares, the NIC's deepest logic (docs/SYNTH.md).
-  logic            gap_found;
-  logic [WinW-1:0] gap_idx;
-  logic [WinW:0]   ones;   // completed numbers at the bottom, after the insert
-  lowest_set #(.N(WIN)) u_gap (.v_i(~mid.seen), .found_o(gap_found), .idx_o(gap_idx));
-
-  always_comb begin
-    ones     = gap_found ? {1'b0, gap_idx} : (WinW + 1)'(WIN);
-    nxt      = mid;
-    nxt.base = mid.base + SEQ_W'(ones);
-    nxt.seen = gap_found ? (mid.seen >> gap_idx) : '0;
+  logic [1:0][SEQ_W-1:0] m_base, n_base;   // [1]: fresh, [0]: kept
+  logic [1:0][WIN-1:0]   m_seen, n_seen;
+  for (genvar f = 0; f < 2; f++) begin : gen_next
+    logic            gap_found;
+    logic [WinW-1:0] gap_idx;
+    logic [WinW:0]   ones;   // completed numbers at the bottom, after the insert
+    assign {m_base[f], m_seen[f]} = mid_of(f == 1, cur_q.base, cur_q.seen, ins_seq_q,
+                                           ins_low_q);
+    lowest_set #(.N(WIN)) u_gap (.v_i(~m_seen[f]), .found_o(gap_found), .idx_o(gap_idx));
+    always_comb begin
+      ones      = gap_found ? {1'b0, gap_idx} : (WinW + 1)'(WIN);
+      n_base[f] = m_base[f] + SEQ_W'(ones);
+      n_seen[f] = gap_found ? (m_seen[f] >> gap_idx) : '0;
+    end
   end
 
-  logic unused_nxt;
-  assign unused_nxt = ^{nxt.vld, nxt.src, nxt.stamp};
+  logic             cur_live, ins_fresh;
+  logic [SEQ_W-1:0] ins_base;
+  logic [WIN-1:0]   ins_seen;
+  assign cur_live  = live(cur_q.vld, cur_q.stamp, now_q, hold_i);
+  assign ins_fresh = !cur_live || cur_q.src != src_i;
+  assign ins_base  = ins_fresh ? fresh_base_q : keep_base_q;
+  assign ins_seen  = ins_fresh ? fresh_seen_q : keep_seen_q;
 
   // A live source's slot stays young (its lost-ACK retransmissions must stay duplicates);
   // a forgotten one is not started by a mere lookup. The sweep and a touch never meet on
   // one slot (one needs it idle, the other live); an insert overrides both.
   logic sw_clear, lk_keep;
   assign sw_clear = vld_q[sweep_q] && !live(1'b1, stamp_q[sweep_q], now_q, hold_i);
-  assign lk_keep  = lk_touch_i && live(lk_slot.vld, lk_slot.stamp, now_q, hold_i) &&
-                    lk_slot.src == lk_src_i;
+  assign lk_keep  = lk_valid_i && lk_touch_i && cur_live && cur_q.src == src_i;
+
+  // The slot register takes every write the table takes at its index, in the same order.
+  always_comb begin
+    cur_d = cur_q;
+    if (sel_i) cur_d = '{vld: vld_q[si], src: src_q[si], base: base_q[si], seen: seen_q[si],
+                         stamp: stamp_q[si]};
+    if (lk_keep) cur_d.stamp = now_q;
+    if (ins_valid_i) cur_d = '{vld: 1'b1, src: src_i, base: ins_base, seen: ins_seen,
+                               stamp: now_q};
+    if (flush_i) cur_d.vld = 1'b0;
+    else if (sw_clear && sweep_q == si && !ins_valid_i) cur_d.vld = 1'b0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    cur_q        <= cur_d;
+    keep_base_q  <= n_base[0];
+    keep_seen_q  <= n_seen[0];
+    fresh_base_q <= n_base[1];
+    fresh_seen_q <= n_seen[1];
+    if (lk_valid_i) begin
+      ins_seq_q <= lk_seq_i;
+      ins_low_q <= lk_low_i;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      prep_q <= '0;
+    end else if (sel_i || ins_valid_i) begin
+      prep_q <= '0;
+    end else if (lk_valid_i) begin
+      prep_q <= 2'd1;
+    end else if (prep_q == 2'd1) begin
+      prep_q <= 2'd2;
+    end
+  end
 
   logic evict_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -228,28 +283,59 @@ module ddc_rx_seq_window #(
         vld_q <= '0;
       end else begin
         if (sw_clear)    vld_q[sweep_q] <= 1'b0;
-        if (ins_valid_i) vld_q[ii] <= 1'b1;
+        if (ins_valid_i) vld_q[si] <= 1'b1;
       end
       if (any_vld) begin
         div_q   <= div_q + 1'b1;
         sweep_q <= (sweep_q == SlotW'(SLOTS - 1)) ? '0 : sweep_q + 1'b1;
       end
       if (tick) now_q <= now_q + 1'b1;
-      evict_q <= ins_valid_i && !flush_i && ins_slot.src != ins_src_i &&
-                 live(ins_slot.vld, ins_slot.stamp, now_q, hold_i);
+      evict_q <= ins_valid_i && !flush_i && cur_q.src != src_i && cur_live;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (lk_keep) stamp_q[li] <= now_q;
+    if (lk_keep) stamp_q[si] <= now_q;
     if (ins_valid_i) begin
-      src_q[ii]   <= ins_src_i;
-      base_q[ii]  <= nxt.base;
-      seen_q[ii]  <= nxt.seen;
-      stamp_q[ii] <= now_q;
+      src_q[si]   <= src_i;
+      base_q[si]  <= ins_base;
+      seen_q[si]  <= ins_seen;
+      stamp_q[si] <= now_q;
     end
   end
 
   assign evict_o = evict_q;
+
+`ifndef SYNTHESIS
+  // From a read-ahead on, while src_i holds, the slot register is the table's entry at
+  // src_i; lookups and completions come only then, and a completion only two cycles or
+  // more after its lookup.
+  logic        cached_q;
+  logic [15:0] csrc_q;
+  logic        held;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cached_q <= 1'b0;
+      csrc_q   <= '0;
+    end else if (sel_i) begin
+      cached_q <= 1'b1;
+      csrc_q   <= src_i;
+    end
+  end
+  assign held = cached_q && src_i == csrc_q && !sel_i;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : a_slot
+    if (rst_ni) begin
+      assert (!held || (cur_q.vld == vld_q[si] &&
+                        (!cur_q.vld || (cur_q.src == src_q[si] && cur_q.base == base_q[si] &&
+                                        cur_q.seen == seen_q[si] &&
+                                        cur_q.stamp == stamp_q[si]))))
+        else $error("ddc_rx_seq_window: slot register differs from the table");
+      assert (!(lk_valid_i || ins_valid_i) || held)
+        else $error("ddc_rx_seq_window: lookup or completion without a read-ahead of src_i");
+      assert (!ins_valid_i || prep_q == 2'd2)
+        else $error("ddc_rx_seq_window: completion less than two cycles after its lookup");
+    end
+  end
+`endif
 
 endmodule
