@@ -95,6 +95,9 @@ BLOCKS = {
         "wrap_params": {"ROUTER_VOQ": 0},
         "pnr_router": "router2",
         "pnr_seeds": [1, 2],
+        # as the NIC (its larger half): placed with HeAP at bd3dbd8, 29.7 MHz; with the
+        # static placer at a465678 32.8, at a60942a 31.3 (docs/SYNTH.md session 23)
+        "pnr_placer": "static",
         "clk_site": PNR_CLK_SITE,
     },
     # fasthsl_card instantiates rcube_router with its defaults: VOQ=1, BUF_DEPTH=16
