@@ -134,8 +134,10 @@ module ddc_rx_seq_window #(
 
   // ---- the packet's slot, read ahead ----
   logic [SlotW-1:0] si;
-  slot_t            cur_q, cur_d;
-  assign si = SlotW'(src_i);
+  slot_t            tbl, cur_q, cur_d;   // tbl: the table's entry at si
+  assign si  = SlotW'(src_i);
+  assign tbl = '{vld: vld_q[si], src: src_q[si], base: base_q[si], seen: seen_q[si],
+                 stamp: stamp_q[si]};
 
   // ---- lookup ----
   slot_t            lk;
@@ -158,7 +160,6 @@ module ddc_rx_seq_window #(
   // completion (the stamp clock, a sweep, a flush); base and bitmap change only with a
   // completion or a read-ahead, which the interface rule keeps out of those cycles.
   logic [SEQ_W-1:0] ins_seq_q, ins_low_q;
-  logic [1:0]       prep_q;   // cycles since the lookup, saturating at 2 (0: none kept)
   logic [SEQ_W-1:0] keep_base_q, fresh_base_q;
   logic [WIN-1:0]   keep_seen_q, fresh_seen_q;
 
@@ -237,8 +238,7 @@ module ddc_rx_seq_window #(
   // The slot register takes every write the table takes at its index, in the same order.
   always_comb begin
     cur_d = cur_q;
-    if (sel_i) cur_d = '{vld: vld_q[si], src: src_q[si], base: base_q[si], seen: seen_q[si],
-                         stamp: stamp_q[si]};
+    if (sel_i) cur_d = tbl;
     if (lk_keep) cur_d.stamp = now_q;
     if (ins_valid_i) cur_d = '{vld: 1'b1, src: src_i, base: ins_base, seen: ins_seen,
                                stamp: now_q};
@@ -255,18 +255,6 @@ module ddc_rx_seq_window #(
     if (lk_valid_i) begin
       ins_seq_q <= lk_seq_i;
       ins_low_q <= lk_low_i;
-    end
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      prep_q <= '0;
-    end else if (sel_i || ins_valid_i) begin
-      prep_q <= '0;
-    end else if (lk_valid_i) begin
-      prep_q <= 2'd1;
-    end else if (prep_q == 2'd1) begin
-      prep_q <= 2'd2;
     end
   end
 
@@ -323,12 +311,21 @@ module ddc_rx_seq_window #(
     end
   end
   assign held = cached_q && src_i == csrc_q && !sel_i;
+  logic [1:0] prep_q;   // cycles since the lookup, saturating at 2 (0: none kept)
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      prep_q <= '0;
+    end else if (sel_i || ins_valid_i) begin
+      prep_q <= '0;
+    end else if (lk_valid_i) begin
+      prep_q <= 2'd1;
+    end else if (prep_q == 2'd1) begin
+      prep_q <= 2'd2;
+    end
+  end
   always_ff @(posedge clk_i or negedge rst_ni) begin : a_slot
     if (rst_ni) begin
-      assert (!held || (cur_q.vld == vld_q[si] &&
-                        (!cur_q.vld || (cur_q.src == src_q[si] && cur_q.base == base_q[si] &&
-                                        cur_q.seen == seen_q[si] &&
-                                        cur_q.stamp == stamp_q[si]))))
+      assert (!held || (cur_q.vld == tbl.vld && (!cur_q.vld || cur_q == tbl)))
         else $error("ddc_rx_seq_window: slot register differs from the table");
       assert (!(lk_valid_i || ins_valid_i) || held)
         else $error("ddc_rx_seq_window: lookup or completion without a read-ahead of src_i");
