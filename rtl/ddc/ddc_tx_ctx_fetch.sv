@@ -8,14 +8,16 @@
 // (head, tail, next pointers), so no context's backlog stands in front of another's.
 //
 // The read engine is offered the head descriptor of the next context with one, round
-// robin again (its pointer moves past the context of every take). The offer is a
-// register: the choice, the store read and the segment arithmetic take a cycle of their
-// own instead of sharing one with the read engine's checks and packet cutting, which made
-// the NIC's longest path (docs/SYNTH.md). The register follows the current choice every
+// robin again (its pointer moves past the context of every take). The offer is built in
+// two registered steps, each a cycle of its own: the pick (which context, and its head
+// slot) and the offer (the store read at that slot, the clash check and the segment
+// arithmetic). In one cycle, the choice, the store read and the clash compare made the
+// NIC's longest path (docs/SYNTH.md); before that the offer shared a cycle with the read
+// engine's checks and packet cutting. Both registers follow the current state every
 // cycle, so a context that gets work while the read engine is busy is offered as soon as
-// its turn comes, not after an offer made before it arrived. A take empties the register
-// for a cycle while the state the next offer comes from is updated: takes are at most
-// one per two cycles, and the shortest message needs more link cycles than that.
+// its turn comes. A take empties both for a cycle while the state they come from is
+// updated: takes are at most one per three cycles, and the shortest message needs more
+// link cycles than that.
 //
 // With tx_quantum_i = q != 0 a unicast message longer than 2^q bytes is offered in
 // segments of 2^q bytes: each take covers [off, off + 2^q), the context's offset
@@ -365,16 +367,31 @@ module ddc_tx_ctx_fetch
     for (int unsigned k = 0; k < NumCtx; k++) has_desc[k] = (cnt_q[k] != '0);
   end
 
-  // Round robin too, but the pointer moves past the context taken, which is the one chosen
-  // a cycle before the take, not necessarily the current choice.
+  // Round robin too, but the pointer moves past the context taken, which is the one picked
+  // two cycles before the take, not necessarily the current choice.
   logic [CtxW-1:0] optr_q, optr_d;
+  logic [CtxW-1:0] pick;
+  logic            pick_valid;
   rr_pick #(.N(NumCtx)) u_offer_pick (
-    .req_i(has_desc), .ptr_i(optr_q), .valid_o(osel_valid), .idx_o(osel)
+    .req_i(has_desc), .ptr_i(optr_q), .valid_o(pick_valid), .idx_o(pick)
   );
 
   function automatic logic [CtxW-1:0] ctx_after(logic [CtxW-1:0] c);
     return (32'(c) == NumCtx - 1) ? '0 : c + 1'b1;
   endfunction
+
+  // The pick register: the context and its head slot, so that the store read starts from
+  // a register. A pick is a cycle old when used; nothing it comes from changes in that
+  // cycle but through a take or a pass over it, which keep it from loading (a push only
+  // starts an empty context's list or lengthens one, so a picked context keeps its head),
+  // and a ring reset.
+  logic [CtxW-1:0] pk_ctx_q;
+  logic [TagW-1:0] pk_slot_q;
+  logic            pk_valid_q, pk_load;
+  logic [MsgLenW-1:0] pk_off_q;
+  assign pk_load    = pick_valid && !drain_i && !flush_i && !desc_fire && !skip;
+  assign osel_valid = pk_valid_q && !drain_i;
+  assign osel       = pk_ctx_q;
 
   always_comb begin
     optr_d = optr_q;
@@ -382,14 +399,14 @@ module ddc_tx_ctx_fetch
     else if (skip)  optr_d = ctx_after(osel);
   end
 
-  assign hs    = head_q[osel];
+  assign hs    = pk_slot_q;
   assign q_out = mem_q[hs];
 
   // The segment: the rest of the message, or 2^q bytes of it if the rest is longer.
   logic [MsgLenW-1:0] off, quantum;
   logic [31:0]        rest;
   logic               cut;
-  assign off     = off_q[osel];
+  assign off     = pk_off_q;
   assign quantum = MsgLenW'(1) << tx_quantum_i;
   assign rest    = q_out.len - 32'(off);
   assign cut     = (tx_quantum_i != '0) && !q_out.flags[DESC_FLAG_BCAST_BIT] && !q_out.inl &&
@@ -559,7 +576,10 @@ module ddc_tx_ctx_fetch
       mem_q[alloc]     <= q_in;
       err_mem_q[alloc] <= in_err;
     end
-    ofr_q <= ofr_d;
+    ofr_q     <= ofr_d;
+    pk_ctx_q  <= pick;
+    pk_slot_q <= head_q[pick];
+    pk_off_q  <= off_q[pick];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -589,6 +609,7 @@ module ddc_tx_ctx_fetch
       rec_q      <= '0;
       key_q      <= '0;
       optr_q     <= '0;
+      pk_valid_q <= 1'b0;
       rptr_q     <= '0;
       rq_valid_q <= 1'b0;
       rq_addr_q  <= '0;
@@ -613,6 +634,7 @@ module ddc_tx_ctx_fetch
       rec_q      <= rec_d;
       key_q      <= key_d;
       optr_q     <= optr_d;
+      pk_valid_q <= pk_load;
       if (issue) rptr_q <= ctx_after(sel);
       // A ring reset drops a read not yet taken (no issue comes while it drains).
       if (flush_i)       rq_valid_q <= 1'b0;
@@ -641,6 +663,11 @@ module ddc_tx_ctx_fetch
   a_desc_no_overflow: assert property (@(posedge clk_i) q_push |-> alloc_found && free_q[alloc]);
   // The store and the lists agree.
   a_ctx_of_head: assert property (@(posedge clk_i) osel_valid |-> (q_out.ctx == osel));
+  // The pick is still current when it is used: its context's head, with work, at the
+  // same offset.
+  a_pick_current: assert property (@(posedge clk_i) osel_valid |->
+                                   (head_q[osel] == hs && cnt_q[osel] != '0 &&
+                                    off_q[osel] == off));
   // The offer is still its context's head.
   a_offer_is_head: assert property (@(posedge clk_i)
                                     desc_valid_o |-> (head_q[tctx] == ofr_q.slot));

@@ -19,7 +19,8 @@
 // throughout, and in that pass the wait reaches exactly NumCtx - 1). A
 // context whose ring was empty while another filled the store gets its first descriptor
 // out after at most one segment of each other context (a slot is kept free for it).
-// The offer comes from a register: never in the cycle right after a take.
+// The offer comes from two registers (pick, offer): never in the two cycles right after
+// a take, and with the consumer always ready takes do come every third cycle.
 // Every offer carries its descriptor's check code (ddc_tx_desc_check on the stored fields,
 // against ddc_tb_desc_err.svh), the same for each segment.
 // Same keys: with msg_ids and dests drawn from a handful of values, no message's first
@@ -209,12 +210,22 @@ module tb_ddc_tx_ctx_fetch;
   int     ready_pct = 70, gap_pct = 20, cons_pct = 70;
   int     beat = 0;
 
-  // The offer is a register (off the NIC's critical path): it is refilled the cycle after
-  // a take, from the state the take left, so no offer stands in the cycle right after one.
-  bit took_q = 1'b0;
+  // The offer is built in two registered steps (off the NIC's critical path): the pick is
+  // refilled the cycle after a take, from the state the take left, and the offer the cycle
+  // after that, so no offer stands in the two cycles right after one. The closest takes
+  // are three cycles apart, and they get that close (checked at the end).
+  bit     took_q = 1'b0, took_qq = 1'b0;
+  longint last_take = -1, min_take_gap = 0;
   always @(posedge clk) begin
-    took_q <= desc_valid && desc_ready;
-    if (took_q) `CHECK(!desc_valid, "an offer in the cycle after a take: not registered")
+    took_q  <= desc_valid && desc_ready;
+    took_qq <= took_q;
+    if (took_q || took_qq)
+      `CHECK(!desc_valid, "an offer in the two cycles after a take: not registered")
+    if (desc_valid && desc_ready) begin
+      if (last_take >= 0 && (min_take_gap == 0 || cycle - last_take < min_take_gap))
+        min_take_gap = cycle - last_take;
+      last_take = cycle;
+    end
   end
 
   always @(posedge clk) begin
@@ -494,6 +505,8 @@ module tb_ddc_tx_ctx_fetch;
       $display("%0d offers of descriptors that pass their checks, %0d that fail them",
                n_err_code[0], n_err_code[1]);
       `CHECK(n_err_code[0] > 100 && n_err_code[1] > 100, "too few good or bad descriptors")
+      $display("closest takes: %0d cycles apart", min_take_gap);
+      `CHECK(min_take_gap == 3, "takes closer or further apart than every third cycle")
     end
     if (errors == 0) $display("PASS tb_ddc_tx_ctx_fetch");
     else $fatal(1, "tb_ddc_tx_ctx_fetch: %0d errors", errors);
