@@ -154,12 +154,14 @@ module ddc_rx_seq_window #(
   assign unused_lk = ^{lk.vld, lk.src, lk.stamp};
 
   // ---- completion, worked out ahead ----
-  // The lookup's numbers are kept; in the cycles after it the new base and bitmap are
-  // computed from them and the registered slot for both cases a completion can meet: the
-  // slot kept (live, same source) or started fresh. Only liveness can change before the
-  // completion (the stamp clock, a sweep, a flush); base and bitmap change only with a
-  // completion or a read-ahead, which the interface rule keeps out of those cycles.
-  logic [SEQ_W-1:0] ins_seq_q, ins_low_q;
+  // The new base and bitmap are computed for both cases a completion can meet, the slot
+  // kept (live, same source) or started fresh, in two registered steps: in the lookup
+  // cycle the insert of the lookup's number into the registered slot (mid_of), in the
+  // cycle after it the completed numbers at the bottom (the lowest gap). In one cycle
+  // after the lookup, the two made the NIC's deepest logic (docs/SYNTH.md). Only liveness
+  // can change before the completion (the stamp clock, a sweep, a flush); base and bitmap
+  // change only with a completion or a read-ahead, which the interface rule keeps out of
+  // those cycles.
   logic [SEQ_W-1:0] keep_base_q, fresh_base_q;
   logic [WIN-1:0]   keep_seen_q, fresh_seen_q;
 
@@ -210,8 +212,15 @@ module ddc_rx_seq_window #(
     logic            gap_found;
     logic [WinW-1:0] gap_idx;
     logic [WinW:0]   ones;   // completed numbers at the bottom, after the insert
-    assign {m_base[f], m_seen[f]} = mid_of(f == 1, cur_q.base, cur_q.seen, ins_seq_q,
-                                           ins_low_q);
+    logic [SEQ_W-1:0] mid_base_q;
+    logic [WIN-1:0]   mid_seen_q;
+    always_ff @(posedge clk_i) begin
+      if (lk_valid_i) begin
+        {mid_base_q, mid_seen_q} <= mid_of(f == 1, cur_q.base, cur_q.seen, lk_seq_i, lk_low_i);
+      end
+    end
+    assign m_base[f] = mid_base_q;
+    assign m_seen[f] = mid_seen_q;
     lowest_set #(.N(WIN)) u_gap (.v_i(~m_seen[f]), .found_o(gap_found), .idx_o(gap_idx));
     always_comb begin
       ones      = gap_found ? {1'b0, gap_idx} : (WinW + 1)'(WIN);
@@ -252,10 +261,6 @@ module ddc_rx_seq_window #(
     keep_seen_q  <= n_seen[0];
     fresh_base_q <= n_base[1];
     fresh_seen_q <= n_seen[1];
-    if (lk_valid_i) begin
-      ins_seq_q <= lk_seq_i;
-      ins_low_q <= lk_low_i;
-    end
   end
 
   logic evict_q;
@@ -311,7 +316,15 @@ module ddc_rx_seq_window #(
     end
   end
   assign held = cached_q && src_i == csrc_q && !sel_i;
-  logic [1:0] prep_q;   // cycles since the lookup, saturating at 2 (0: none kept)
+  logic [1:0]       prep_q;   // cycles since the lookup, saturating at 2 (0: none kept)
+  logic [SEQ_W-1:0] lk_base_q;
+  logic [WIN-1:0]   lk_seen_q;
+  always_ff @(posedge clk_i) begin
+    if (lk_valid_i) begin
+      lk_base_q <= cur_q.base;
+      lk_seen_q <= cur_q.seen;
+    end
+  end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       prep_q <= '0;
@@ -331,6 +344,10 @@ module ddc_rx_seq_window #(
         else $error("ddc_rx_seq_window: lookup or completion without a read-ahead of src_i");
       assert (!ins_valid_i || prep_q == 2'd2)
         else $error("ddc_rx_seq_window: completion less than two cycles after its lookup");
+      // The insert was worked out in the lookup cycle from the slot's base and bitmap:
+      // they must still be the same in the cycle after it.
+      assert (prep_q != 2'd1 || (cur_q.base == lk_base_q && cur_q.seen == lk_seen_q))
+        else $error("ddc_rx_seq_window: base or bitmap moved in the cycle after a lookup");
     end
   end
 `endif
