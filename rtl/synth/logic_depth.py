@@ -15,6 +15,16 @@ import math
 import re
 import sys
 
+# Where a synchronous read port's data starts, in LUT4 levels after a flop's output. A
+# deep memory becomes ECP5 block RAM, read without its output register: nextpnr gives a
+# DP16KD 5.8 ns from clock to data against a flop's 0.5 ns, about four levels of this
+# design's logic and routing (docs/SYNTH.md). A shallow one becomes distributed RAM read
+# behind a flop that holds the address (Yosys folds that register into the port): one
+# LUT level.
+BRAM_MIN_DEPTH = 128
+BRAM_CLK_TO_Q = 4.0
+LUTRAM_SYNC_READ = 1.0
+
 SEQ = {"$adff", "$adffe", "$dff", "$dffe", "$sdff", "$sdffe", "$sdffce", "$aldff",
        "$aldffe", "$dffsr", "$dffsre"}
 
@@ -107,6 +117,7 @@ def analyse(netlist):
 
     arcs = collections.defaultdict(list)
     starts, ends = set(), []
+    start_at = {}   # start bits that launch later than a flop's output
     for cn, c in cells.items():
         t = c["type"]
         if t in SEQ:
@@ -121,7 +132,12 @@ def analyse(netlist):
             ends += [(b, f"{mem} (write)") for p in ("WR_DATA", "WR_ADDR", "WR_EN")
                      for b in _conn(c, p) if not isinstance(b, str)]
             if _param(c, "RD_CLK_ENABLE"):
-                starts.update(b for b in _conn(c, "RD_DATA") if not isinstance(b, str))
+                at = (BRAM_CLK_TO_Q if _param(c, "SIZE", 1) >= BRAM_MIN_DEPTH
+                      else LUTRAM_SYNC_READ)
+                for b in _conn(c, "RD_DATA"):
+                    if not isinstance(b, str):
+                        starts.add(b)
+                        start_at[b] = at
                 ends += [(b, f"{mem} (read)") for p in ("RD_ADDR", "RD_EN")
                          for b in _conn(c, p) if not isinstance(b, str)]
             else:
@@ -147,7 +163,7 @@ def analyse(netlist):
                 stack.pop()
                 continue
             if b in starts or b not in arcs:
-                arr[b], pred[b] = 0.0, None
+                arr[b], pred[b] = start_at.get(b, 0.0), None
                 stack.pop()
                 continue
             todo = [i for i, _, _ in arcs[b] if i not in arr and i not in stack]

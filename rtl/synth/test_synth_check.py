@@ -256,6 +256,26 @@ class LogicDepth(unittest.TestCase):
         ends = logic_depth.analyse(nl)
         self.assertEqual(ends[0][:3], (0.5 * n, "r", "y"))
 
+    def test_synchronous_reads_start_late_block_ram_latest(self):
+        # the same not -> flop path behind a deep and a shallow memory's synchronous read
+        def mem(size, rd, addr):
+            c = cell("$mem_v2", "m.sv:1", RD_DATA=[rd], RD_ADDR=[addr], WR_DATA=[],
+                     WR_ADDR=[], WR_EN=[])
+            c["parameters"] = {"SIZE": size, "RD_CLK_ENABLE": 1, "MEMID": f"m{size}"}
+            return c
+        nl = netlist({
+            "a": ff([30], [3]),
+            "deep": mem(256, 4, 3), "small": mem(16, 5, 3),
+            "nd": cell("$not", "m.sv:2", A=[4], Y=[6]),
+            "ns": cell("$and", "m.sv:3", A=[5], B=[5], Y=[7]),
+            "od": ff([6], [8]), "os": ff([7], [9]),
+        }, {"a": {"bits": [3]}, "rd_deep": {"bits": [4]}, "rd_small": {"bits": [5]},
+            "od": {"bits": [8]}, "os": {"bits": [9]}})
+        got = {e: (d, s) for d, s, e, _ in logic_depth.analyse(nl)}
+        self.assertEqual(got["od"], (logic_depth.BRAM_CLK_TO_Q, "rd_deep"))
+        self.assertEqual(got["os"], (logic_depth.LUTRAM_SYNC_READ + 0.5, "rd_small"))
+        self.assertGreater(logic_depth.BRAM_CLK_TO_Q, logic_depth.LUTRAM_SYNC_READ + 0.5)
+
     def test_combinational_loop_terminates(self):
         nl = netlist({
             "x": cell("$and", "l.sv:1", A=[3], B=[4], Y=[4]),
