@@ -277,11 +277,9 @@ module ddc_rx_egress
   // header 2 (seq) is popped, its message inserted with the ACK (from the trailer, two
   // cycles or more after header 2: the payload has at least one flit).
   logic        seq_sel, seq_lk_valid, seq_lk, seq_dup, seq_ins, dup_trl;
-  logic [7:0]  lk_low;
   assign seq_sel      = state_q == StHdr1;
   assign seq_lk_valid = (state_q == StHdr2) && buf_valid_i;
   assign seq_lk       = dedup_i && seq_lk_valid && is_write;
-  assign lk_low       = hdr2_in.seq - 8'(hdr0_q.lag);
   assign seq_ins      = dedup_i && trk_valid && trk_complete && is_write && !lmr_drop;
   assign dup_trl = (state_q == StTrl) && buf_valid_i && dup_q;
   assign dup_o   = dup_trl;
@@ -302,7 +300,7 @@ module ddc_rx_egress
     .lk_valid_i (seq_lk_valid),
     .lk_touch_i (seq_lk),
     .lk_seq_i   (hdr2_in.seq),
-    .lk_low_i   (lk_low),
+    .lk_lag_i   (hdr0_q.lag),
     .lk_dup_o   (seq_dup),
     .ins_valid_i(seq_ins),
     .evict_o    (seq_evict_o)

@@ -68,10 +68,12 @@ module ddc_rx_seq_window #(
 
   input  logic              sel_i,       // read the slot of src_i (the packet's header-1 cycle)
   input  logic [15:0]       src_i,       // the packet's source: held from sel_i to its completion
-  input  logic              lk_valid_i,  // a lookup: its seq and low are kept for the completion
+  input  logic              lk_valid_i,  // a lookup: its insert is worked out for the completion
   input  logic              lk_touch_i,  // ... and the packet was accepted: source alive
   input  logic [SEQ_W-1:0]  lk_seq_i,
-  input  logic [SEQ_W-1:0]  lk_low_i,
+  // seq - low: how far the sender's lowest outstanding number is behind (the header's lag;
+  // below WIN by the sender's rule, so it fits in log2(WIN) bits)
+  input  logic [$clog2(WIN)-1:0] lk_lag_i,
   output logic              lk_dup_o,
 
   input  logic              ins_valid_i, // the last lookup's message completed
@@ -110,28 +112,6 @@ module ddc_rx_seq_window #(
     return vld && ((now - stamp) < hold);
   endfunction
 
-  // The window of `s`'s slot as a packet with `low` sees it: fresh if unknown, moved up
-  // to low if low is ahead.
-  function automatic slot_t view(slot_t s, logic [15:0] src, logic [SEQ_W-1:0] low,
-                                 logic [HOLD_W-1:0] now, logic [HOLD_W-1:0] hold);
-    slot_t            r = s;
-    logic [SEQ_W-1:0] adv;
-    if (!live(s.vld, s.stamp, now, hold) || s.src != src) begin
-      r.vld  = 1'b1;
-      r.src  = src;
-      r.base = low;
-      r.seen = '0;
-    end else begin
-      adv = low - s.base;
-      if (adv != '0 && adv < Half) begin
-        r.base = low;
-        r.seen = (adv >= SEQ_W'(WIN)) ? '0 : (s.seen >> adv);
-      end
-    end
-    r.stamp = now;
-    return r;
-  endfunction
-
   // ---- the packet's slot, read ahead ----
   logic [SlotW-1:0] si;
   slot_t            tbl, cur_q, cur_d;   // tbl: the table's entry at si
@@ -139,19 +119,32 @@ module ddc_rx_seq_window #(
   assign tbl = '{vld: vld_q[si], src: src_q[si], base: base_q[si], seen: seen_q[si],
                  stamp: stamp_q[si]};
 
-  // ---- lookup ----
-  slot_t            lk;
-  logic [SEQ_W-1:0] lk_d;
-  always_comb begin
-    lk       = view(cur_q, src_i, lk_low_i, now_q, hold_i);
-    lk_d     = lk_seq_i - lk.base;
-    lk_dup_o = 1'b0;
-    if (lk_d < SEQ_W'(WIN)) lk_dup_o = lk.seen[lk_d[WinW-1:0]];
-    else if (lk_d >= Half)  lk_dup_o = 1'b1;
-  end
+  // The slot as this packet finds it: unknown (forgotten, never seen, or another source's).
+  logic cur_live, cur_fresh;
+  assign cur_live  = live(cur_q.vld, cur_q.stamp, now_q, hold_i);
+  assign cur_fresh = !cur_live || cur_q.src != src_i;
 
-  logic unused_lk;
-  assign unused_lk = ^{lk.vld, lk.src, lk.stamp};
+  // ---- lookup ----
+  // view() for the packet's own low = seq - lag, with lag < WIN: from a base moved up to
+  // low the packet is at lag, inside the window, so a fresh slot has no duplicate and a
+  // moved one has its number's bit at lag + (low - base) = seq - base of the stored bitmap
+  // (no wrap: both terms are below half the space). So the stored base's difference
+  // decides: inside the window, the stored bit; beyond it, a duplicate unless the slot
+  // moved (not moved, low is at or behind base, so seq is behind the window, since it is
+  // less than WIN above low). That takes the subtraction of low (behind the RX buffer's
+  // block-RAM read) and the slide out of the compare's chain, the NIC's deepest path into
+  // the duplicate verdict (docs/SYNTH.md); the simulation checks every lookup against
+  // view().
+  logic [SEQ_W-1:0] lk_d_base, lk_adv;
+  logic             lk_moved;
+  always_comb begin
+    lk_d_base = lk_seq_i - cur_q.base;
+    lk_adv    = lk_seq_i - (cur_q.base + SEQ_W'(lk_lag_i));   // low - base
+    lk_moved  = lk_adv != '0 && lk_adv < Half;
+    if (cur_fresh)                     lk_dup_o = 1'b0;
+    else if (lk_d_base < SEQ_W'(WIN))  lk_dup_o = cur_q.seen[lk_d_base[WinW-1:0]];
+    else                               lk_dup_o = !lk_moved;
+  end
 
   // ---- completion, worked out ahead ----
   // The new base and bitmap are computed for both cases a completion can meet, the slot
@@ -216,7 +209,8 @@ module ddc_rx_seq_window #(
     logic [WIN-1:0]   mid_seen_q;
     always_ff @(posedge clk_i) begin
       if (lk_valid_i) begin
-        {mid_base_q, mid_seen_q} <= mid_of(f == 1, cur_q.base, cur_q.seen, lk_seq_i, lk_low_i);
+        {mid_base_q, mid_seen_q} <= mid_of(f == 1, cur_q.base, cur_q.seen, lk_seq_i,
+                                           lk_seq_i - SEQ_W'(lk_lag_i));
       end
     end
     assign m_base[f] = mid_base_q;
@@ -229,13 +223,10 @@ module ddc_rx_seq_window #(
     end
   end
 
-  logic             cur_live, ins_fresh;
   logic [SEQ_W-1:0] ins_base;
   logic [WIN-1:0]   ins_seen;
-  assign cur_live  = live(cur_q.vld, cur_q.stamp, now_q, hold_i);
-  assign ins_fresh = !cur_live || cur_q.src != src_i;
-  assign ins_base  = ins_fresh ? fresh_base_q : keep_base_q;
-  assign ins_seen  = ins_fresh ? fresh_seen_q : keep_seen_q;
+  assign ins_base  = cur_fresh ? fresh_base_q : keep_base_q;
+  assign ins_seen  = cur_fresh ? fresh_seen_q : keep_seen_q;
 
   // A live source's slot stays young (its lost-ACK retransmissions must stay duplicates);
   // a forgotten one is not started by a mere lookup. The sweep and a touch never meet on
@@ -316,6 +307,37 @@ module ddc_rx_seq_window #(
     end
   end
   assign held = cached_q && src_i == csrc_q && !sel_i;
+
+  // The reference lookup: the window of `s`'s slot as a packet with `low` sees it, fresh if
+  // unknown, moved up to low if low is ahead; the lookup must give its verdict.
+  function automatic slot_t view(slot_t s, logic [15:0] src, logic [SEQ_W-1:0] low,
+                                 logic [HOLD_W-1:0] now, logic [HOLD_W-1:0] hold);
+    slot_t            r = s;
+    logic [SEQ_W-1:0] adv;
+    if (!live(s.vld, s.stamp, now, hold) || s.src != src) begin
+      r.vld  = 1'b1;
+      r.src  = src;
+      r.base = low;
+      r.seen = '0;
+    end else begin
+      adv = low - s.base;
+      if (adv != '0 && adv < Half) begin
+        r.base = low;
+        r.seen = (adv >= SEQ_W'(WIN)) ? '0 : (s.seen >> adv);
+      end
+    end
+    r.stamp = now;
+    return r;
+  endfunction
+  slot_t            ref_lk;
+  logic [SEQ_W-1:0] ref_d;
+  logic             ref_dup, unused_ref;
+  always_comb begin
+    ref_lk  = view(cur_q, src_i, lk_seq_i - SEQ_W'(lk_lag_i), now_q, hold_i);
+    ref_d   = lk_seq_i - ref_lk.base;
+    ref_dup = (ref_d < SEQ_W'(WIN)) ? ref_lk.seen[ref_d[WinW-1:0]] : (ref_d >= Half);
+  end
+  assign unused_ref = ^{ref_lk.vld, ref_lk.src, ref_lk.stamp};
   logic [1:0]       prep_q;   // cycles since the lookup, saturating at 2 (0: none kept)
   logic [SEQ_W-1:0] lk_base_q;
   logic [WIN-1:0]   lk_seen_q;
@@ -340,6 +362,8 @@ module ddc_rx_seq_window #(
     if (rst_ni) begin
       assert (!held || (cur_q.vld == tbl.vld && (!cur_q.vld || cur_q == tbl)))
         else $error("ddc_rx_seq_window: slot register differs from the table");
+      assert (!lk_valid_i || lk_dup_o == ref_dup)
+        else $error("ddc_rx_seq_window: lookup differs from view()");
       assert (!(lk_valid_i || ins_valid_i) || held)
         else $error("ddc_rx_seq_window: lookup or completion without a read-ahead of src_i");
       assert (!ins_valid_i || prep_q == 2'd2)

@@ -1,7 +1,8 @@
 // Self-checking test of ddc_rx_seq_window (small: 6-bit numbers, window 8, 4 slots, so
 // numbers wrap many times). Directed: new/duplicate, out-of-order completion moving the
 // base, the sender's low-water mark moving it (a given-up number below it is a
-// duplicate), numbers behind the base, first contact, wrapping, a slot forgotten after
+// duplicate; also a jump of nearly half the number space), numbers behind the base, first
+// contact, wrapping, a slot forgotten after
 // its idle time, a slot taken over by another source (evict), flush; the runtime hold:
 // remembered for hold - 1 tick periods, forgotten after hold, kept alive by lookups,
 // raised and dropped to 0 at run time, a stamp never wrapping into youth (a 6-bit clock
@@ -33,7 +34,9 @@ module tb_ddc_rx_seq_window;
 
   logic            flush = 1'b0;
   logic [15:0]     src = '0;
-  logic [SeqW-1:0] lk_seq = '0, lk_low = '0;
+  logic [SeqW-1:0] lk_seq = '0;
+  localparam int unsigned LagW = $clog2(Win);
+  logic [LagW-1:0] lk_lag = '0;   // seq - low
   logic            sel = 1'b0, lk_valid = 1'b0;
   logic            lk_dup, ins_valid = 1'b0, evict;
   logic [HoldW-1:0] hold = HoldW'(AgeMax);
@@ -55,7 +58,7 @@ module tb_ddc_rx_seq_window;
     .lk_valid_i (lk_valid),
     .lk_touch_i (touch),
     .lk_seq_i   (lk_seq),
-    .lk_low_i   (lk_low),
+    .lk_lag_i   (lk_lag),
     .lk_dup_o   (lk_dup),
     .ins_valid_i(ins_valid),
     .evict_o    (evict)
@@ -80,7 +83,9 @@ module tb_ddc_rx_seq_window;
     select(s);
     lk_valid = 1'b1;
     lk_seq   = SeqW'(n);
-    lk_low   = SeqW'(low);
+    // the header carries low as seq - low, below Win by the sender's rule
+    `CHECK((n - low + M) % M < Win, $sformatf("test bug: low %0d too far below %0d", low, n))
+    lk_lag   = LagW'((n - low + M) % M);
     #1;
     d = lk_dup;
     @(negedge clk);
@@ -190,6 +195,12 @@ module tb_ddc_rx_seq_window;
     `CHECK(n_evict == 1, $sformatf("evictions %0d", n_evict))
     expect_dup(1 + Slots, '{7}, '{7}, 1, "slot taken over");
     expect_dup(1, '{40}, '{40}, 0, "slot taken over");
+    // a long low-water jump, nearly half the number space (base 8, low 8 + M/2 - 2): the
+    // packet is more than the window above base, yet new (the window moves up to its low)
+    expect_dup(1 + Slots, '{M / 2 + 11}, '{M / 2 + 6}, 0, "long low-water jump: new");
+    ins(1 + Slots, M / 2 + 11, M / 2 + 6);
+    expect_dup(1 + Slots, '{M / 2 + 11}, '{M / 2 + 6}, 1, "long low-water jump, completed");
+    expect_dup(1 + Slots, '{20}, '{15}, 1, "given up before the long jump: duplicate");
     // flush forgets everything
     @(negedge clk);
     flush = 1'b1;
@@ -225,7 +236,7 @@ module tb_ddc_rx_seq_window;
     select(2);
     lk_valid = 1'b1;
     lk_seq   = SeqW'(9);
-    lk_low   = SeqW'(9);
+    lk_lag   = '0;
     hold = '0;
     #1;
     `CHECK(!lk_dup, "hold 0: nothing remembered")
