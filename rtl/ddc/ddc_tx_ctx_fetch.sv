@@ -176,7 +176,7 @@ module ddc_tx_ctx_fetch
   logic [CtxW-1:0]   sel;
   logic              sel_valid;
   logic [CntW:0]     busy, resv_all, claimed;
-  logic              room, room_own;
+  logic              room_q, room_own_q;
 
   // Whether each context has a ring, registered: the compare behind the CSR's size
   // register started the NIC's routed critical path into the read choice (docs/SYNTH.md).
@@ -213,16 +213,37 @@ module ddc_tx_ctx_fetch
 
   // Slots stored, being read, or kept for an idle context. A context may read if a slot
   // is left besides those, not counting the one kept for itself (room_own).
+  //
+  // The room is a register, a cycle old: summing the idle contexts and comparing, then
+  // choosing, ran into the counts the choice updates (own_q -> own_q), the NIC's deepest
+  // logic once the offer was cut (docs/SYNTH.md). In one cycle the claimed slots grow by
+  // at most one, through a read (or the push window's descriptor: never both) of a
+  // context that is not idle; an idle context's read takes its own reserved slot, and a
+  // response or a pop moves a slot from one term to another or frees it. So room_q asks
+  // for one slot more than such a read needs, and a read it allows still fits a cycle
+  // later; room_own_q needs no margin, since the cycle before it could not end above the
+  // whole store. A context's reset can give it a ring and so a reserved slot: reads wait
+  // for the cycle after one as well. The price: one slot of the store is not prefetched
+  // into by busy contexts while the others are claimed.
+  logic ctx_resetting_q;
   assign busy     = (CntW + 1)'(stored_q) + (CntW + 1)'(inflight_q);
-  // Summed as a tree (count_set): the read choice waits for it every cycle.
   count_set #(.N(NumCtx), .W(CntW + 1)) u_resv_count (.v_i(idle_ctx), .count_o(resv_all));
   assign claimed  = busy + resv_all;
-  assign room     = (claimed < (CntW + 1)'(DescDepth));
-  assign room_own = (claimed < (CntW + 1)'(DescDepth + 1));
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      room_q          <= 1'b0;
+      room_own_q      <= 1'b0;
+      ctx_resetting_q <= 1'b0;
+    end else begin
+      room_q          <= (claimed + 1'b1 < (CntW + 1)'(DescDepth));
+      room_own_q      <= (claimed < (CntW + 1)'(DescDepth + 1));
+      ctx_resetting_q <= ctx_resetting;
+    end
+  end
   always_comb begin
     for (int unsigned k = 0; k < NumCtx; k++) begin
-      may_read[k] = enable_i && !drain_i && !ctx_resetting && pending[k] &&
-                    (idle_ctx[k] ? room_own : room);
+      may_read[k] = enable_i && !drain_i && !ctx_resetting && !ctx_resetting_q && pending[k] &&
+                    (idle_ctx[k] ? room_own_q : room_q);
     end
   end
 
@@ -661,6 +682,9 @@ module ddc_tx_ctx_fetch
 `ifndef SYNTHESIS
   // Every read reserved its slot.
   a_desc_no_overflow: assert property (@(posedge clk_i) q_push |-> alloc_found && free_q[alloc]);
+  // ... and the registered room never lets the reads claim more than the store.
+  a_store_bound: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                  busy <= (CntW + 1)'(DescDepth));
   // The store and the lists agree.
   a_ctx_of_head: assert property (@(posedge clk_i) osel_valid |-> (q_out.ctx == osel));
   // The pick is still current when it is used: its context's head, with work, at the
