@@ -223,23 +223,55 @@ module ddc_tx_read_engine
 
   logic [LenW-1:0]  pkt_mtu, pkt_len;
   logic [BeatW-1:0] pkt_beats;
-  logic             pkt_last, seg_end, rem_short;
+  logic             pkt_last, seg_end;
   assign pkt_mtu = msg_flags_q[DESC_FLAG_BCAST_BIT] ? bc_mtu_q : mtu_q;
 
-  // A packet is the bytes left, or pkt_mtu of them. What follows from its length (its
-  // beats here, its first read and the buffer room for it below) is worked out for both
-  // candidates beside the compare that picks one instead of after it: the packet cut is
-  // the read engine's longest path (docs/SYNTH.md).
+  // A packet is the bytes left, or pkt_mtu of them. Its length, its beats, whether it ends
+  // the segment and its first read are a register (cut_q), worked out a cycle ahead from
+  // the message registers' next values: the message's first packet from the offered
+  // descriptor, the next one from the packet being cut, otherwise the current one again
+  // (which also follows an MTU change). Computed in the cut's cycle they started the read
+  // engine's longest path, through the buffer room for the first read into the read
+  // issue and the counts it moves (docs/SYNTH.md).
   function automatic logic [BeatW-1:0] beats_of(logic [2:0] lane, logic [LenW-1:0] len);
     return BeatW'((LenW'(lane) + len + LenW'(7)) >> 3);
   endfunction
-  logic [BeatW-1:0] beats_rem, beats_mtu;
-  assign rem_short = (msg_rem_q < MsgLenW'(pkt_mtu));
-  assign beats_rem = beats_of(msg_local_q[2:0], LenW'(msg_rem_q));
-  assign beats_mtu = beats_of(msg_local_q[2:0], pkt_mtu);
-  assign pkt_len   = rem_short ? LenW'(msg_rem_q) : pkt_mtu;
-  assign pkt_beats = rem_short ? beats_rem : beats_mtu;
-  assign seg_end   = (msg_rem_q <= MsgLenW'(pkt_mtu));
+
+  // Words up to the next 256-byte boundary (1..32), capped by what the packet still needs.
+  function automatic logic [5:0] chunk_of(logic [4:0] word_in_block, logic [BeatW-1:0] left);
+    logic [5:0] room;
+    room = 6'd32 - {1'b0, word_in_block};
+    return (left < BeatW'(room)) ? 6'(left) : room;
+  endfunction
+
+  typedef struct packed {
+    logic             seg_end;   // the packet takes the rest of the segment
+    logic [LenW-1:0]  len;
+    logic [BeatW-1:0] beats;
+    logic [5:0]       chunk;     // its first read (an inline packet: one word)
+  } cut_t;
+  function automatic cut_t cut_of(logic [MsgLenW-1:0] rem, logic [7:0] local_lo,
+                                  logic [LenW-1:0] lim, logic inl);
+    cut_t c;
+    logic short_rem;
+    short_rem = rem < MsgLenW'(lim);
+    c.seg_end = rem <= MsgLenW'(lim);
+    c.len     = short_rem ? LenW'(rem) : lim;
+    c.beats   = short_rem ? beats_of(local_lo[2:0], LenW'(rem)) : beats_of(local_lo[2:0], lim);
+    c.chunk   = inl ? 6'd1 : chunk_of(local_lo[7:3], c.beats);
+    return c;
+  endfunction
+
+  cut_t cut_q, cut_load, cut_next, cut_hold;
+  assign cut_load  = cut_of(desc_seg_len_i, desc_inline_i ? 8'h00 : desc_local_i[7:0],
+                            desc_flags_i[DESC_FLAG_BCAST_BIT] ? bc_mtu_q : mtu_q,
+                            desc_inline_i);
+  assign cut_next  = cut_of(msg_rem_q - MsgLenW'(cut_q.len),
+                            msg_local_q[7:0] + 8'(cut_q.len), pkt_mtu, msg_inl_q);
+  assign cut_hold  = cut_of(msg_rem_q, msg_local_q[7:0], pkt_mtu, msg_inl_q);
+  assign pkt_len   = cut_q.len;
+  assign pkt_beats = cut_q.beats;
+  assign seg_end   = cut_q.seg_end;
   assign pkt_last  = seg_end && msg_final_q;
 
   // ---------------------------------------------------------------------------------
@@ -255,19 +287,11 @@ module ddc_tx_read_engine
   logic [PbufCntW-1:0] rsv_q, rsv_d;
 
   logic [PbufCntW:0]   pbuf_free;
-  logic [5:0]          old_chunk, new_chunk, chunk, chunk_rem, chunk_mtu;
-  logic                fits_rem, fits_mtu;
+  logic [5:0]          old_chunk, new_chunk, chunk;
   logic                old_ok, old_done, new_ok, rd_idle, job_fire, req_fire;
   logic                issue, issue_ready, cur_inl, cur_last, cur_owns, inl_ok;
   logic [60:0]         cur_word;
   logic [BeatW-1:0]    cur_left;
-
-  // Words up to the next 256-byte boundary (1..32), capped by what the packet still needs.
-  function automatic logic [5:0] chunk_of(logic [4:0] word_in_block, logic [BeatW-1:0] left);
-    logic [5:0] room;
-    room = 6'd32 - {1'b0, word_in_block};
-    return (left < BeatW'(room)) ? 6'(left) : room;
-  endfunction
 
   assign pbuf_free = (PbufCntW + 1)'(PbufDepth) - (PbufCntW + 1)'(pbuf_count_i) -
                      (PbufCntW + 1)'(rsv_q);
@@ -275,11 +299,7 @@ module ddc_tx_read_engine
   // An inline word goes in once every earlier read has landed (one word per cycle).
   assign inl_ok    = (rsv_q == '0) && (pbuf_free != '0);
   assign old_chunk = rd_inl_q ? 6'd1 : chunk_of(rd_word_q[4:0], rd_left_q);
-  assign chunk_rem = chunk_of(msg_local_q[7:3], beats_rem);
-  assign chunk_mtu = chunk_of(msg_local_q[7:3], beats_mtu);
-  assign fits_rem  = (pbuf_free >= (PbufCntW + 1)'(chunk_rem));
-  assign fits_mtu  = (pbuf_free >= (PbufCntW + 1)'(chunk_mtu));
-  assign new_chunk = msg_inl_q ? 6'd1 : (rem_short ? chunk_rem : chunk_mtu);
+  assign new_chunk = cut_q.chunk;
   assign old_ok    = rd_active_q && !drain_i &&
                      (rd_inl_q ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(old_chunk)));
   assign old_done  = old_ok && (rd_inl_q || req_ready_i) && (rd_left_q == BeatW'(old_chunk));
@@ -289,7 +309,7 @@ module ddc_tx_read_engine
   assign job_valid_o = msg_active_q && rd_idle && !drain_i;
   assign job_fire    = job_valid_o && job_ready_i;
   assign new_ok      = !rd_active_q && job_fire &&
-                       (msg_inl_q ? inl_ok : (rem_short ? fits_rem : fits_mtu));
+                       (msg_inl_q ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(new_chunk)));
 
   assign cur_word    = rd_active_q ? rd_word_q : msg_local_q[63:3];
   assign cur_left    = rd_active_q ? rd_left_q : pkt_beats;
@@ -427,6 +447,14 @@ module ddc_tx_read_engine
     end
   end
 
+  // The next packet's cut follows the message registers' next values (no reset: it is
+  // read only behind msg_active_q, set by a take, whose cycle loads it).
+  always_ff @(posedge clk_i) begin
+    if (msg_load)      cut_q <= cut_load;
+    else if (job_fire) cut_q <= cut_next;
+    else               cut_q <= cut_hold;
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       msg_active_q <= 1'b0;
@@ -486,6 +514,15 @@ module ddc_tx_read_engine
   end
 
 `ifndef SYNTHESIS
+  // The registered cut is the message registers' own while an MTU holds.
+  logic [LenW-1:0] mtu_prev_q, bc_mtu_prev_q;
+  always_ff @(posedge clk_i) begin
+    mtu_prev_q    <= mtu_q;
+    bc_mtu_prev_q <= bc_mtu_q;
+  end
+  a_cut_current: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                  (msg_active_q && mtu_q == mtu_prev_q &&
+                                   bc_mtu_q == bc_mtu_prev_q) |-> (cut_q == cut_hold));
   a_push_reserved: assert property (@(posedge clk_i)
                                     pbuf_push_i |-> (rsv_q != '0));
   // Inline words never share a cycle with DMA beats (they wait for rsv_q == 0).

@@ -216,6 +216,14 @@ module tb_ddc_tx_read_engine;
   int n_rfail = 0, n_retx = 0;
   logic [3:0] exp_rfail[$];
 
+  // MTU is configuration, changed only while no descriptor is offered (the model cuts
+  // each descriptor at the MTU of its add_desc): the engine registers it, and works each
+  // packet's cut out a cycle ahead from it, so a change takes effect two cycles later.
+  task automatic set_mtu(int v);
+    mtu = 16'(v);
+    repeat (2) @(negedge clk);
+  endtask
+
   task automatic add_desc(logic [63:0] l, logic [63:0] r, logic [31:0] len, logic [15:0] dest,
                           logic inl = 1'b0, logic pushed = 1'b0);
     desc_t d;
@@ -277,11 +285,14 @@ module tb_ddc_tx_read_engine;
       pbuf_count = pbuf_count + 1'b1;
       void'(beat_due.pop_front());
     end
-    if (inl_push && run) pbuf_count = pbuf_count + 1'b1;
     if (pbuf_count != 0 && $urandom_range(0, 99) < p_pop) pbuf_count = pbuf_count - 1'b1;
     if (run && 32'(pbuf_count) + 32'(beat_due.size()) > PbufDepth) fail("payload buffer over-reserved");
     pbuf_push = (beat_due.size() != 0) && (beat_due[0] <= cycle);
     #4;
+    // An inline word is counted as the engine decides it, on this cycle's inputs (the
+    // count just updated): sampled before the update, it was a decision made on the count
+    // without the beat that had just landed, which the engine never takes.
+    if (inl_push && run) pbuf_count = pbuf_count + 1'b1;
     if (run) begin
 
       if (desc_valid && desc_ready) begin
@@ -406,7 +417,7 @@ module tb_ddc_tx_read_engine;
     run = 1'b1;
 
     // Bad descriptors and boundaries.
-    mtu = 16'd1024;
+    set_mtu(1024);
     add_desc(rnd64(), rnd_remote(), 0, good_dest());
     add_desc(rnd64(), rnd_remote(), 32'(MSG_LEN_MAX + 1), good_dest());
     add_desc(rnd64(), rnd_remote(), 32'hFFFF_FFFF, good_dest());
@@ -426,7 +437,7 @@ module tb_ddc_tx_read_engine;
 
     // Random traffic per MTU, stalls everywhere.
     foreach (mtus[k]) begin
-      mtu = 16'(mtus[k]);
+      set_mtu(mtus[k]);
       p_desc = 70; p_cpl = 60; p_job = 50; p_req = 60; p_pop = 40; lat = 20;
       for (int i = 0; i < 60; i++) begin
         int c = $urandom_range(0, 9);
@@ -446,9 +457,9 @@ module tb_ddc_tx_read_engine;
     // Inline traffic mixed with DMA traffic: ring inline (<= 8 bytes, 9..12 fail),
     // pushed inline (<= 64, 65..70 fail), pushed plain, and DMA messages in between.
     foreach (mtus[k]) begin
-      mtu = 16'(mtus[k]);
+      set_mtu(mtus[k]);
       p_desc = 70; p_cpl = 60; p_job = 50; p_req = 60; p_pop = 40; lat = $urandom_range(3, 60);
-      for (int i = 0; i < 80; i++) begin
+      for (int i = 0; i < 100; i++) begin
         int c = $urandom_range(0, 6);
         if (c == 0) add_desc(rnd64(), rnd_remote(), $urandom_range(1, 8), good_dest(), 1'b1, 1'b0);
         else if (c == 1) add_desc(rnd64(), rnd_remote(), $urandom_range(9, 12), good_dest(), 1'b1, 1'b0);
