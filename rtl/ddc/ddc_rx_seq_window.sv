@@ -15,9 +15,10 @@
 //   - d < WIN: a duplicate if that number completed, else new;
 //   - behind base' (d in the upper half): a duplicate: complete already, or given up by
 //     its sender (its result is final there; delivering it now would be wrong);
-//   - otherwise (cannot come from a sender that keeps its rule): new.
-// A completion sets its bit, and base moves past the completed numbers at the bottom (a
-// completion ahead of the window first slides it so that s is its top).
+//   - otherwise: new. This cannot happen: the packet carries its low as the lag s - low,
+//     below WIN, so s is inside the window of base' = low, and base' = base only when low
+//     is at or behind base.
+// A completion sets its bit, and base moves past the completed numbers at the bottom.
 //
 // Two assumptions make the modular comparisons right (RELIABILITY.md has the numbers):
 //   - a source's state is fresh: a slot untouched (no lookup with touch, no completion)
@@ -158,42 +159,27 @@ module ddc_rx_seq_window #(
   logic [SEQ_W-1:0] keep_base_q, fresh_base_q;
   logic [WIN-1:0]   keep_seen_q, fresh_seen_q;
 
-  // mid(): view() and the slide ahead of the window folded into one shift of the stored
-  // bitmap (the candidate differences from the stored base and from low side by side, not
-  // one after the other: the NIC's deepest path ran through them in a row, docs/SYNTH.md).
+  // mid(): view() and the insert of s in one step, from seq - base and low - base side by
+  // side (low = seq - lag, whose difference from seq is a register: in a row, the
+  // differences were the NIC's deepest path, docs/SYNTH.md). From low, s is at the lag;
+  // from base (low at or behind it), s is in the window or behind it, never ahead.
   function automatic logic [SEQ_W+WIN-1:0] mid_of(logic fresh, logic [SEQ_W-1:0] base,
                                                   logic [WIN-1:0] seen, logic [SEQ_W-1:0] seq,
-                                                  logic [SEQ_W-1:0] low);
-    logic [SEQ_W-1:0] adv, d_low, d_base, top_base, to_top, m_base;
-    logic             moved, from_low, ahead, behind;
-    logic [WinW-1:0]  pos;   // s in the window, when neither ahead nor behind
-    logic [WIN-1:0]   seen_adv, seen_top, m_seen;
-    adv      = low - base;
+                                                  logic [WinW-1:0] lag);
+    logic [SEQ_W-1:0] adv, d_base, m_base;
+    logic             moved, from_low, behind;
+    logic [WinW-1:0]  pos;   // s in the window, when not behind
+    logic [WIN-1:0]   m_seen;
+    adv      = seq - (base + SEQ_W'(lag));   // low - base
     moved    = !fresh && adv != '0 && adv < Half;
     from_low = fresh || moved;   // the effective base is low
-    d_low    = seq - low;
     d_base   = seq - base;
-    pos      = from_low ? d_low[WinW-1:0] : d_base[WinW-1:0];
-    // Ahead of the window (not from a sender keeping its rule): slide s to the top.
-    ahead    = from_low ? (d_low >= SEQ_W'(WIN) && d_low < Half)
-                        : (d_base >= SEQ_W'(WIN) && d_base < Half);
+    pos      = from_low ? lag : d_base[WinW-1:0];
     // Behind the window: final already, nothing to record.
-    behind   = from_low ? (d_low >= Half) : (d_base >= Half);
-    top_base = seq - SEQ_W'(WIN - 1);
-    // Both moves at once: base -> low (< Half) then low -> top (< Half - WIN) never
-    // wraps, so the modular difference is the sum of the two.
-    to_top   = top_base - base;
-    seen_adv = (adv >= SEQ_W'(WIN)) ? '0 : (seen >> adv);
-    seen_top = (to_top >= SEQ_W'(WIN)) ? '0 : (seen >> to_top);
-    if (ahead) begin
-      m_base = top_base;
-      m_seen = fresh ? '0 : seen_top;
-    end else begin
-      m_base = from_low ? low : base;
-      m_seen = fresh ? '0 : (moved ? seen_adv : seen);
-    end
-    if (ahead)        m_seen[WIN-1] = 1'b1;
-    else if (!behind) m_seen[pos] = 1'b1;
+    behind   = !from_low && d_base >= Half;
+    m_base   = from_low ? seq - SEQ_W'(lag) : base;
+    m_seen   = fresh ? '0 : (!moved ? seen : (adv >= SEQ_W'(WIN)) ? '0 : (seen >> adv));
+    if (!behind) m_seen[pos] = 1'b1;
     return {m_base, m_seen};
   endfunction
 
@@ -209,8 +195,7 @@ module ddc_rx_seq_window #(
     logic [WIN-1:0]   mid_seen_q;
     always_ff @(posedge clk_i) begin
       if (lk_valid_i) begin
-        {mid_base_q, mid_seen_q} <= mid_of(f == 1, cur_q.base, cur_q.seen, lk_seq_i,
-                                           lk_seq_i - SEQ_W'(lk_lag_i));
+        {mid_base_q, mid_seen_q} <= mid_of(f == 1, cur_q.base, cur_q.seen, lk_seq_i, lk_lag_i);
       end
     end
     assign m_base[f] = mid_base_q;
