@@ -194,9 +194,17 @@ module ddc_rx_egress
   function automatic logic room_of(logic [15:0] prod, logic [15:0] size, logic [15:0] cons);
     return (size != '0) && (ring_next(prod, size) != cons);
   endfunction
+  // ring_next(ring_next(idx)) with both increments and compares side by side rather than
+  // in a row (they were the egress's deepest logic, into room_q).
+  function automatic logic [15:0] ring_next2(logic [15:0] idx, logic [15:0] size);
+    if (idx + 16'd1 == size)      return (size == 16'd1) ? 16'd0 : 16'd1;
+    else if (idx + 16'd2 == size) return 16'd0;
+    else                          return idx + 16'd2;
+  endfunction
   always_comb begin
     prod_adv = ring_next(prod_wr_q[c], lmr_size_i[c]);
-    room_adv = room_of(prod_adv, lmr_size_i[c], lmr_cons_i[c]);
+    room_adv = (lmr_size_i[c] != '0) &&
+               (ring_next2(prod_wr_q[c], lmr_size_i[c]) != lmr_cons_i[c]);
     for (int unsigned k = 0; k < NumCtx; k++) begin
       room_cur[k] = room_of(prod_wr_q[k], lmr_size_i[k], lmr_cons_i[k]);
       if (lmr_reset_i[k])                   room_d[k] = room_of('0, lmr_size_i[k], lmr_cons_i[k]);
@@ -544,5 +552,13 @@ module ddc_rx_egress
   logic unused_bits;
   assign unused_bits = ^{hdr0_q.dest, hdr2_in.offset,
                          pay_flits[16:PayW], lmr_base_i, lmr_addr_q[4:0], hdr0_q.dctx};
+
+`ifndef SYNTHESIS
+  // The side-by-side double step is the double step.
+  a_ring_next2: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                 ring_next2(prod_wr_q[c], lmr_size_i[c]) ==
+                                 ring_next(ring_next(prod_wr_q[c], lmr_size_i[c]),
+                                           lmr_size_i[c]));
+`endif
 
 endmodule
