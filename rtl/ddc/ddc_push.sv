@@ -86,20 +86,23 @@ module ddc_push
   // n = ceil((len - 8) / 4). A length above INLINE_MAX is left to the read engine, which
   // fails the descriptor with INLINE_LEN (one error path for pushed and ring copies).
   // lme_desc word 2: len is its low half, flags the top 16 bits of its high half.
-  logic [NData-1:0] data_need;
-  logic [31:0]      inl_len;
-  logic             inl_flag;
-  assign inl_len  = desc_q[4];
-  assign inl_flag = desc_q[5][16 + DESC_FLAG_INLINE_BIT];
-  always_comb begin
-    data_need = '0;
-    if (inl_flag && inl_len > 32'(INLINE_RING_MAX) &&
-        inl_len <= 32'(INLINE_MAX)) begin
+  // The length's part is worked out as word 4 is written, not from the stored word at the
+  // doorbell: its compares started the push's deepest path (the doorbell's accept into the
+  // CSR block's counters, docs/SYNTH.md). Like the words, it is valid once they all are.
+  function automatic logic [NData-1:0] need_of(logic [31:0] len);
+    logic [NData-1:0] need;
+    need = '0;
+    if (len > 32'(INLINE_RING_MAX) && len <= 32'(INLINE_MAX)) begin
       for (int unsigned i = 0; i < NData; i++) begin
-        data_need[i] = (32'(INLINE_RING_MAX) + 32'(4 * i)) < inl_len;
+        need[i] = (32'(INLINE_RING_MAX) + 32'(4 * i)) < len;
       end
     end
-  end
+    return need;
+  endfunction
+  logic [NData-1:0] data_need, len_need_q;
+  logic             inl_flag;
+  assign inl_flag  = desc_q[5][16 + DESC_FLAG_INLINE_BIT];
+  assign data_need = inl_flag ? len_need_q : '0;
 
   logic [15:0] prod_next;
   logic        complete, one_more, accept;
@@ -151,6 +154,7 @@ module ddc_push
   always_ff @(posedge clk_i) begin
     if (state_q == StFree) begin
       if (in_desc && !trigger) desc_q[desc_idx] <= csr_req_wdata_i;
+      if (in_desc && !trigger && desc_idx == 3'd4) len_need_q <= need_of(csr_req_wdata_i);
       if (in_data)             data_q[data_idx] <= csr_req_wdata_i;
     end
     if (accept) key_q <= csr_req_wdata_i[31:16];
@@ -172,6 +176,8 @@ module ddc_push
   assign reject_o = trigger && !accept;
 
 `ifndef SYNTHESIS
+  a_need_of_len: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                  desc_mask_q[4] |-> (len_need_q == need_of(desc_q[4])));
   a_take_pending: assert property (@(posedge clk_i) disable iff (!rst_ni)
                                    push_take_i |-> (state_q == StPending));
   a_release_held: assert property (@(posedge clk_i) disable iff (!rst_ni)
