@@ -652,8 +652,31 @@ fn link_cut_stalls_traffic_which_resumes_after_it() {
     // (by the NIC, or by the router when the head was lost and the rest arrives
     // headless), their messages lost; a following packet may be merged with one that
     // lost its end, and lost with it.
+    //
+    // The cut must come while both directions carry data, with credits on their way back.
+    // Each round posts four messages each way and waits for all of them, so the links idle
+    // between rounds, and a cut at a fixed cycle count from the start lands in a gap or in
+    // the data as the model's cycles per message change (with one message each way per
+    // round, it landed in a gap once a TX pipeline stage was added: no credit was lost).
+    // So the cut starts 450 cycles into a round, the middle of the stretch where both
+    // directions stream (a cut anywhere from 250 to 700 cycles in passes this test).
     let mut net = up("full:2", SimConfig::default());
-    let at = net.cluster.cycles() + 3_000;
+    let mut rng = Rng::new(12);
+    fn round(net: &mut Net, rng: &mut Rng) {
+        let mut ts = Vec::new();
+        for k in 0..4 {
+            // in flight together: each reads source bytes of its own
+            ts.push((0, net.post_at(rng, 0, 1, MTU, k * 2 * MTU)));
+            ts.push((1, net.post_at(rng, 1, 0, MTU, k * 2 * MTU)));
+        }
+        for (s, t) in ts {
+            let c = net.cards[s].wait_completion(&t, timeout(4 * MTU)).unwrap();
+            assert_eq!(c.result, Ok(()));
+        }
+        net.collect();
+    }
+    round(&mut net, &mut rng);
+    let at = net.cluster.cycles() + 450;
     let cut = FaultSpec {
         hit_credits: true,
         ..FaultSpec::cut(at, 3_000)
@@ -664,19 +687,12 @@ fn link_cut_stalls_traffic_which_resumes_after_it() {
             .unwrap(),
         2
     );
-    let mut rng = Rng::new(12);
     let mut longest = 0;
     while net.cluster.cycles() < at + 6_000 {
         // Both ways at once, so both directions are busy when the cut comes.
         let t0 = net.cluster.cycles();
-        let a = net.post(&mut rng, 0, 1, MTU);
-        let b = net.post(&mut rng, 1, 0, MTU);
-        for (s, t) in [(0, a), (1, b)] {
-            let c = net.cards[s].wait_completion(&t, timeout(MTU)).unwrap();
-            assert_eq!(c.result, Ok(()));
-        }
+        round(&mut net, &mut rng);
         longest = longest.max(net.cluster.cycles() - t0);
-        net.collect();
     }
     net.drain(5_000);
     let lf = faults_of(&net);
