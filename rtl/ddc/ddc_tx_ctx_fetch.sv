@@ -212,7 +212,7 @@ module ddc_tx_ctx_fetch
   end
 
   // Slots stored, being read, or kept for an idle context. A context may read if a slot
-  // is left besides those, not counting the one kept for itself (room_own).
+  // is left besides those, not counting the one kept for itself (room_own_q).
   //
   // The room is a register, a cycle old: summing the idle contexts and comparing, then
   // choosing, ran into the counts the choice updates (own_q -> own_q), the NIC's deepest
@@ -401,11 +401,11 @@ module ddc_tx_ctx_fetch
     return (32'(c) == NumCtx - 1) ? '0 : c + 1'b1;
   endfunction
 
-  // The pick register: the context and its head slot, so that the store read starts from
-  // a register. A pick is a cycle old when used; nothing it comes from changes in that
-  // cycle but through a take or a pass over it, which keep it from loading (a push only
-  // starts an empty context's list or lengthens one, so a picked context keeps its head),
-  // and a ring reset.
+  // The pick register: the context, its head slot and its offset, so that the store read
+  // starts from a register. A pick is a cycle old when used. What it comes from changes
+  // in that cycle only through a take, a pass over it or a ring reset, and each of those
+  // keeps it from loading; a push only starts an empty context's list or lengthens one,
+  // so a picked context keeps its head.
   logic [CtxW-1:0] pk_ctx_q;
   logic [TagW-1:0] pk_slot_q;
   logic            pk_valid_q, pk_load;
