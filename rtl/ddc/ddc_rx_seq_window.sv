@@ -48,8 +48,9 @@
 // completion's cycle, the slot's 64-way read from the source register (nets of ~390
 // loads) through the completion's arithmetic into the table's write was the NIC's routed
 // worst path (docs/SYNTH.md). A completion's new base and bitmap are worked out ahead too,
-// from the numbers kept at the lookup, once for a fresh slot and once for the kept one;
-// the completion picks one by whether the slot is still live. The interface rule: src_i
+// once for a fresh slot and once for the kept one, in two registered steps (the insert of
+// the lookup's number in the lookup's cycle, the lowest gap in the next); the completion
+// picks one by whether the slot is still live. The interface rule: src_i
 // holds from sel_i to the completion; a lookup (lk_valid_i) comes at least one cycle after
 // sel_i; a completion (ins_valid_i, of the last lookup's message) at least two cycles
 // after its lookup. The lookup itself is combinational on the registered slot and sees

@@ -224,13 +224,17 @@ module ddc_tx_read_engine
   logic [LenW-1:0]  pkt_mtu, pkt_len;
   logic [BeatW-1:0] pkt_beats;
   logic             pkt_last, seg_end;
-  assign pkt_mtu = msg_flags_q[DESC_FLAG_BCAST_BIT] ? bc_mtu_q : mtu_q;
+  function automatic logic [LenW-1:0] mtu_of(logic [7:0] flags);
+    return flags[DESC_FLAG_BCAST_BIT] ? bc_mtu_q : mtu_q;
+  endfunction
+  assign pkt_mtu = mtu_of(msg_flags_q);
 
   // A packet is the bytes left, or pkt_mtu of them. Its length, its beats, whether it ends
   // the segment and its first read are a register (cut_q), worked out a cycle ahead from
   // the message registers' next values: the message's first packet from the offered
   // descriptor, the next one from the packet being cut, otherwise the current one again
-  // (which also follows an MTU change). Computed in the cut's cycle they started the read
+  // (which also follows an MTU change); the three are worked out side by side and the
+  // late take or cut only picks one. Computed in the cut's cycle they started the read
   // engine's longest path, through the buffer room for the first read into the read
   // issue and the counts it moves (docs/SYNTH.md).
   function automatic logic [BeatW-1:0] beats_of(logic [2:0] lane, logic [LenW-1:0] len);
@@ -264,8 +268,7 @@ module ddc_tx_read_engine
 
   cut_t cut_q, cut_load, cut_next, cut_hold;
   assign cut_load  = cut_of(desc_seg_len_i, desc_inline_i ? 8'h00 : desc_local_i[7:0],
-                            desc_flags_i[DESC_FLAG_BCAST_BIT] ? bc_mtu_q : mtu_q,
-                            desc_inline_i);
+                            mtu_of(desc_flags_i), desc_inline_i);
   assign cut_next  = cut_of(msg_rem_q - MsgLenW'(cut_q.len),
                             msg_local_q[7:0] + 8'(cut_q.len), pkt_mtu, msg_inl_q);
   assign cut_hold  = cut_of(msg_rem_q, msg_local_q[7:0], pkt_mtu, msg_inl_q);
