@@ -201,19 +201,42 @@ module ddc_tx_rel_table #(
 
   // The answer's entry. (dest, seq) is unique among live entries as long as the sender
   // numbers each destination's messages with a sequence longer than the table.
-  logic               ans_hit;
-  logic [ENTRIES-1:0] ans_match, ans_first;
+  //
+  // An answer acts a cycle after it arrives: the 32-bit compares against every entry are
+  // registered (ans_eq_q), so neither the wire from the RX side nor the compares sit in
+  // front of the entries' update, which was the NIC's deepest logic after the TX offer
+  // was registered (docs/SYNTH.md). A compare made against an entry already live stays
+  // true a cycle later, because only an alloc (of a free entry) changes dest and seq; so
+  // ans_eq_q requires the entry live when compared, and the match checks the state again.
+  logic               ans_valid_q, ans_hit;
+  pend_e              ans_kind_q;
+  logic [ENTRIES-1:0] ans_eq_q, ans_match, ans_first;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ans_valid_q <= 1'b0;
+      ans_kind_q  <= PendNone;
+      ans_eq_q    <= '0;
+    end else begin
+      ans_valid_q <= ans_valid_i && !flush_i;
+      ans_kind_q  <= !ans_nack_i ? PendAck : ans_reject_i ? PendReject : PendNack;
+      for (int i = 0; i < ENTRIES; i++) begin
+        ans_eq_q[i] <= ent_q[i].st != StFree &&
+                       ent_q[i].dest == ans_src_i && ent_q[i].seq == ans_seq_i;
+      end
+    end
+  end
 
   always_comb begin
     for (int i = 0; i < ENTRIES; i++) begin
-      ans_match[i] = ent_q[i].st != StFree && ent_q[i].st != StDone &&
-                     ent_q[i].dest == ans_src_i && ent_q[i].seq == ans_seq_i;
+      ans_match[i] = ans_valid_q && ans_eq_q[i] &&
+                     ent_q[i].st != StFree && ent_q[i].st != StDone;
     end
   end
   // The first match as a one-hot vector (the lowest set bit: x & -x, one carry chain), so
   // each entry's update reads its own bit: a first-match loop, and later an index encoded
   // by a tree and compared back per entry, ran between the 16 compares and the entries'
-  // update, the NIC's deepest logic (docs/SYNTH.md).
+  // update (docs/SYNTH.md).
   assign ans_first = ans_match & (~ans_match + 1'b1);
   assign ans_hit   = (ans_match != '0);
 
@@ -247,16 +270,9 @@ module ddc_tx_rel_table #(
     return r;
   endfunction
 
-  pend_e              ans_kind;
   logic [ENTRIES-1:0] timed_out;
   logic [IdxW:0]      timeout_ev;
   logic               retx_ev;
-
-  always_comb begin
-    if (!ans_nack_i)       ans_kind = PendAck;
-    else if (ans_reject_i) ans_kind = PendReject;
-    else                   ans_kind = PendNack;
-  end
 
   always_comb begin
     ent_d      = ent_q;
@@ -266,9 +282,9 @@ module ddc_tx_rel_table #(
     for (int i = 0; i < ENTRIES; i++) begin
       unique case (ent_q[i].st)
         StSending: begin
-          if (ans_valid_i && ans_first[i]) begin
+          if (ans_first[i]) begin
             // An ACK wins over anything kept before it: the receiver has the message.
-            if (ent_q[i].pend != PendAck) ent_d[i].pend = ans_kind;
+            if (ent_q[i].pend != PendAck) ent_d[i].pend = ans_kind_q;
           end
           if ((sent_valid_i && sent_idx_i == IdxW'(i) && sent_fail_i) ||
               (fail_valid_i && fail_idx_i == IdxW'(i))) begin
@@ -286,8 +302,8 @@ module ddc_tx_rel_table #(
           end
         end
         StWait: begin
-          if (ans_valid_i && ans_first[i]) begin
-            ent_d[i] = answer(ent_q[i], ans_kind, retries_max_i);
+          if (ans_first[i]) begin
+            ent_d[i] = answer(ent_q[i], ans_kind_q, retries_max_i);
           end else if (tick) begin
             if (ent_q[i].timer <= 16'd1) begin
               ent_d[i]   = retry_or_fail(ent_q[i], retries_max_i);
@@ -304,11 +320,11 @@ module ddc_tx_rel_table #(
           if (retx_take && retx_idx_q == IdxW'(i)) begin
             ent_d[i].st = StSending;
             retx_ev     = 1'b1;
-            if (ans_valid_i && ans_first[i] && ans_kind != PendNack) begin
-              ent_d[i].pend = ans_kind;
+            if (ans_first[i] && ans_kind_q != PendNack) begin
+              ent_d[i].pend = ans_kind_q;
             end
-          end else if (ans_valid_i && ans_first[i] && ans_kind != PendNack) begin
-            ent_d[i] = answer(ent_q[i], ans_kind, retries_max_i);
+          end else if (ans_first[i] && ans_kind_q != PendNack) begin
+            ent_d[i] = answer(ent_q[i], ans_kind_q, retries_max_i);
           end
         end
         StDone: begin
@@ -363,7 +379,7 @@ module ddc_tx_rel_table #(
     end else begin
       timeout_q <= flush_i ? '0 : timeout_ev;
       retx_q    <= retx_ev && !flush_i;
-      stray_q   <= ans_valid_i && !ans_hit && !flush_i;
+      stray_q   <= ans_valid_q && !ans_hit && !flush_i;
     end
   end
 

@@ -272,8 +272,11 @@ module tb_ddc_tx_rel_table;
     do_alloc(6, 105, 12, idx);
     do_sent(idx);
     do_ans(6, 105, 1, 0);
-    // The request is the pick of the cycle before (a register): not yet, then next cycle.
-    #1 `CHECK(!retx_valid, "retransmission request in the NACK's own cycle")
+    // The answer acts a cycle after it arrives (its compares are registered) and the
+    // request is the pick of the cycle before (a register): two cycles after the NACK.
+    #1 `CHECK(!retx_valid, "retransmission request in the cycle after the NACK")
+    @(negedge clk);
+    #1 `CHECK(!retx_valid, "retransmission request in the NACK's second cycle")
     @(negedge clk);
     #1 `CHECK(retx_valid && retx_dest == 16'd6 && retx_seq == 16'd105 && retx_tries == 4'd1,
               "retransmission request fields")
