@@ -85,13 +85,14 @@ module ddc_ack_gen
     );
   end
 
-  // The packet being sent: chosen when its first flit goes, held until its trailer.
-  logic       busy_q, busy_d;
-  logic [1:0] sel_q, sel_d, pick;
-  logic [1:0] beat_q, beat_d;       // 0..2 header, 3 trailer
-  logic [31:0] crc_q, crc_d, crc_next;
-  logic       any;
-
+  // The output is a register. An answer's first flit is built from the queue heads in the
+  // cycle before it is offered, and its event leaves its queue then. So
+  // the TX packetizer, which multiplexes answers onto the link, sees flops instead of the
+  // queues' read multiplexers and the CRC: the placed NIC's worst paths started at these
+  // queues (docs/SYNTH.md). An answer leaves a cycle later than it would unregistered;
+  // answers still follow each other without an idle cycle.
+  logic        any;
+  logic [1:0]  pick;
   always_comb begin
     any  = |q_valid;
     pick = 2'd0;
@@ -100,86 +101,103 @@ module ddc_ack_gen
     else                 pick = 2'd2;
   end
 
-  logic [1:0] cur;
-  ev_t        ev;
-  ptype_e     ptype;
-  assign cur = busy_q ? sel_q : pick;
-  assign ev  = q_out[cur];
-
-  always_comb begin
-    unique case (cur)
-      2'd0:    ptype = PTYPE_NACK_REJECT;
-      2'd1:    ptype = PTYPE_NACK;
-      default: ptype = PTYPE_ACK;
+  function automatic ptype_e ptype_of(logic [1:0] src);
+    unique case (src)
+      2'd0:    return PTYPE_NACK_REJECT;
+      2'd1:    return PTYPE_NACK;
+      default: return PTYPE_ACK;
     endcase
-  end
+  endfunction
+
+  logic        out_valid_q, out_valid_d, out_last_q, out_last_d;
+  logic [63:0] out_data_q, out_data_d;
+  logic [31:0] msg_id_q, msg_id_d;   // the answer's msg_id, for its third flit
+  logic [1:0]  sel_q, sel_d;     // the queue of the answer in the output register
+  logic [1:0]  beat_q, beat_d;   // the output flit: 0..2 header, 3 trailer
+  logic [31:0] crc_q, crc_d, crc_next;   // over the answer's flits already sent
 
   pkt_hdr_w0_t w0;
   pkt_hdr_w1_t w1;
   pkt_hdr_w2_t w2;
   pkt_trl_t    trl;
 
-  assign w0  = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, lag: 4'd0, flags: ev.cause[3:0], attempt: 2'b00,
-                 last: 1'b1, first: 1'b1, ptype: ptype, src: node_id_i, dest: ev.dest};
+  assign w0  = '{rsvd62: 2'b00, dctx: 3'd0, len: 11'h0, lag: 4'd0, flags: q_out[pick].cause[3:0],
+                 attempt: 2'b00, last: 1'b1, first: 1'b1, ptype: ptype_of(pick),
+                 src: node_id_i, dest: q_out[pick].dest};
   assign w1  = '{key: 16'h0, remote_addr: 48'h0};
-  assign w2  = '{seq: 8'h0, offset: 24'h0, msg_id: ev.msg_id};
-  assign trl = '{rsvd32: 32'h0, crc: ~crc_q};
-
-  always_comb begin
-    unique case (beat_q)
-      2'd0:    out_data_o = w0;
-      2'd1:    out_data_o = w1;
-      2'd2:    out_data_o = w2;
-      default: out_data_o = trl;
-    endcase
-  end
+  assign w2  = '{seq: 8'h0, offset: 24'h0, msg_id: msg_id_q};
+  assign trl = '{rsvd32: 32'h0, crc: ~crc_next};
 
   crc32_d64 u_crc (
     .crc_i (crc_q),
-    .data_i(out_data_o),
+    .data_i(out_data_q),
     .crc_o (crc_next)
   );
 
-  logic fire;
-  assign out_valid_o = busy_q || any;
-  assign out_last_o  = (beat_q == 2'd3);
-  assign fire        = out_valid_o && out_ready_i;
+  logic fire, load;
+  assign fire = out_valid_q && out_ready_i;
+  assign load = (!out_valid_q || (fire && out_last_q)) && any;
 
   always_comb begin
-    busy_d = busy_q;
-    sel_d  = sel_q;
-    beat_d = beat_q;
-    crc_d  = crc_q;
-    q_pop  = '0;
+    out_valid_d = out_valid_q;
+    out_last_d  = out_last_q;
+    out_data_d  = out_data_q;
+    msg_id_d    = msg_id_q;
+    sel_d       = sel_q;
+    beat_d      = beat_q;
+    crc_d       = crc_q;
+    q_pop       = '0;
     if (fire) begin
-      if (!busy_q) begin
-        busy_d = 1'b1;
-        sel_d  = pick;
-      end
       beat_d = beat_q + 1'b1;
       crc_d  = crc_next;
-      if (out_last_o) begin
-        busy_d    = 1'b0;
-        beat_d    = 2'd0;
-        crc_d     = 32'hFFFF_FFFF;
-        q_pop[cur]= 1'b1;
-      end
+      unique case (beat_q)
+        2'd0: out_data_d = w1;
+        2'd1: out_data_d = w2;
+        2'd2: begin
+          out_data_d = trl;
+          out_last_d = 1'b1;
+        end
+        default: begin
+          out_valid_d = 1'b0;
+          out_last_d  = 1'b0;
+        end
+      endcase
+    end
+    if (load) begin
+      q_pop[pick] = 1'b1;
+      msg_id_d    = q_out[pick].msg_id;
+      sel_d       = pick;
+      out_valid_d = 1'b1;
+      out_last_d  = 1'b0;
+      out_data_d  = w0;
+      beat_d      = 2'd0;
+      crc_d       = 32'hFFFF_FFFF;
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      busy_q <= 1'b0;
-      sel_q  <= '0;
-      beat_q <= '0;
-      crc_q  <= 32'hFFFF_FFFF;
+      out_valid_q <= 1'b0;
+      out_last_q  <= 1'b0;
+      out_data_q  <= '0;
+      msg_id_q    <= '0;
+      sel_q       <= '0;
+      beat_q      <= '0;
+      crc_q       <= 32'hFFFF_FFFF;
     end else begin
-      busy_q <= busy_d;
-      sel_q  <= sel_d;
-      beat_q <= beat_d;
-      crc_q  <= crc_d;
+      out_valid_q <= out_valid_d;
+      out_last_q  <= out_last_d;
+      out_data_q  <= out_data_d;
+      msg_id_q    <= msg_id_d;
+      sel_q       <= sel_d;
+      beat_q      <= beat_d;
+      crc_q       <= crc_d;
     end
   end
+
+  assign out_valid_o = out_valid_q;
+  assign out_data_o  = out_data_q;
+  assign out_last_o  = out_last_q;
 
   logic       ack_sent_q, nack_sent_q;
   logic [1:0] drop_q;
@@ -190,8 +208,8 @@ module ddc_ack_gen
       nack_sent_q <= 1'b0;
       drop_q      <= '0;
     end else begin
-      ack_sent_q  <= fire && out_last_o && (cur == 2'd2);
-      nack_sent_q <= fire && out_last_o && (cur != 2'd2);
+      ack_sent_q  <= fire && out_last_q && (sel_q == 2'd2);
+      nack_sent_q <= fire && out_last_q && (sel_q != 2'd2);
       drop_q      <= 2'(q_push[0] && !q_in_ready[0]) + 2'(q_push[1] && !q_in_ready[1]) +
                      2'(q_push[2] && !q_in_ready[2]);
     end

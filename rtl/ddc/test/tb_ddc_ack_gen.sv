@@ -84,6 +84,7 @@ module tb_ddc_ack_gen;
 
   logic [63:0] flits[$];
   logic [1:0]  cur_src;
+  int          loaded[$];   // queues whose head moved to the output register, in order
 
   initial begin
     int cycles;
@@ -110,9 +111,11 @@ module tb_ddc_ack_gen;
           cur_src = (w0.ptype == PTYPE_NACK_REJECT) ? 2'd0 :
                     (w0.ptype == PTYPE_NACK) ? 2'd1 : 2'd2;
           `CHECK(w0.ptype inside {PTYPE_ACK, PTYPE_NACK, PTYPE_NACK_REJECT}, "bad ptype")
-          // Fixed priority: a reject waiting when this packet started goes first.
-          if (occ[0] > 0 && cur_src != 2'd0) begin
-            `CHECK(0, "a pending reject was passed over")
+          // Fixed priority, decided when the answer entered the output register.
+          if (loaded.size() == 0) begin
+            `CHECK(0, "an answer the output register was not loaded with")
+          end else begin
+            `CHECK(int'(cur_src) == loaded.pop_front(), "answer of the wrong queue")
           end
         end
         `CHECK(out_last == (flits.size() == 3), "last flag on the wrong flit")
@@ -140,13 +143,22 @@ module tb_ddc_ack_gen;
           flits.delete();
         end
       end
-      // Queue model: accept if room (the DUT pops at the trailer, same edge).
+      // Queue model: accept if room. The DUT pops a queue when its head moves to the
+      // output register, which is free when empty or when its trailer leaves; the head
+      // taken is the first non-empty queue's (reject, nack, ack).
       begin
         logic [2:0] push;
         logic [2:0] pop;
         push = {cpl_v, nack_v, rej_v};
         pop = '0;
-        if (out_valid && out_ready && out_last) pop[cur_src] = 1'b1;
+        if (!out_valid || (out_ready && out_last)) begin
+          for (int s = 0; s < 3; s++) begin
+            if (pop == '0 && occ[s] > 0) begin
+              pop[s] = 1'b1;
+              loaded.push_back(s);
+            end
+          end
+        end
         for (int s = 0; s < 3; s++) begin
           if (push[s]) begin
             if (occ[s] < int'(QDepth)) begin
