@@ -33,7 +33,8 @@ module ddc_tx_packetizer
   parameter int unsigned JobDepth = 8,
   parameter int unsigned CreditW  = 8,
   parameter int unsigned RecW     = 5,   // completion record slot (ddc_tx_complete)
-  localparam int unsigned LenW = $clog2(MTU_MAX + 1)
+  localparam int unsigned LenW  = $clog2(MTU_MAX + 1),
+  localparam int unsigned BeatW = LenW - 3
 ) (
   input  logic            clk_i,
   input  logic            rst_ni,
@@ -99,7 +100,12 @@ module ddc_tx_packetizer
     logic [79:0]     remote;
     logic [31:0]     msg_id;
     logic [31:0]     offset;
-    logic [2:0]      src_off;
+    // The payload's realignment geometry (ddc_tx_realign_geom), worked out on the way in.
+    logic [BeatW-1:0] ra_in_last;
+    logic [BeatW-1:0] ra_out_last;
+    logic [3:0]       ra_end_lane;
+    logic [2:0]       ra_shift;
+    logic             ra_prime;
     logic [7:0]      seq;
     logic [3:0]      lag;
     logic [1:0]      attempt;
@@ -141,6 +147,22 @@ module ddc_tx_packetizer
     .count_o    (job_count_unused)
   );
 
+  logic [BeatW-1:0] geom_in_last, geom_out_last;
+  logic [3:0]       geom_end_lane;
+  logic [2:0]       geom_shift;
+  logic             geom_prime;
+
+  ddc_tx_realign_geom u_geom (
+    .src_off_i     (job_src_off_i),
+    .dst_off_i     (job_remote_i[2:0]),
+    .len_i         (job_len_i),
+    .in_last_idx_o (geom_in_last),
+    .out_last_idx_o(geom_out_last),
+    .end_lane_o    (geom_end_lane),
+    .shift_o       (geom_shift),
+    .prime_o       (geom_prime)
+  );
+
   assign job_in = '{
     dest:    job_dest_i,
     flags:   job_flags_i,
@@ -150,7 +172,11 @@ module ddc_tx_packetizer
     remote:  job_remote_i,
     msg_id:  job_msg_id_i,
     offset:  job_offset_i,
-    src_off: job_src_off_i,
+    ra_in_last:  geom_in_last,
+    ra_out_last: geom_out_last,
+    ra_end_lane: geom_end_lane,
+    ra_shift:    geom_shift,
+    ra_prime:    geom_prime,
     seq:     job_seq_i,
     lag:     job_lag_i,
     attempt: job_attempt_i,
@@ -180,21 +206,24 @@ module ddc_tx_packetizer
   assign job_skip  = skip_q[job_key];
 
   ddc_tx_realign u_realign (
-    .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .pkt_valid_i(ra_pkt_valid),
-    .src_off_i  (job.src_off),
-    .dst_off_i  (job.remote[2:0]),
-    .len_i      (job.len),
-    .clear_i    (ra_clear),
-    .in_valid_i (pbuf_valid_i),
-    .in_ready_o (pbuf_ready_o),
-    .in_data_i  (pbuf_data_i),
-    .out_valid_o(ra_out_valid),
-    .out_ready_i(ra_out_ready),
-    .out_data_o (ra_out_data),
-    .out_last_o (ra_out_last),
-    .in_avail_o (ra_in_avail)
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .pkt_valid_i   (ra_pkt_valid),
+    .dst_off_i     (job.remote[2:0]),
+    .in_last_idx_i (job.ra_in_last),
+    .out_last_idx_i(job.ra_out_last),
+    .end_lane_i    (job.ra_end_lane),
+    .shift_i       (job.ra_shift),
+    .prime_i       (job.ra_prime),
+    .clear_i       (ra_clear),
+    .in_valid_i    (pbuf_valid_i),
+    .in_ready_o    (pbuf_ready_o),
+    .in_data_i     (pbuf_data_i),
+    .out_valid_o   (ra_out_valid),
+    .out_ready_i   (ra_out_ready),
+    .out_data_o    (ra_out_data),
+    .out_last_o    (ra_out_last),
+    .in_avail_o    (ra_in_avail)
   );
 
   // Header words are wiring from the head job.

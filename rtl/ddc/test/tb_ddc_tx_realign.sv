@@ -18,22 +18,42 @@ module tb_ddc_tx_realign;
 
   always #5 clk = ~clk;
 
+  // The geometry as the packetizer queues it with each job.
+  logic [7:0] g_in_last, g_out_last;
+  logic [3:0] g_end_lane;
+  logic [2:0] g_shift;
+  logic       g_prime;
+
+  ddc_tx_realign_geom u_geom (
+    .src_off_i     (src_off),
+    .dst_off_i     (dst_off),
+    .len_i         (len),
+    .in_last_idx_o (g_in_last),
+    .out_last_idx_o(g_out_last),
+    .end_lane_o    (g_end_lane),
+    .shift_o       (g_shift),
+    .prime_o       (g_prime)
+  );
+
   ddc_tx_realign dut (
-    .clk_i      (clk),
-    .rst_ni     (rst_n),
-    .pkt_valid_i(pkt_valid),
-    .src_off_i  (src_off),
-    .dst_off_i  (dst_off),
-    .len_i      (len),
-    .clear_i    (clear),
-    .in_valid_i (in_valid),
-    .in_ready_o (in_ready),
-    .in_data_i  (in_data),
-    .out_valid_o(out_valid),
-    .out_ready_i(out_ready),
-    .out_data_o (out_data),
-    .out_last_o (out_last),
-    .in_avail_o (in_avail)
+    .clk_i         (clk),
+    .rst_ni        (rst_n),
+    .pkt_valid_i   (pkt_valid),
+    .dst_off_i     (dst_off),
+    .in_last_idx_i (g_in_last),
+    .out_last_idx_i(g_out_last),
+    .end_lane_i    (g_end_lane),
+    .shift_i       (g_shift),
+    .prime_i       (g_prime),
+    .clear_i       (clear),
+    .in_valid_i    (in_valid),
+    .in_ready_o    (in_ready),
+    .in_data_i     (in_data),
+    .out_valid_o   (out_valid),
+    .out_ready_i   (out_ready),
+    .out_data_o    (out_data),
+    .out_last_o    (out_last),
+    .in_avail_o    (in_avail)
   );
 
   // Input word stream of all packets, and per packet its parameters and bytes.
