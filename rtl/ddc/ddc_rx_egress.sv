@@ -139,6 +139,9 @@ module ddc_rx_egress
   pkt_hdr_w2_t     hdr2_q, hdr2_d;
   logic [63:0]     pay_addr_q, pay_addr_d;
   logic [PayW-1:0] pay_left_q, pay_left_d;
+  // pay_left_q == 1, kept as a register: the tracker's lookup starts on it, in front of
+  // its 64-entry victim pick (ddc_rx_msg_track), and the write strobe and the state use it.
+  logic            pay_one_q, pay_one_d;
   logic            pay_first_q, pay_first_d;
   logic [7:0]      strb_first_q, strb_first_d;
   logic [7:0]      strb_last_q, strb_last_d;
@@ -250,7 +253,7 @@ module ddc_rx_egress
   logic trk_key, trk_lookup;
   assign trk_key    = (state_q == StHdr2) && buf_valid_i && !is_ans;
   assign trk_lookup = !dup_q && ((state_q == StTrl) ||
-                                 (state_q == StPay && pay_left_q == PayW'(1)));
+                                 (state_q == StPay && pay_one_q));
 
   ddc_rx_msg_track #(
     .ENTRIES(64)
@@ -341,6 +344,7 @@ module ddc_rx_egress
     hdr2_d       = hdr2_q;
     pay_addr_d   = pay_addr_q;
     pay_left_d   = pay_left_q;
+    pay_one_d    = pay_one_q;
     pay_first_d  = pay_first_q;
     strb_first_d = strb_first_q;
     strb_last_d  = strb_last_q;
@@ -377,6 +381,7 @@ module ddc_rx_egress
           raddr_d      = 64'(buf_data_i[47:0]);
           pay_addr_d   = {16'h0, buf_data_i[47:3], 3'b000};
           pay_left_d   = PayW'(pay_flits);
+          pay_one_d    = (pay_flits == 17'd1);
           pay_first_d  = 1'b1;
           strb_first_d = 8'hFF << lane0;
           strb_last_d  = (lane_end == 3'd0) ? 8'hFF : ~(8'hFF << lane_end);
@@ -394,13 +399,14 @@ module ddc_rx_egress
       StPay: begin
         wr_valid_o = buf_valid_i && !dup_q;
         if (pay_first_q)                wr_strb_o = wr_strb_o & strb_first_q;
-        if (pay_left_q == PayW'(1))     wr_strb_o = wr_strb_o & strb_last_q;
+        if (pay_one_q)                  wr_strb_o = wr_strb_o & strb_last_q;
         if (buf_valid_i && (wr_ready_i || dup_q)) begin
           buf_pop_o   = 1'b1;
           pay_addr_d  = pay_addr_q + 64'd8;
           pay_left_d  = pay_left_q - 1'b1;
+          pay_one_d   = (pay_left_q == PayW'(2));
           pay_first_d = 1'b0;
-          if (pay_left_q == PayW'(1)) state_d = StTrl;
+          if (pay_one_q) state_d = StTrl;
         end
       end
       StTrl: begin
@@ -513,6 +519,7 @@ module ddc_rx_egress
       hdr2_q       <= '0;
       pay_addr_q   <= '0;
       pay_left_q   <= '0;
+      pay_one_q    <= 1'b0;
       pay_first_q  <= 1'b0;
       strb_first_q <= '0;
       strb_last_q  <= '0;
@@ -533,6 +540,7 @@ module ddc_rx_egress
       hdr2_q       <= hdr2_d;
       pay_addr_q   <= pay_addr_d;
       pay_left_q   <= pay_left_d;
+      pay_one_q    <= pay_one_d;
       pay_first_q  <= pay_first_d;
       strb_first_q <= strb_first_d;
       strb_last_q  <= strb_last_d;
@@ -559,6 +567,8 @@ module ddc_rx_egress
                                  ring_next2(prod_wr_q[c], lmr_size_i[c]) ==
                                  ring_next(ring_next(prod_wr_q[c], lmr_size_i[c]),
                                            lmr_size_i[c]));
+  a_pay_one: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                              pay_one_q == (pay_left_q == PayW'(1)));
 `endif
 
 endmodule
