@@ -39,28 +39,26 @@
 // computed there: the 64-way lookup, the count and the verdict made the NIC's longest
 // path together with what the egress does with the verdict (docs/SYNTH.md). It takes
 // three steps, one cycle each at least:
-//   1. key (key_valid_i, as the egress pops header 2), three cycles: the msg_id is
-//      registered; in the next cycle the 64-way match of (src, msg_id) is registered; in
-//      the next the hit and the first free entry are picked from it and registered, and
-//      the hit's count, total and attempt are read from a memory (block or distributed
-//      RAM: no 64-way mux of their 67 bits, no per-entry registers). The key comes
-//      straight out of the receive buffer's block RAM: its 64 compares, the hit pick and
-//      the memory's address in one cycle made the NIC's longest routed path, and the
-//      compares alone, each key bit fanned out to 64 of them from the RAM's output,
-//      still did once the pick had its own cycle (docs/SYNTH.md);
+//   1. key (key_valid_i, as the egress pops header 2), two cycles: the 64-way match of
+//      (src, msg_id) is registered; in the next cycle the hit and the first free entry
+//      are picked from it and registered, and the hit's count, total and attempt are
+//      read from a memory (block or distributed RAM: no 64-way mux of their 67 bits, no
+//      per-entry registers). The key comes straight out of the receive buffer's block
+//      RAM: its 64 compares, the hit pick and the memory's address in one cycle made the
+//      NIC's longest routed path (docs/SYNTH.md);
 //   2. lookup (lk_valid_i, the egress's last payload cycle and its trailer's, the
 //      packet's fields held on pkt_*_i): the ages (a pending tick included) and the
-//      count give the verdict for the next cycle, registered. A lookup in the two
-//      cycles right after a tracked key (a one- or two-flit payload) comes before step
-//      1 has finished and gives no verdict;
+//      count give the verdict for the next cycle, registered. A lookup in the cycle
+//      right after a tracked key (a one-flit payload) comes before step 1's second
+//      cycle has finished and gives no verdict;
 //   3. apply (pkt_valid_i, only while verdict_ready_o): the verdict goes out and the
 //      table is written.
 // verdict_ready_o is a register: the egress holds the trailer while it is low, which
-// costs a cycle only to a one- or two-flit packet of a multi-packet message (one-packet
-// messages need no entry and no step 1). The table is written only in step 3, and the
-// egress's next key comes at least two cycles later (three more header cycles), so
-// step 1's match and read stay true until the packet's own step 3; only the ages move,
-// and step 2 reads them. Asserted below: every pkt_valid_i has its key and a
+// costs a cycle only to a one-flit packet of a multi-packet message (one-packet
+// messages need no entry and have no second key cycle). The table is written only in
+// step 3, and the egress's next key comes at least two cycles later (three more header
+// cycles), so step 1's match and read stay true until the packet's own step 3; only the
+// ages move, and step 2 reads them. Asserted below: every pkt_valid_i has its key and a
 // lookup in the cycle right before it.
 module ddc_rx_msg_track #(
   parameter int unsigned ENTRIES   = 16,
@@ -127,30 +125,24 @@ module ddc_rx_msg_track #(
 
   assign tick = (tick_q == '1);
 
-  // Step 1, first cycle: the key's msg_id into a register beside the compares. Second
-  // cycle: its match. Only a packet that may be tracked needs it: the simulator skips
-  // the 64-way compare on every other cycle.
+  // Step 1, first cycle: the key's match. Only a packet that may be tracked needs it: the
+  // simulator skips the 64-way compare on every other cycle.
   logic               single;    // a one-packet message: complete alone, never tracked
   logic               key_track;
-  logic [31:0]        key_id_q;
-  logic               cmp_q;     // key_id_q is the last cycle's key: step 1's second cycle
   logic [ENTRIES-1:0] m_match, match_q;
-  logic               pick_q;    // match_q is the last cycle's compare: step 1's third cycle
+  logic               pick_q;    // match_q is the last cycle's key's: step 1's second cycle
   assign single    = pkt_first_i && pkt_last_i;
   assign key_track = key_valid_i && !single;
-  always_ff @(posedge clk_i) begin
-    if (key_track) key_id_q <= key_msg_id_i;
-  end
   always_comb begin
     m_match = '0;
-    if (cmp_q) begin
+    if (key_track) begin
       for (int unsigned i = 0; i < ENTRIES; i++) begin
-        m_match[i] = vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == key_id_q;
+        m_match[i] = vld_q[i] && src_q[i] == pkt_src_i && mid_q[i] == key_msg_id_i;
       end
     end
   end
   always_ff @(posedge clk_i) begin
-    if (cmp_q) match_q <= m_match;
+    if (key_track) match_q <= m_match;
   end
 
   // Step 1, second cycle: the hit and the first free entry, as trees (lowest_set; as
@@ -333,13 +325,11 @@ module ddc_rx_msg_track #(
       tick_q  <= '0;
       vd_ok_q <= 1'b0;
       key_ok_q <= 1'b0;
-      cmp_q   <= 1'b0;
       pick_q  <= 1'b0;
       age_q   <= '0;
     end else begin
-      vd_ok_q <= lk_valid_i && !pkt_valid_i && key_ok_q && !cmp_q && !pick_q;
-      cmp_q   <= key_track;
-      pick_q  <= cmp_q;
+      vd_ok_q <= lk_valid_i && !pkt_valid_i && key_ok_q && !pick_q;
+      pick_q  <= key_track;
       // A key stays looked up until its packet is applied (or the next key).
       if (key_valid_i)      key_ok_q <= 1'b1;
       else if (pkt_valid_i) key_ok_q <= 1'b0;
@@ -392,7 +382,7 @@ module ddc_rx_msg_track #(
   logic [AgeW-1:0] hit_entry_age;
   assign hit_entry_age = age_q[hit_idx_q];
   a_hit_age: assert property (@(posedge clk_i) disable iff (!rst_ni)
-                              (lk_valid_i && key_ok_q && !cmp_q && !pick_q && hit_q &&
+                              (lk_valid_i && key_ok_q && !pick_q && hit_q &&
                                !single) |-> hit_age_q == hit_entry_age);
   // The ages were those of the decision's cycle: an entry taken as expired is at
   // AGE_MAX now, one counted on or allocated is not.
