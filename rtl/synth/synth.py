@@ -393,9 +393,10 @@ def router2_watch(log_file, max_iter=ROUTER2_MAX_ITER, diverging=ROUTER2_DIVERGI
     return watch
 
 
-def place_and_route(block):
-    """Wrapper synthesis, then nextpnr at each of the block's seeds in turn until one
-    routes. Returns (fmax, critical path, utilization, seconds, {seed, unrouted_seeds})."""
+def place_and_route(block, seeds=None):
+    """Wrapper synthesis, then nextpnr at each of the block's seeds (or `seeds`) in turn
+    until one routes. Returns (fmax, critical path, utilization, seconds, {seed,
+    unrouted_seeds})."""
     b = BLOCKS[block]
     out = BUILD / f"{block}-ecp5-pnr"
     wrap_file = RTL / "synth" / f"{b['wrap']}.sv"
@@ -407,7 +408,7 @@ def place_and_route(block):
     ])
     (out / "wrap.ys").write_text(script)
     ycmd = [YOSYS, "-q", "-l", "yosys.log", "wrap.ys"]
-    seeds = b.get("pnr_seeds", [PNR_SEED])
+    seeds = seeds or b.get("pnr_seeds", [PNR_SEED])
 
     # --detailed-timing-report: each net's delay on the critical paths in report.json,
     # which is what tells a net of hundreds of loads from a deep path (fanout.py).
@@ -643,6 +644,10 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="compare with the committed docs/synth-report.json instead of "
                          "rewriting it; fail on >10%% growth or slow-down")
+    ap.add_argument("--seeds", metavar="LIST",
+                    help="comma-separated placement seeds for the blocks placed, tried in "
+                         "order until one routes, instead of each block's own list: e.g. "
+                         "one netlist at more seeds for a median (the row records the seed)")
     ap.add_argument("--reason", default="",
                     help="why rows got more than 10%% worse (stored in their \"reason\")")
     ap.add_argument("--bitstream", metavar="BOARD",
@@ -682,6 +687,14 @@ def main():
             die(str(e))
         return
 
+    seeds = None
+    if args.seeds is not None:
+        try:
+            seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
+        except ValueError:
+            seeds = []
+        if not seeds or min(seeds) < 1:
+            die(f"--seeds: expected positive integers separated by commas, got {args.seeds!r}")
     blocks = [b for b in args.blocks.split(",") if b]
     targets = [t for t in args.targets.split(",") if t]
     for b in blocks:
@@ -720,7 +733,7 @@ def main():
         if kind == "bitstream":
             return run_bitstream(what)
         if kind == "pnr":
-            return place_and_route(what)
+            return place_and_route(what, seeds)
         return synth_stats(what, target)
 
     results = dict(zip(jobs, yw.pool_map(one, jobs, args.j)))

@@ -123,14 +123,14 @@ class Seeds(unittest.TestCase):
             return 2.0
         return run
 
-    def place(self, seeds, stop_seeds):
+    def place(self, seeds, stop_seeds, override=None):
         self.tried, self.placers = [], []
         with tempfile.TemporaryDirectory() as t, \
                 mock.patch.object(synth, "BUILD", Path(t)), \
                 mock.patch.object(yw, "run", self.fake_run(stop_seeds)), \
                 mock.patch.dict(synth.BLOCKS["nic"], {"pnr_seeds": seeds}), \
                 mock.patch("sys.stdout"):
-            res = synth.place_and_route("nic")
+            res = synth.place_and_route("nic", override)
             logs = sorted(p.name for p in (Path(t) / "nic-ecp5-pnr").glob("nextpnr*.log"))
         return res, logs
 
@@ -142,6 +142,20 @@ class Seeds(unittest.TestCase):
         self.assertEqual(logs, ["nextpnr-seed1-unrouted.log", "nextpnr.log"])
         # the NIC's block names its placer, and every seed's run uses it
         self.assertEqual(self.placers, ["static", "static"])
+
+    def test_seeds_given_replace_the_blocks(self):
+        # --seeds: the given seeds, in the given order, instead of the block's list
+        (fmax, _, _, _, pnr), _ = self.place([1, 2], {3}, override=[3, 5])
+        self.assertEqual(self.tried, [3, 5])
+        self.assertEqual(fmax, 15.0)
+        self.assertEqual(pnr, {"seed": 5, "unrouted_seeds": [3]})
+
+    def test_bad_seeds_rejected(self):
+        for bad in ["", "0", "1,x", "-2"]:
+            with mock.patch.object(sys, "argv", ["synth.py", "--seeds", bad]), \
+                    mock.patch("sys.stderr"), self.assertRaises(SystemExit) as e:
+                synth.main()
+            self.assertNotEqual(e.exception.code, 0, bad)
 
     def test_no_seed_routes(self):
         with self.assertRaises(yw.ToolError) as e:
