@@ -109,6 +109,8 @@ module ddc_ack_gen
     endcase
   endfunction
 
+  // out_last_q is beat_q == 3 (asserted below), kept as a flop of its own so the
+  // packetizer's decision on an answer's last flit reads a register, not a compare.
   logic        out_valid_q, out_valid_d, out_last_q, out_last_d;
   logic [63:0] out_data_q, out_data_d;
   logic [31:0] msg_id_q, msg_id_d;   // the answer's msg_id, for its third flit
@@ -214,6 +216,11 @@ module ddc_ack_gen
                      2'(q_push[2] && !q_in_ready[2]);
     end
   end
+
+`ifndef SYNTHESIS
+  a_last_beat: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                out_last_q == (beat_q == 2'd3));
+`endif
 
   assign ack_sent_o  = ack_sent_q;
   assign nack_sent_o = nack_sent_q;
