@@ -92,26 +92,26 @@ module ddc_tx_packetizer
   output logic            idle_o        // no job queued
 );
   typedef struct packed {
-    logic [15:0]     dest;
-    logic [7:0]      flags;
-    logic            first;
-    logic            last;
-    logic [LenW-1:0] len;
-    logic [79:0]     remote;
-    logic [31:0]     msg_id;
-    logic [31:0]     offset;
+    logic [15:0]      dest;
+    logic [7:0]       flags;
+    logic             first;
+    logic             last;
+    logic [LenW-1:0]  len;
+    logic [79:0]      remote;
+    logic [31:0]      msg_id;
+    logic [31:0]      offset;
     // The payload's realignment geometry (ddc_tx_realign_geom), worked out on the way in.
     logic [BeatW-1:0] ra_in_last;
     logic [BeatW-1:0] ra_out_last;
     logic [3:0]       ra_end_lane;
     logic [2:0]       ra_shift;
     logic             ra_prime;
-    logic [7:0]      seq;
-    logic [3:0]      lag;
-    logic [1:0]      attempt;
-    logic            retx;
-    logic [3:0]      ridx;
-    logic [RecW-1:0] rec;
+    logic [7:0]       seq;
+    logic [3:0]       lag;
+    logic [1:0]       attempt;
+    logic             retx;
+    logic [3:0]       ridx;
+    logic [RecW-1:0]  rec;
   } job_t;
 
   typedef enum logic [3:0] {
@@ -164,25 +164,25 @@ module ddc_tx_packetizer
   );
 
   assign job_in = '{
-    dest:    job_dest_i,
-    flags:   job_flags_i,
-    first:   job_first_i,
-    last:    job_last_i,
-    len:     job_len_i,
-    remote:  job_remote_i,
-    msg_id:  job_msg_id_i,
-    offset:  job_offset_i,
+    dest:        job_dest_i,
+    flags:       job_flags_i,
+    first:       job_first_i,
+    last:        job_last_i,
+    len:         job_len_i,
+    remote:      job_remote_i,
+    msg_id:      job_msg_id_i,
+    offset:      job_offset_i,
     ra_in_last:  geom_in_last,
     ra_out_last: geom_out_last,
     ra_end_lane: geom_end_lane,
     ra_shift:    geom_shift,
     ra_prime:    geom_prime,
-    seq:     job_seq_i,
-    lag:     job_lag_i,
-    attempt: job_attempt_i,
-    retx:    job_retx_i,
-    ridx:    job_ridx_i,
-    rec:     job_rec_i
+    seq:         job_seq_i,
+    lag:         job_lag_i,
+    attempt:     job_attempt_i,
+    retx:        job_retx_i,
+    ridx:        job_ridx_i,
+    rec:         job_rec_i
   };
   assign idle_o = !job_valid;
 
