@@ -83,23 +83,36 @@ module rcube_islip_alloc #(
   output logic [NPORTS-1:0][PortW-1:0]   xsel_o
 );
 
-  // Round robin: first set bit at or above ptr, else the first set bit.
-  function automatic logic [PortW-1:0] rr_pick(logic [NPORTS-1:0] req, logic [PortW-1:0] ptr);
-    logic [PortW-1:0] upper, any;
-    logic             upper_any;
-    upper = '0;
-    any = '0;
-    upper_any = 1'b0;
-    for (int k = NPORTS - 1; k >= 0; k--) begin
-      if (req[k]) begin
-        any = PortW'(k);
-        if (k >= int'(ptr)) begin
-          upper = PortW'(k);
-          upper_any = 1'b1;
-        end
-      end
+  // Round robin, one-hot: the lowest request at or above ptr, else the lowest one (zero
+  // without requests). Word-wide masks and a prefix OR, so a pick is a few LUT levels;
+  // written as a scan loop, each pick was a chain of NPORTS two-way choices, and the
+  // allocator strings grant, accept and the crossbar setting behind each other
+  // (rtl/rcube/README.md, Timing).
+  function automatic logic [NPORTS-1:0] rr_onehot(logic [NPORTS-1:0] req, logic [PortW-1:0] ptr);
+    logic [NPORTS-1:0] upper, pick, below;
+    for (int unsigned k = 0; k < NPORTS; k++) upper[k] = req[k] && (k >= 32'(ptr));
+    pick  = (upper != '0) ? upper : req;
+    below = pick << 1;   // below[k]: some bit under k is set
+    for (int unsigned s = 1; s < NPORTS; s = s * 2) below = below | (below << s);
+    return pick & ~below;
+  endfunction
+
+  function automatic logic [NPORTS-1:0] port_onehot(logic [PortW-1:0] p);
+    logic [NPORTS-1:0] oh;
+    for (int unsigned k = 0; k < NPORTS; k++) oh[k] = (32'(p) == k);
+    return oh;
+  endfunction
+
+  // The index of the set bit of a vector with at most one set (0 without): one OR per
+  // index bit, instead of a write through a variable index (a chain of NPORTS muxes).
+  function automatic logic [PortW-1:0] onehot_index(logic [NPORTS-1:0] oh);
+    logic [PortW-1:0]  idx;
+    logic [NPORTS-1:0] plane;
+    for (int unsigned b = 0; b < PortW; b++) begin
+      for (int unsigned k = 0; k < NPORTS; k++) plane[k] = 1'((k >> b) & 1);
+      idx[b] = (oh & plane) != '0;
     end
-    return upper_any ? upper : any;
+    return idx;
   endfunction
 
   function automatic logic [PortW-1:0] next_of(logic [PortW-1:0] k);
@@ -118,17 +131,20 @@ module rcube_islip_alloc #(
 
   // Connections open for pops now (a connection closed at the edge its last flit was
   // popped). A broadcast's reservations (started or not) count as open for their outputs.
+  // Every per-output result below is gathered (an OR over the inputs) rather than written
+  // through a variable index: at most one input drives each output (a_one_source).
   logic [NPORTS-1:0]             in_open, out_open, bc_open, bc_busy;
+  logic [NPORTS-1:0][NPORTS-1:0] conn_oh;   // [input] its connection's output, one-hot
   logic [NPORTS-1:0][NPORTS-1:0] bc_keep;   // [input][output] reservations held
   always_comb begin
     out_open = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       in_open[i] = in_conn_q[i];
-      if (in_open[i]) out_open[in_port_q[i]] = 1'b1;
+      conn_oh[i] = in_open[i] ? port_onehot(in_port_q[i]) : '0;
       bc_open[i] = bc_conn_q[i];
       // Reserving (not started) or sending: the input is taken.
       bc_keep[i] = bc_held_q[i];
-      out_open = out_open | bc_keep[i];
+      out_open = out_open | conn_oh[i] | bc_keep[i];
     end
   end
   // Apart from out_open: the inputs read out_open (out_open_o) to route arriving heads,
@@ -142,10 +158,11 @@ module rcube_islip_alloc #(
 
   // ---- matching of free inputs and free outputs ----
   logic [NPORTS-1:0][NPORTS-1:0] req, gnt;       // [input][output]
+  logic [NPORTS-1:0][NPORTS-1:0] acc_oh;         // [input][output] matches, all iterations
+  logic [NPORTS-1:0][NPORTS-1:0] acc_first;      // ... of the first iteration
   logic [NPORTS-1:0]             in_matched, out_matched, first_in, gptr_move;
   logic [NPORTS-1:0][PortW-1:0]  in_pick, out_pick;
-  logic [NPORTS-1:0]             col;
-  logic [PortW-1:0]              acc;
+  logic [NPORTS-1:0]             col, gcol, acol;
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
@@ -154,33 +171,38 @@ module rcube_islip_alloc #(
       end
     end
     gnt         = '0;
-    col         = '0;
-    acc         = '0;
+    acc_oh      = '0;
+    acc_first   = '0;
     in_matched  = '0;
     out_matched = '0;
-    first_in    = '0;
-    gptr_move   = '0;
-    in_pick     = '0;
-    out_pick    = '0;
     for (int unsigned it = 0; it < ITERS; it++) begin
-      gnt = '0;
       // Grant: each unmatched output picks among unmatched requesting inputs.
       for (int unsigned o = 0; o < NPORTS; o++) begin
         for (int unsigned i = 0; i < NPORTS; i++) col[i] = req[i][o] && !in_matched[i];
-        if (!out_matched[o] && col != '0) gnt[rr_pick(col, gptr_q[o])][o] = 1'b1;
+        gcol = out_matched[o] ? '0 : rr_onehot(col, gptr_q[o]);
+        for (int unsigned i = 0; i < NPORTS; i++) gnt[i][o] = gcol[i];
       end
-      // Accept: each input with grants picks one.
+      // Accept: each input with grants picks one. An output grants one input, so the
+      // outputs accepted in one iteration are distinct.
       for (int unsigned i = 0; i < NPORTS; i++) begin
-        if (gnt[i] != '0) begin
-          acc              = rr_pick(gnt[i], aptr_q[i]);
-          in_matched[i]    = 1'b1;
-          out_matched[acc] = 1'b1;
-          in_pick[i]       = acc;
-          out_pick[acc]    = PortW'(i);
-          if (it == 0) first_in[i] = 1'b1;
-          if (it == 0 || GRANT_ALL) gptr_move[acc] = 1'b1;
-        end
+        acol      = rr_onehot(gnt[i], aptr_q[i]);
+        acc_oh[i] = acc_oh[i] | acol;
+        if (it == 0) acc_first[i] = acol;
       end
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        in_matched[i] = acc_oh[i] != '0;
+        out_matched   = out_matched | acc_oh[i];
+      end
+    end
+    gptr_move = '0;
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      first_in[i] = acc_first[i] != '0;
+      in_pick[i]  = onehot_index(acc_oh[i]);
+      gptr_move   = gptr_move | (GRANT_ALL ? acc_oh[i] : acc_first[i]);
+    end
+    for (int unsigned o = 0; o < NPORTS; o++) begin
+      for (int unsigned i = 0; i < NPORTS; i++) col[i] = acc_oh[i][o];
+      out_pick[o] = onehot_index(col);
     end
   end
 
@@ -189,23 +211,26 @@ module rcube_islip_alloc #(
   // the matching; the winner takes its set unless the matching gave one of its outputs
   // away in this cycle (then it tries again next cycle). Only that last check comes after
   // the matching, not the round robin as well.
-  logic [NPORTS-1:0]             bc_cand;
-  logic [NPORTS-1:0][NPORTS-1:0] bc_take;    // [input][output] taken at this edge
-  logic [PortW-1:0]              bc_win;
+  logic [NPORTS-1:0]             bc_cand, bc_win;   // bc_win: one-hot
+  logic [NPORTS-1:0][NPORTS-1:0] bc_take;           // [input][output] taken at this edge
   logic [NPORTS-1:0]             bc_win_mask;
   logic                          bc_win_ok;
   always_comb begin
+    bc_win_mask = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       bc_cand[i] = bc_busy[i] && !bc_open[i] && bc_held_q[i] == '0 && bc_mask_i[i] != '0 &&
                    ((bc_mask_i[i] & ~out_open & credit_bc_i) == bc_mask_i[i]);
     end
-    bc_win      = rr_pick(bc_cand, bptr_q);
-    bc_win_mask = bc_mask_i[bc_win];
+    bc_win = rr_onehot(bc_cand, bptr_q);
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      if (bc_win[i]) bc_win_mask = bc_win_mask | bc_mask_i[i];
+    end
   end
   always_comb begin
-    bc_take   = '0;
     bc_win_ok = bc_cand != '0 && (bc_win_mask & out_matched) == '0;
-    if (bc_win_ok) bc_take[bc_win] = bc_win_mask;
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      bc_take[i] = (bc_win_ok && bc_win[i]) ? bc_mask_i[i] : '0;
+    end
   end
 
   // An input holding its whole set starts (its credits are there) and keeps popping while
@@ -220,56 +245,39 @@ module rcube_islip_alloc #(
   end
 
   // ---- pops, connections, crossbar setting ----
+  // uni_oh[i]: the output input i's unicast pop goes to (a connection's, when its queue has
+  // a flit and the output a credit, or a new match's); bc_oh[i]: a broadcast's set.
+  logic [NPORTS-1:0][NPORTS-1:0] uni_oh, bc_oh, src;   // src: [output][input]
   always_comb begin
-    pop_o      = '0;
-    pop_port_o = '0;
     pop_bc_o   = '0;
     bc_start_o = '0;
     bc_conn_d  = bc_open;
-    bc_held_d  = '0;
     bptr_d     = bptr_q;
-    in_conn_d  = in_open | in_matched;
-    in_port_d  = in_port_q;
-    xvalid_d   = '0;
-    xsel_d     = xsel_q;
-    gptr_d     = gptr_q;
-    aptr_d     = aptr_q;
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      if (in_open[i]) begin
-        if (avail_i[i][in_port_q[i]] && credit_ok_i[in_port_q[i]]) begin
-          pop_o[i]               = 1'b1;
-          pop_port_o[i]          = in_port_q[i];
-          xvalid_d[in_port_q[i]] = 1'b1;
-          xsel_d[in_port_q[i]]   = PortW'(i);
-          if (last_i[i][in_port_q[i]]) in_conn_d[i] = 1'b0;
-        end
-      end else if (in_matched[i]) begin
-        in_port_d[i]         = in_pick[i];
-        pop_o[i]             = 1'b1;
-        pop_port_o[i]        = in_pick[i];
-        xvalid_d[in_pick[i]] = 1'b1;
-        xsel_d[in_pick[i]]   = PortW'(i);
-        if (last_i[i][in_pick[i]]) in_conn_d[i] = 1'b0;   // a one-flit packet
-      end
-      if (first_in[i]) aptr_d[i] = next_of(in_pick[i]);
-      bc_held_d[i] = bc_keep[i] | bc_take[i];
+      // A match is only ever made for an input outside a connection (req), so the two
+      // terms never overlap.
+      uni_oh[i]     = (conn_oh[i] & avail_i[i] & credit_ok_i) | acc_oh[i];
+      pop_o[i]      = uni_oh[i] != '0;
+      pop_port_o[i] = onehot_index(uni_oh[i]);
+      in_conn_d[i]  = (in_open[i] || in_matched[i]) && (uni_oh[i] & last_i[i]) == '0;
+      in_port_d[i]  = in_matched[i] ? in_pick[i] : in_port_q[i];
+      aptr_d[i]     = first_in[i] ? next_of(in_pick[i]) : aptr_q[i];
+      bc_held_d[i]  = bc_keep[i] | bc_take[i];
+      bc_oh[i]      = bc_go[i] ? bc_held_q[i] : '0;
       if (bc_go[i]) begin
         pop_bc_o[i]   = 1'b1;
         bc_start_o[i] = !bc_open[i];
         bc_conn_d[i]  = !bc_last_i[i];
-        for (int unsigned o = 0; o < NPORTS; o++) begin
-          if (bc_held_q[i][o]) begin
-            xvalid_d[o] = 1'b1;
-            xsel_d[o]   = PortW'(i);
-          end
-        end
       end
       // the set is released at the edge its last flit is popped
       if (bc_go[i] && bc_last_i[i]) bc_held_d[i] = '0;
     end
-    if (bc_win_ok) bptr_d = next_of(bc_win);
+    if (bc_win_ok) bptr_d = next_of(onehot_index(bc_win));
     for (int unsigned o = 0; o < NPORTS; o++) begin
-      if (gptr_move[o]) gptr_d[o] = next_of(out_pick[o]);
+      for (int unsigned i = 0; i < NPORTS; i++) src[o][i] = uni_oh[i][o] || bc_oh[i][o];
+      xvalid_d[o] = src[o] != '0;
+      xsel_d[o]   = xvalid_d[o] ? onehot_index(src[o]) : xsel_q[o];
+      gptr_d[o]   = gptr_move[o] ? next_of(out_pick[o]) : gptr_q[o];
     end
   end
 
@@ -314,6 +322,15 @@ module rcube_islip_alloc #(
           n += int'(bc_held_q[i][o]);
         end
         assert (n <= 1) else $error("rcube_islip_alloc: output %0d has %0d connections", o, n);
+      end
+    end
+  end
+  // The crossbar setting gathers each output's source with ORs: one source at most.
+  always_ff @(posedge clk_i or negedge rst_ni) begin : a_one_source
+    if (rst_ni) begin
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        assert ($onehot0(src[o])) else $error("rcube_islip_alloc: output %0d has sources %b",
+                                              o, src[o]);
       end
     end
   end
