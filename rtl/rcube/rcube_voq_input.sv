@@ -155,19 +155,18 @@ module rcube_voq_input #(
   // ---- adaptive choice of the output ----
   // queued[o]: this input has a flit for output o in its buffer or in the stage register
   logic [NPORTS-1:0] alt_ok, queued, staged;
-  logic [PortW-1:0]  route_port;
+  logic              alt_any;
+  logic [PortW-1:0]  alt_port, route_port;
   always_comb begin
-    route_port = lookup_port;
     for (int unsigned o = 0; o < NPORTS; o++) begin
       queued[o] = count[o] != '0 || staged[o];
       alt_ok[o] = lookup_amask[o] && out_calm_i[o] && !queued[o];
     end
-    if (is_adapt && (out_busy_i[lookup_port] || queued[lookup_port])) begin
-      for (int o = NPORTS - 1; o >= 0; o--) begin
-        if (alt_ok[o]) route_port = PortW'(o);
-      end
-    end
   end
+  // the lowest alternative that is free (a tree, not a scan: this is on the way to avail)
+  lowest_set #(.N(NPORTS)) u_alt (.v_i(alt_ok), .found_o(alt_any), .idx_o(alt_port));
+  assign route_port = (is_adapt && alt_any && (out_busy_i[lookup_port] || queued[lookup_port]))
+                    ? alt_port : lookup_port;
 
   always_comb begin
     in_pkt_d   = in_pkt_q;
