@@ -66,6 +66,7 @@ FIFO = "common/fifo_sync.sv"
 LCR = "common/link_credit_return.sv"
 LSET = "common/lowest_set.sv"
 ARB = "rcube/rcube_rr_arbiter.sv"
+RRPICK = "common/rr_pick.sv"   # the arbiter's pick
 OPORT = "rcube/rcube_output_port.sv"
 ISLIP = "rcube/rcube_islip_alloc.sv"
 CSR = "ddc/ddc_csr.sv"
@@ -121,7 +122,8 @@ JOBS = [
                "fixed priority (the pointer never moves): starvation"),
         defines=["NO_STRENGTHEN"]),
     job("rr_arbiter_mut_skip", "formal_rcube_rr_arbiter", "bmc", 10, {"N": 5}, "fail",
-        mutant(ARB, "if (i >= int'(ptr_q)) begin", "if (i > int'(ptr_q)) begin",
+        mutant(RRPICK, "upper_req[k] = req_i[k] && (k >= 32'(ptr_i));",
+               "upper_req[k] = req_i[k] && (k > 32'(ptr_i));",
                "the requester at the pointer loses its turn"), defines=["NO_STRENGTHEN"]),
     # rcube_output_port (wormhole lock, credits), 3 and 4 inputs, downstream buffer of 3;
     # its own simulation assertion is not read (see docs/FORMAL.md)

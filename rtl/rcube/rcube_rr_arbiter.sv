@@ -20,31 +20,9 @@ module rcube_rr_arbiter #(
 
   logic [IdxW-1:0] ptr_q, ptr_d;
 
-  // Scan downwards so the lowest index requesting is the one that sticks. Without
-  // requests every result is zero anyway; skipping the scan then changes no logic and
-  // keeps a cycle-based simulator from scanning a router's many idle or locked
-  // arbiters every cycle.
-  logic            upper_any;
-  logic [IdxW-1:0] upper_idx, any_idx;
-  always_comb begin
-    upper_any = 1'b0;
-    upper_idx = '0;
-    any_idx   = '0;
-    if (req_i != '0) begin
-      for (int i = N - 1; i >= 0; i--) begin
-        if (req_i[i]) begin
-          any_idx = IdxW'(i);
-          if (i >= int'(ptr_q)) begin
-            upper_any = 1'b1;
-            upper_idx = IdxW'(i);
-          end
-        end
-      end
-    end
-  end
-
-  assign valid_o = |req_i;
-  assign idx_o   = upper_any ? upper_idx : any_idx;
+  // Two lowest_set trees (rr_pick), not a scan: a scan is a chain of N two-way choices on
+  // the FIFO router's allocation path (input buffer -> request -> grant -> crossbar).
+  rr_pick #(.N(N)) u_pick (.req_i(req_i), .ptr_i(ptr_q), .valid_o(valid_o), .idx_o(idx_o));
 
   always_comb begin
     gnt_o = '0;
