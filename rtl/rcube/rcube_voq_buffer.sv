@@ -104,8 +104,12 @@ module rcube_voq_buffer #(
   logic            pop_h2l;        // ... and the top bit of its entry
   logic [AW-1:0]   rel_slot;       // slot freed by the pop
   logic            rel;            // a slot goes back to the free list
+  logic [NQ-1:0]   q_empty;
   assign pop_cnt   = cnt_q[pop_q_i];
-  assign pop_empty = (pop_cnt == '0);
+  // One bit selected by the pop, not a count selected then compared: the pop comes late
+  // in the cycle (from the allocator), the counts are flops.
+  always_comb for (int unsigned q = 0; q < NQ; q++) q_empty[q] = (cnt_q[q] == '0);
+  assign pop_empty = q_empty[pop_q_i];
   assign pop_h2    = (fix_q && fix_qn_q == pop_q_i) ? next_rd_q : h2_q[pop_q_i];
   assign pop_h2l   = (fix_q && fix_qn_q == pop_q_i) ? next_rd_l_q : h2l_q[pop_q_i];
   assign rel_slot  = head_q[pop_q_i];
@@ -138,7 +142,9 @@ module rcube_voq_buffer #(
       if (take_fresh) fresh_q <= fresh_q + 1'b1;
       if (fl_read) fl_rptr_q <= wrap_inc(fl_rptr_q);
       if (fl_write) fl_wptr_q <= wrap_inc(fl_wptr_q);
-      fl_cnt_q <= fl_cnt_q + CntW'(fl_write) - CntW'(fl_read);
+      // the next counts come from the flop, the late write/read decisions only select
+      if (fl_write && !fl_read) fl_cnt_q <= fl_cnt_q + 1'b1;
+      if (fl_read && !fl_write) fl_cnt_q <= fl_cnt_q - 1'b1;
       // The head is copied out of the RAM read register whenever it stays, so that
       // register only has to hold for one cycle.
       fhead_q     <= rel_to_head ? rel_slot : fhead;
