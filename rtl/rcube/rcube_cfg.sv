@@ -50,16 +50,23 @@ module rcube_cfg #(
   localparam int unsigned PortW    = $clog2(NPORTS);
 
   // Does the page offset `addr` hit element 0..count-1 of a register array at
-  // base + stride * idx? idx_of gives that element.
-  function automatic logic in_array(logic [11:0] addr, logic [15:0] base,
-                                    int unsigned stride, int unsigned count);
-    int unsigned off;
-    off = 32'(addr) - 32'(base);
-    return (32'(addr) >= 32'(base)) && (off % stride == 0) && (off / stride < count);
+  // base + stride * idx? idx_of gives that element. Strides are powers of two (checked
+  // below), so both are a 13-bit subtract and bit slices: with 32-bit arithmetic, `%` and
+  // `/`, the decode mapped to carry chains 32 bits long, the FIFO router's worst path
+  // once its arbiters were trees (rtl/rcube/README.md, Timing).
+  function automatic logic [12:0] off_of(logic [11:0] addr, logic [11:0] base);
+    return {1'b0, addr} - {1'b0, base};   // bit 12: addr below base
   endfunction
-  function automatic int unsigned idx_of(logic [11:0] addr, logic [15:0] base,
+  function automatic logic in_array(logic [11:0] addr, logic [11:0] base,
+                                    int unsigned stride, int unsigned count);
+    logic [12:0] off;
+    off = off_of(addr, base);
+    return !off[12] && (32'(off[11:0]) & (stride - 1)) == 0 &&
+           (32'(off[11:0]) >> $clog2(stride)) < count;
+  endfunction
+  function automatic int unsigned idx_of(logic [11:0] addr, logic [11:0] base,
                                          int unsigned stride);
-    return (32'(addr) - 32'(base)) / stride;
+    return 32'(off_of(addr, base)) >> $clog2(stride);
   endfunction
 
   logic rd_req, wr_req;
@@ -77,27 +84,27 @@ module rcube_cfg #(
   logic [EntryW-1:0] bounds_idx, ctrl_idx;
   logic [PortW-1:0]  drop_idx, eep_idx, tmo_idx;
   always_comb begin
-    is_bounds  = in_array(cfg_req_addr_i, RT_BOUNDS_OFFSET, RT_BOUNDS_STRIDE, NEntries);
-    is_ctrl    = in_array(cfg_req_addr_i, RT_CTRL_OFFSET, RT_CTRL_STRIDE, NEntries);
-    is_drop    = in_array(cfg_req_addr_i, RT_DROP_OFFSET, RT_DROP_STRIDE, DropRegs);
-    is_eep     = in_array(cfg_req_addr_i, RT_EEP_OFFSET, RT_EEP_STRIDE, EepRegs);
-    bounds_idx = EntryW'(idx_of(cfg_req_addr_i, RT_BOUNDS_OFFSET, RT_BOUNDS_STRIDE));
-    ctrl_idx   = EntryW'(idx_of(cfg_req_addr_i, RT_CTRL_OFFSET, RT_CTRL_STRIDE));
-    drop_idx   = PortW'(idx_of(cfg_req_addr_i, RT_DROP_OFFSET, RT_DROP_STRIDE));
-    eep_idx    = PortW'(idx_of(cfg_req_addr_i, RT_EEP_OFFSET, RT_EEP_STRIDE));
-    is_bc_mask = in_array(cfg_req_addr_i, RT_BC_MASK_OFFSET, RT_BC_MASK_STRIDE, NPORTS);
-    bc_mask_idx = PortW'(idx_of(cfg_req_addr_i, RT_BC_MASK_OFFSET, RT_BC_MASK_STRIDE));
+    is_bounds  = in_array(cfg_req_addr_i, 12'(RT_BOUNDS_OFFSET), RT_BOUNDS_STRIDE, NEntries);
+    is_ctrl    = in_array(cfg_req_addr_i, 12'(RT_CTRL_OFFSET), RT_CTRL_STRIDE, NEntries);
+    is_drop    = in_array(cfg_req_addr_i, 12'(RT_DROP_OFFSET), RT_DROP_STRIDE, DropRegs);
+    is_eep     = in_array(cfg_req_addr_i, 12'(RT_EEP_OFFSET), RT_EEP_STRIDE, EepRegs);
+    bounds_idx = EntryW'(idx_of(cfg_req_addr_i, 12'(RT_BOUNDS_OFFSET), RT_BOUNDS_STRIDE));
+    ctrl_idx   = EntryW'(idx_of(cfg_req_addr_i, 12'(RT_CTRL_OFFSET), RT_CTRL_STRIDE));
+    drop_idx   = PortW'(idx_of(cfg_req_addr_i, 12'(RT_DROP_OFFSET), RT_DROP_STRIDE));
+    eep_idx    = PortW'(idx_of(cfg_req_addr_i, 12'(RT_EEP_OFFSET), RT_EEP_STRIDE));
+    is_bc_mask = in_array(cfg_req_addr_i, 12'(RT_BC_MASK_OFFSET), RT_BC_MASK_STRIDE, NPORTS);
+    bc_mask_idx = PortW'(idx_of(cfg_req_addr_i, 12'(RT_BC_MASK_OFFSET), RT_BC_MASK_STRIDE));
     // Index input * ROUTER_PORTS + output; outputs this router lacks decode as unknown.
-    is_bc_bounds = in_array(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE,
+    is_bc_bounds = in_array(cfg_req_addr_i, 12'(RT_BC_BOUNDS_OFFSET), RT_BC_BOUNDS_STRIDE,
                             NPORTS * ROUTER_PORTS) &&
-                   (idx_of(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE) %
+                   (idx_of(cfg_req_addr_i, 12'(RT_BC_BOUNDS_OFFSET), RT_BC_BOUNDS_STRIDE) %
                     ROUTER_PORTS < NPORTS);
-    bc_in_idx  = PortW'(idx_of(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE) /
+    bc_in_idx  = PortW'(idx_of(cfg_req_addr_i, 12'(RT_BC_BOUNDS_OFFSET), RT_BC_BOUNDS_STRIDE) /
                         ROUTER_PORTS);
-    bc_out_idx = PortW'(idx_of(cfg_req_addr_i, RT_BC_BOUNDS_OFFSET, RT_BC_BOUNDS_STRIDE) %
+    bc_out_idx = PortW'(idx_of(cfg_req_addr_i, 12'(RT_BC_BOUNDS_OFFSET), RT_BC_BOUNDS_STRIDE) %
                         ROUTER_PORTS);
-    is_tmo     = in_array(cfg_req_addr_i, RT_TMO_OFFSET, RT_TMO_STRIDE, TmoRegs);
-    tmo_idx    = PortW'(idx_of(cfg_req_addr_i, RT_TMO_OFFSET, RT_TMO_STRIDE));
+    is_tmo     = in_array(cfg_req_addr_i, 12'(RT_TMO_OFFSET), RT_TMO_STRIDE, TmoRegs);
+    tmo_idx    = PortW'(idx_of(cfg_req_addr_i, 12'(RT_TMO_OFFSET), RT_TMO_STRIDE));
     is_tmo_cycles = (cfg_req_addr_i == 12'(RT_TMO_CYCLES_OFFSET));
   end
 
@@ -192,6 +199,20 @@ module rcube_cfg #(
       rsp_valid_q <= rd_req;
       if (rd_req) rsp_rdata_q <= rdata;
     end
+  end
+
+  // in_array / idx_of take strides that are powers of two, and bases inside the 4 KiB page.
+  if (RT_BOUNDS_OFFSET >= 16'h1000 || RT_CTRL_OFFSET >= 16'h1000 || RT_DROP_OFFSET >= 16'h1000 ||
+      RT_EEP_OFFSET >= 16'h1000 || RT_TMO_OFFSET >= 16'h1000 || RT_BC_MASK_OFFSET >= 16'h1000 ||
+      RT_BC_BOUNDS_OFFSET >= 16'h1000) begin : gen_base_check
+    $error("rcube_cfg: a register array of the contract starts outside the router page");
+  end
+  if ((RT_BOUNDS_STRIDE & (RT_BOUNDS_STRIDE - 1)) != 0 || (RT_CTRL_STRIDE & (RT_CTRL_STRIDE - 1)) != 0 ||
+      (RT_DROP_STRIDE & (RT_DROP_STRIDE - 1)) != 0 || (RT_EEP_STRIDE & (RT_EEP_STRIDE - 1)) != 0 ||
+      (RT_TMO_STRIDE & (RT_TMO_STRIDE - 1)) != 0 ||
+      (RT_BC_MASK_STRIDE & (RT_BC_MASK_STRIDE - 1)) != 0 ||
+      (RT_BC_BOUNDS_STRIDE & (RT_BC_BOUNDS_STRIDE - 1)) != 0) begin : gen_stride_check
+    $error("rcube_cfg: a register array stride of the contract is not a power of two");
   end
 
   // The table index space of the contract must cover every input of this router.
