@@ -47,18 +47,28 @@ module rcube_route_lookup #(
                    (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
       end
     end
-    above = match << 1;
-    for (int unsigned s = 1; s < ROUTE_ENTRIES; s = s * 2) above = above | (above << s);
-    first     = match & ~above;
+    // Without a match every field below is zero anyway: skipping the work then changes no
+    // logic, and keeps a cycle-based simulator from doing it for every input every cycle
+    // (most cycles have no head arriving).
+    above     = '0;
+    first     = '0;
+    plane     = '0;
+    sel_port  = '0;
+    sel_amask = '0;
     any_match = match != '0;
-    // per field bit, an OR over the entries (a balanced tree, not a chain of ORs)
-    for (int unsigned b = 0; b < 3; b++) begin
-      for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) plane[e] = entry_port_i[e][b];
-      sel_port[b] = (plane & first) != '0;
-    end
-    for (int unsigned b = 0; b < 8; b++) begin
-      for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) plane[e] = entry_amask_i[e][b];
-      sel_amask[b] = (plane & first) != '0;
+    if (any_match) begin
+      above = match << 1;
+      for (int unsigned s = 1; s < ROUTE_ENTRIES; s = s * 2) above = above | (above << s);
+      first = match & ~above;
+      // per field bit, an OR over the entries (a balanced tree, not a chain of ORs)
+      for (int unsigned b = 0; b < 3; b++) begin
+        for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) plane[e] = entry_port_i[e][b];
+        sel_port[b] = (plane & first) != '0;
+      end
+      for (int unsigned b = 0; b < 8; b++) begin
+        for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) plane[e] = entry_amask_i[e][b];
+        sel_amask[b] = (plane & first) != '0;
+      end
     end
   end
 
