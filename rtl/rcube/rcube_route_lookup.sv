@@ -31,43 +31,22 @@ module rcube_route_lookup #(
 );
   import fasthsl_pkg::*;
 
-  // The lowest matching entry as a one-hot vector (a prefix OR marks every entry above a
-  // match), then its fields by AND-OR: a few LUT levels after the compares. A first-match
-  // loop was a chain of ROUTE_ENTRIES two-way choices on the way from an arriving head to
-  // the allocator (rtl/rcube/README.md, Timing).
-  logic                     any_match;
-  logic [2:0]               sel_port;
-  logic [7:0]               sel_amask;
-  logic [ROUTE_ENTRIES-1:0] match, above, first, plane;
+  // Walk from the last entry down so the lowest matching index is written last.
+  logic       any_match;
+  logic [2:0] sel_port;
+  logic [7:0] sel_amask;
   always_comb begin
-    match = '0;
-    if (valid_i) begin
-      for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) begin
-        match[e] = entry_valid_i[e] &&
-                   (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
-      end
-    end
-    // Without a match every field below is zero anyway: skipping the work then changes no
-    // logic, and keeps a cycle-based simulator from doing it for every input every cycle
-    // (most cycles have no head arriving).
-    above     = '0;
-    first     = '0;
-    plane     = '0;
+    any_match = 1'b0;
     sel_port  = '0;
     sel_amask = '0;
-    any_match = match != '0;
-    if (any_match) begin
-      above = match << 1;
-      for (int unsigned s = 1; s < ROUTE_ENTRIES; s = s * 2) above = above | (above << s);
-      first = match & ~above;
-      // per field bit, an OR over the entries (a balanced tree, not a chain of ORs)
-      for (int unsigned b = 0; b < 3; b++) begin
-        for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) plane[e] = entry_port_i[e][b];
-        sel_port[b] = (plane & first) != '0;
-      end
-      for (int unsigned b = 0; b < 8; b++) begin
-        for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) plane[e] = entry_amask_i[e][b];
-        sel_amask[b] = (plane & first) != '0;
+    if (valid_i) begin
+      for (int e = ROUTE_ENTRIES - 1; e >= 0; e--) begin
+        if (entry_valid_i[e] &&
+            (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi)) begin
+          any_match = 1'b1;
+          sel_port  = entry_port_i[e];
+          sel_amask = entry_amask_i[e];
+        end
       end
     end
   end
