@@ -67,15 +67,19 @@ module rcube_voq_buffer #(
   logic [QW-1:0]           fix_qn_q;
   logic [AW-1:0]           next_rd_q;
   logic                    next_rd_l_q;
+  // Per-queue emptiness from the count flops, so that the late push and pop selects pick
+  // one bit each, not a count to compare.
+  logic [NQ-1:0]           q_empty;
+  always_comb for (int unsigned q = 0; q < NQ; q++) q_empty[q] = (cnt_q[q] == '0);
 
   always_comb begin
     for (int unsigned q = 0; q < NQ; q++) begin
-      avail_o[q]     = (cnt_q[q] != '0);
+      avail_o[q]     = !q_empty[q];
       head_last_o[q] = hl_q[q];
     end
     if ((push_i && !REG_AVAIL) || inj_i) begin
       avail_o[push_q_i] = 1'b1;
-      if (cnt_q[push_q_i] == '0) head_last_o[push_q_i] = push_data_i[W-1];
+      if (q_empty[push_q_i]) head_last_o[push_q_i] = push_data_i[W-1];
     end
   end
   assign count_o = cnt_q;
@@ -104,11 +108,7 @@ module rcube_voq_buffer #(
   logic            pop_h2l;        // ... and the top bit of its entry
   logic [AW-1:0]   rel_slot;       // slot freed by the pop
   logic            rel;            // a slot goes back to the free list
-  logic [NQ-1:0]   q_empty;
   assign pop_cnt   = cnt_q[pop_q_i];
-  // One bit selected by the pop, not a count selected then compared: the pop comes late
-  // in the cycle (from the allocator), the counts are flops.
-  always_comb for (int unsigned q = 0; q < NQ; q++) q_empty[q] = (cnt_q[q] == '0);
   assign pop_empty = q_empty[pop_q_i];
   assign pop_h2    = (fix_q && fix_qn_q == pop_q_i) ? next_rd_q : h2_q[pop_q_i];
   assign pop_h2l   = (fix_q && fix_qn_q == pop_q_i) ? next_rd_l_q : h2l_q[pop_q_i];
@@ -165,7 +165,7 @@ module rcube_voq_buffer #(
   logic [AW-1:0] push_tail;
   assign push_tail = tail_q[push_q_i];
   always_comb begin
-    link_push = push_i && cnt_q[push_q_i] != '0;
+    link_push = push_i && !q_empty[push_q_i];
     read_next = pop_i && pop_cnt > CntW'(2);
   end
 
