@@ -207,11 +207,12 @@ module rcube_cfg #(
       RT_BC_BOUNDS_OFFSET >= 16'h1000) begin : gen_base_check
     $error("rcube_cfg: a register array of the contract starts outside the router page");
   end
-  if ((RT_BOUNDS_STRIDE & (RT_BOUNDS_STRIDE - 1)) != 0 || (RT_CTRL_STRIDE & (RT_CTRL_STRIDE - 1)) != 0 ||
-      (RT_DROP_STRIDE & (RT_DROP_STRIDE - 1)) != 0 || (RT_EEP_STRIDE & (RT_EEP_STRIDE - 1)) != 0 ||
-      (RT_TMO_STRIDE & (RT_TMO_STRIDE - 1)) != 0 ||
-      (RT_BC_MASK_STRIDE & (RT_BC_MASK_STRIDE - 1)) != 0 ||
-      (RT_BC_BOUNDS_STRIDE & (RT_BC_BOUNDS_STRIDE - 1)) != 0) begin : gen_stride_check
+  function automatic bit pow2(int unsigned x);
+    return (x & (x - 1)) == 0;
+  endfunction
+  if (!pow2(RT_BOUNDS_STRIDE) || !pow2(RT_CTRL_STRIDE) || !pow2(RT_DROP_STRIDE) ||
+      !pow2(RT_EEP_STRIDE) || !pow2(RT_TMO_STRIDE) || !pow2(RT_BC_MASK_STRIDE) ||
+      !pow2(RT_BC_BOUNDS_STRIDE)) begin : gen_stride_check
     $error("rcube_cfg: a register array stride of the contract is not a power of two");
   end
 
