@@ -118,13 +118,20 @@ module ddc_tx_rel_table #(
     pend_e            pend;
     logic [15:0]      dest;
     logic [SEQ_W-1:0] seq;
-    logic [TAG_W-1:0] tag;
     logic [3:0]       tries;   // retransmissions spent
     logic [15:0]      timer;   // ticks left in StWait
     logic [1:0]       res;
   } entry_t;
 
   entry_t [ENTRIES-1:0] ent_q, ent_d;
+
+  // What the outputs read of an entry by index and nothing compares lives in distributed
+  // RAM, written when the entry is taken: the tag, and a copy of (dest, seq) for the
+  // retransmission request (the registers keep theirs for the answer's compares). Read
+  // from the registers, the 16-way multiplexers of those 79 bits and the tag's registers
+  // were a quarter of this table (1,400 LUT4, docs/SYNTH.md). An entry's fields are read
+  // only while it is live, so the RAM needs no reset.
+  (* ram_style = "distributed" *) logic [TAG_W+16+SEQ_W-1:0] key_mem [ENTRIES];
 
   logic [TICK_LOG2-1:0] presc_q;
   logic                 tick;
@@ -176,9 +183,7 @@ module ddc_tx_rel_table #(
   assign retx_valid_o  = retx_pick_q && is_retx[retx_idx_q];
   assign retx_take     = retx_valid_o && retx_ready_i;
   assign retx_idx_o    = retx_idx_q;
-  assign retx_tag_o    = ent_q[retx_idx_q].tag;
-  assign retx_dest_o   = ent_q[retx_idx_q].dest;
-  assign retx_seq_o    = ent_q[retx_idx_q].seq;
+  assign {retx_tag_o, retx_dest_o, retx_seq_o} = key_mem[retx_idx_q];
   assign retx_tries_o  = ent_q[retx_idx_q].tries;
 
   // Summed as a tree (count_set): an increment per entry chained 16 adders in front of
@@ -196,7 +201,8 @@ module ddc_tx_rel_table #(
   assign done_pick     = done_sel_en_i ? done_sel_i : done_idx;
   assign done_valid_o  = done_sel_en_i ? (ent_q[done_sel_i].st == StDone) : done_any;
   assign done_idx_o    = done_pick;
-  assign done_tag_o    = ent_q[done_pick].tag;
+  logic [15+SEQ_W:0] done_key_unused;
+  assign {done_tag_o, done_key_unused} = key_mem[done_pick];
   assign done_res_o    = ent_q[done_pick].res;
 
   // The answer's entry. (dest, seq) is unique among live entries as long as the sender
@@ -333,7 +339,7 @@ module ddc_tx_rel_table #(
         default: begin
           if (alloc_valid_i && free_idx == IdxW'(i)) begin
             ent_d[i] = '{st: StSending, pend: PendNone, dest: alloc_dest_i, seq: alloc_seq_i,
-                         tag: alloc_tag_i, tries: 4'd0, timer: 16'd0, res: ResOk};
+                         tries: 4'd0, timer: 16'd0, res: ResOk};
           end
         end
       endcase
@@ -350,6 +356,11 @@ module ddc_tx_rel_table #(
     end else begin
       ent_q <= ent_d;
     end
+  end
+
+  // free_idx is free whenever free_any: the entry the alloc takes above.
+  always_ff @(posedge clk_i) begin
+    if (alloc_valid_i && free_any) key_mem[free_idx] <= {alloc_tag_i, alloc_dest_i, alloc_seq_i};
   end
 
   logic [IdxW:0] timeout_q;
