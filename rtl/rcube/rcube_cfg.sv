@@ -139,6 +139,46 @@ module rcube_cfg #(
   logic [15:0]             tmo_cycles_q;
   assign tmo_cycles_o = tmo_cycles_q;
 
+  // ---- read-back copies of the tables ----
+  // The lookups need every entry in registers; a CSR read needs one. Read from the
+  // registers, the tables' read-back was a 64-way multiplexer of 60 bits, three quarters
+  // of this block (4,800 of 6,200 LUT4 at NPORTS 8, docs/SYNTH.md). So each write also goes
+  // to a distributed-RAM copy that reads serve. RAM has no reset: an entry not written
+  // since reset reads as its reset value, zero, by its `written` bit.
+  localparam int unsigned BcW = 2 * PortW;   // {input, output}
+  (* ram_style = "distributed" *) logic [31:0] bounds_rb [NEntries];
+  (* ram_style = "distributed" *) logic [11:0] ctrl_rb [NEntries];   // {valid, amask, port}
+  (* ram_style = "distributed" *) logic [15:0] bc_rb [2**BcW];       // {hi, lo}
+  logic [NEntries-1:0] bounds_written_q, ctrl_written_q;
+  logic [2**BcW-1:0]   bc_written_q;
+  logic [BcW-1:0]      bc_idx;
+  assign bc_idx = {bc_in_idx, bc_out_idx};
+
+  always_ff @(posedge clk_i) begin
+    if (wr_req && is_bounds) bounds_rb[bounds_idx] <= cfg_req_wdata_i;
+    if (wr_req && is_ctrl)   ctrl_rb[ctrl_idx] <= {wr_ctrl.valid, wr_ctrl.amask, wr_ctrl.port};
+    if (wr_req && is_bc_bounds) bc_rb[bc_idx] <= {wr_bc_bounds.hi[7:0], wr_bc_bounds.lo[7:0]};
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      bounds_written_q <= '0;
+      ctrl_written_q   <= '0;
+      bc_written_q     <= '0;
+    end else begin
+      if (wr_req && is_bounds)    bounds_written_q[bounds_idx] <= 1'b1;
+      if (wr_req && is_ctrl)      ctrl_written_q[ctrl_idx]     <= 1'b1;
+      if (wr_req && is_bc_bounds) bc_written_q[bc_idx]         <= 1'b1;
+    end
+  end
+
+  logic [31:0] bounds_rd;
+  logic [11:0] ctrl_rd;
+  logic [15:0] bc_rd;
+  assign bounds_rd = bounds_written_q[bounds_idx] ? bounds_rb[bounds_idx] : '0;
+  assign ctrl_rd   = ctrl_written_q[ctrl_idx] ? ctrl_rb[ctrl_idx] : '0;
+  assign bc_rd     = bc_written_q[bc_idx] ? bc_rb[bc_idx] : '0;
+
   // ---- read mux ----
   logic [31:0] rdata;
   always_comb begin
@@ -149,13 +189,11 @@ module rcube_cfg #(
     if (is_eep)    rdata = eep_cnt_q[eep_idx];
     if (is_tmo)    rdata = tmo_cnt_q[tmo_idx];
     if (is_tmo_cycles) rdata = 32'(tmo_cycles_q);
-    if (is_bounds) rdata = bounds_q[bounds_idx];
-    if (is_ctrl)   rdata = route_ctrl_t'{valid: valid_q[ctrl_idx], rsvd16: '0,
-                                         amask: amask_q[ctrl_idx], rsvd3: '0,
-                                         port: port_q[ctrl_idx]};
+    if (is_bounds) rdata = bounds_rd;
+    if (is_ctrl)   rdata = route_ctrl_t'{valid: ctrl_rd[11], rsvd16: '0, amask: ctrl_rd[10:3],
+                                         rsvd3: '0, port: ctrl_rd[2:0]};
     if (is_bc_mask)   rdata = 32'(bc_en_q[bc_mask_idx]);
-    if (is_bc_bounds) rdata = route_bounds_t'{hi: 16'(bc_hi_q[bc_in_idx][bc_out_idx]),
-                                              lo: 16'(bc_lo_q[bc_in_idx][bc_out_idx])};
+    if (is_bc_bounds) rdata = route_bounds_t'{hi: 16'(bc_rd[15:8]), lo: 16'(bc_rd[7:0])};
   end
 
   logic        rsp_valid_q;
