@@ -55,9 +55,30 @@ module ddc_rx_window
   localparam int unsigned NWin = WIN_CTRL_COUNT;
 
   // ---- table ----
-  logic [NWin-1:0][47:0] base_q;
-  logic [NWin-1:0][31:0] len_q;
-  win_ctrl_t [NWin-1:0]  ctrl_q;
+  // The table lives in distributed RAM: a packet reads one window by key[3:0] and a CSR
+  // read one register, never all of them at once, so registers and their 16-way
+  // multiplexers (two read ports of 112 bits) were not needed. RAM has no reset: a
+  // register not written since reset reads as its reset value, zero (a window invalid),
+  // by its `written` bit, for the packet's lookup as for the CSR read.
+  localparam int unsigned WinW = $clog2(NWin);
+  (* ram_style = "distributed" *) logic [31:0] base_lo_mem [NWin];
+  (* ram_style = "distributed" *) logic [15:0] base_hi_mem [NWin];
+  (* ram_style = "distributed" *) logic [31:0] len_mem     [NWin];
+  (* ram_style = "distributed" *) win_ctrl_t   ctrl_mem    [NWin];
+  logic [NWin-1:0] base_lo_written_q, base_hi_written_q, len_written_q, ctrl_written_q;
+
+  function automatic logic [31:0] win_base_lo(logic [WinW-1:0] w);
+    return base_lo_written_q[w] ? base_lo_mem[w] : 32'h0;
+  endfunction
+  function automatic logic [15:0] win_base_hi(logic [WinW-1:0] w);
+    return base_hi_written_q[w] ? base_hi_mem[w] : 16'h0;
+  endfunction
+  function automatic logic [31:0] win_len(logic [WinW-1:0] w);
+    return len_written_q[w] ? len_mem[w] : 32'h0;
+  endfunction
+  function automatic win_ctrl_t win_ctrl(logic [WinW-1:0] w);
+    return ctrl_written_q[w] ? ctrl_mem[w] : '0;
+  endfunction
   logic                  enforce_q;
 
   logic [15:0] addr;
@@ -89,10 +110,10 @@ module ddc_rx_window
     csr_rdata_o = '0;
     if (in_tbl) begin
       unique case (tbl_reg)
-        2'd0:    csr_rdata_o = base_q[tbl_idx][31:0];
-        2'd1:    csr_rdata_o = 32'(base_q[tbl_idx][47:32]);
-        2'd2:    csr_rdata_o = len_q[tbl_idx];
-        default: csr_rdata_o = ctrl_q[tbl_idx];
+        2'd0:    csr_rdata_o = win_base_lo(tbl_idx);
+        2'd1:    csr_rdata_o = 32'(win_base_hi(tbl_idx));
+        2'd2:    csr_rdata_o = win_len(tbl_idx);
+        default: csr_rdata_o = win_ctrl(tbl_idx);
       endcase
     end else begin
       unique case (addr)
@@ -137,24 +158,36 @@ module ddc_rx_window
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      base_q    <= '0;
-      len_q     <= '0;
-      ctrl_q    <= '0;
+      base_lo_written_q <= '0;
+      base_hi_written_q <= '0;
+      len_written_q     <= '0;
+      ctrl_written_q    <= '0;
       enforce_q <= 1'b0;
     end else begin
       if (wr_cfg) enforce_q <= csr_req_wdata_i[WIN_CFG_ENFORCE_BIT];
       if (wr_tbl) begin
         unique case (tbl_reg)
-          2'd0:    base_q[tbl_idx][31:0]  <= csr_req_wdata_i;
-          2'd1:    base_q[tbl_idx][47:32] <= csr_req_wdata_i[15:0];
-          2'd2:    len_q[tbl_idx]         <= csr_req_wdata_i;
-          default: ctrl_q[tbl_idx]        <= win_ctrl_t'(csr_req_wdata_i & 32'(CtrlMask));
+          2'd0:    base_lo_written_q[tbl_idx] <= 1'b1;
+          2'd1:    base_hi_written_q[tbl_idx] <= 1'b1;
+          2'd2:    len_written_q[tbl_idx]     <= 1'b1;
+          default: ctrl_written_q[tbl_idx]    <= 1'b1;
         endcase
       end
     end
   end
 
   // ---- check, stage 1: select by key[3:0]; key, context, permission ----
+  always_ff @(posedge clk_i) begin
+    if (wr_tbl) begin
+      unique case (tbl_reg)
+        2'd0:    base_lo_mem[tbl_idx] <= csr_req_wdata_i;
+        2'd1:    base_hi_mem[tbl_idx] <= csr_req_wdata_i[15:0];
+        2'd2:    len_mem[tbl_idx]     <= csr_req_wdata_i;
+        default: ctrl_mem[tbl_idx]    <= win_ctrl_t'(csr_req_wdata_i & 32'(CtrlMask));
+      endcase
+    end
+  end
+
   win_ctrl_t   sel_ctrl;
   win_rej_e    s1_rej_q, s1_rej_d;
   logic        s1_writes_q;
@@ -163,7 +196,7 @@ module ddc_rx_window
   logic [15:0] s1_plen_q;
   logic        perm_ok, writes;
   always_comb begin
-    sel_ctrl = ctrl_q[pkt_key_i[3:0]];
+    sel_ctrl = win_ctrl(pkt_key_i[3:0]);
     writes   = (pkt_ptype_i == PTYPE_WRITE) || (pkt_ptype_i == PTYPE_BCAST);
     perm_ok  = (pkt_ptype_i == PTYPE_BCAST) ? sel_ctrl.bcast : sel_ctrl.write;
     if (!enforce_q || !writes)              s1_rej_d = WIN_REJ_NONE;
@@ -202,9 +235,9 @@ module ddc_rx_window
     end else begin
       s1_rej_q    <= s1_rej_d;
       s1_writes_q <= writes;
-      s1_base_q   <= base_q[pkt_key_i[3:0]];
+      s1_base_q   <= {win_base_hi(pkt_key_i[3:0]), win_base_lo(pkt_key_i[3:0])};
       s1_addr_q   <= pkt_addr_i;
-      s1_wlen_q   <= len_q[pkt_key_i[3:0]];
+      s1_wlen_q   <= win_len(pkt_key_i[3:0]);
       s1_plen_q   <= pkt_len_i;
       s2_rej_q    <= s2_rej_d;
     end

@@ -1,8 +1,8 @@
 // Self-checking test of ddc_rx_window: the table's CSR side (read-back, masks, which
 // offsets are its own and writable), the check against a reference model (directed cases
 // for every refusal reason and the range edges, then random tables and packets with new
-// packet fields every cycle, so the two-stage pipeline is checked at full rate), and the
-// refusal log and counters.
+// packet fields every cycle, so the two-stage pipeline is checked at full rate), the
+// refusal log and counters, and a reset in the middle of a run.
 module tb_ddc_rx_window;
   import fasthsl_pkg::*;
 
@@ -349,6 +349,38 @@ module tb_ddc_rx_window;
     expect_reg(WIN_REJ_INFO_OFFSET, info, "refusal in the clearing cycle kept");
   endtask
 
+  // A reset in the middle of a run: every table register reads zero again and every
+  // window is invalid, for the lookup too. The table lives in distributed RAM, which a
+  // reset does not clear (the `written` bits must).
+  task automatic t_reset();
+    set_enforce(1'b1);
+    for (int i = 0; i < int'(NWin); i++) begin
+      set_win(i, {16'(i + 1), 32'h1000 * (i + 1)}, 32'h1000, mkctrl(1, 1, 1, 3'(i), 12'(i + 7)));
+    end
+    check1("window 5 valid before the reset", PTYPE_WRITE, {12'd12, 4'd5},
+           {16'd6, 32'h6000}, 16'd8, 3'd5, WIN_REJ_NONE);
+    @(negedge clk);
+    rst_n = 1'b0;
+    @(negedge clk);
+    rst_n = 1'b1;
+    for (int i = 0; i < int'(NWin); i++) begin
+      m_base[i] = '0;
+      m_len[i]  = '0;
+      m_ctrl[i] = '0;
+      for (int r = 0; r < 4; r++) expect_reg(tbl(i, r), 32'h0, "table after a reset mid-run");
+    end
+    m_enforce = 1'b0;
+    set_enforce(1'b1);
+    check1("window 5 invalid after the reset", PTYPE_WRITE, {12'd12, 4'd5},
+           {16'd6, 32'h6000}, 16'd8, 3'd5, WIN_REJ_INVALID);
+    // Only the control written again: base and length read as their reset value, zero.
+    wr(tbl(5, 3), mkctrl(1, 1, 1, 3'd5, 12'd12));
+    m_ctrl[5] = mkctrl(1, 1, 1, 3'd5, 12'd12);
+    expect_reg(tbl(5, 0), 32'h0, "base of a window whose control alone was rewritten");
+    check1("a window of length 0 after the reset", PTYPE_WRITE, {12'd12, 4'd5},
+           {16'd6, 32'h6000}, 16'd8, 3'd5, WIN_REJ_RANGE);
+  endtask
+
   initial begin
     for (int i = 0; i < int'(NWin); i++) begin
       m_base[i] = '0;
@@ -361,6 +393,7 @@ module tb_ddc_rx_window;
     t_directed();
     t_random();
     t_log();
+    t_reset();
     if (errors != 0) $fatal(1, "tb_ddc_rx_window: %0d errors", errors);
     $display("tb_ddc_rx_window: PASS");
     $finish;
