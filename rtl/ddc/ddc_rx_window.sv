@@ -65,19 +65,20 @@ module ddc_rx_window
   (* ram_style = "distributed" *) logic [15:0] base_hi_mem [NWin];
   (* ram_style = "distributed" *) logic [31:0] len_mem     [NWin];
   (* ram_style = "distributed" *) win_ctrl_t   ctrl_mem    [NWin];
-  logic [NWin-1:0] base_lo_written_q, base_hi_written_q, len_written_q, ctrl_written_q;
+  // Per register of the window (tbl_reg: base lo, base hi, len, ctrl) and window.
+  logic [3:0][NWin-1:0] written_q;
 
   function automatic logic [31:0] win_base_lo(logic [WinW-1:0] w);
-    return base_lo_written_q[w] ? base_lo_mem[w] : 32'h0;
+    return written_q[0][w] ? base_lo_mem[w] : 32'h0;
   endfunction
   function automatic logic [15:0] win_base_hi(logic [WinW-1:0] w);
-    return base_hi_written_q[w] ? base_hi_mem[w] : 16'h0;
+    return written_q[1][w] ? base_hi_mem[w] : 16'h0;
   endfunction
   function automatic logic [31:0] win_len(logic [WinW-1:0] w);
-    return len_written_q[w] ? len_mem[w] : 32'h0;
+    return written_q[2][w] ? len_mem[w] : 32'h0;
   endfunction
   function automatic win_ctrl_t win_ctrl(logic [WinW-1:0] w);
-    return ctrl_written_q[w] ? ctrl_mem[w] : '0;
+    return written_q[3][w] ? ctrl_mem[w] : '0;
   endfunction
   logic                  enforce_q;
 
@@ -158,21 +159,11 @@ module ddc_rx_window
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      base_lo_written_q <= '0;
-      base_hi_written_q <= '0;
-      len_written_q     <= '0;
-      ctrl_written_q    <= '0;
+      written_q <= '0;
       enforce_q <= 1'b0;
     end else begin
       if (wr_cfg) enforce_q <= csr_req_wdata_i[WIN_CFG_ENFORCE_BIT];
-      if (wr_tbl) begin
-        unique case (tbl_reg)
-          2'd0:    base_lo_written_q[tbl_idx] <= 1'b1;
-          2'd1:    base_hi_written_q[tbl_idx] <= 1'b1;
-          2'd2:    len_written_q[tbl_idx]     <= 1'b1;
-          default: ctrl_written_q[tbl_idx]    <= 1'b1;
-        endcase
-      end
+      if (wr_tbl) written_q[tbl_reg][tbl_idx] <= 1'b1;
     end
   end
 
