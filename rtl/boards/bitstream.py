@@ -82,8 +82,11 @@ def ecp5_flow(name, b):
     lpf = Path(b["lpf"]).name
     shutil.copyfile(b["lpf"], out / lpf)
     script = "\n".join([
-        f"read_slang --threads 1 -DSYNTHESIS --top {top} {' '.join(srcs)} -y .",
-        f"synth_ecp5 -top {top} -json {top}.json",
+        # as rtl/synth/synth.py: modules marked keep_hierarchy are mapped on their own
+        f"read_slang --threads 1 --keep-hierarchy -DSYNTHESIS --top {top} {' '.join(srcs)} -y .",
+        f"synth_ecp5 -top {top}",
+        *yw.MAPPED_FLATTEN,
+        f"write_json {top}.json",
         "tee -q -o stat.json stat -json",
         "",
     ])

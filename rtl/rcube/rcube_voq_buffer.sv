@@ -30,6 +30,13 @@
 // register as well (head_last_o), so whoever schedules the pops knows whether the entry
 // it pops ends a packet without waiting for the read: the `next` links carry the top bit
 // of the entry they point to, and h2 keeps its own.
+//
+// Synthesis maps this module on its own (keep_hierarchy; rtl/synth/synth.py keeps the
+// marked modules). Flattened together with the route lookup that drives push_q_i and
+// the allocator that drives pop_q_i, ABC's depth-first LUT mapping duplicated logic
+// across them: the 8-port VOQ router took 30.7k LUT4, against 24.3k with the buffer
+// mapped apart, at the same Fmax within the seed spread (docs/SYNTH.md, session 28).
+(* keep_hierarchy *)
 module rcube_voq_buffer #(
   parameter int unsigned NQ    = 8,
   parameter int unsigned DEPTH = 16,

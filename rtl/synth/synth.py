@@ -43,6 +43,11 @@ LIBDIRS = [RTL / d for d in ("common", "ddc", "rcube", "card", "synth")]
 # "clk_site"; the others keep the placer's free choice their recorded Fmax was made with.
 PNR_CLK_SITE = "G2"
 
+# ABC9 delay target (ps) under which no path of these blocks stays: LUT mapping for area
+# alone. synth_ecp5 maps for the least depth ABC's model allows and duplicates logic for
+# it: 17% more LUT4 on the node, 47% on router_voq (docs/SYNTH.md, session 28).
+AREA_FIRST_PS = 100_000
+
 # block name -> core top, its source file, parameters, P&R wrapper (None: not placed)
 BLOCKS = {
     "router_fifo": {
@@ -108,8 +113,12 @@ BLOCKS = {
         "wrap": "synth_wrap_card",
         # router1 (the default) thrashed on the node for >15 min without converging
         "pnr_router": "router2",
-        # placed only when named in --pnr: at 88% of the logic cells router2 does not
-        # converge (sessions 8 and 10, over an hour each); node_fifo is the placed node
+        # LUTs mapped for area (ECP5): mapped for depth it took 81-88% of the logic cells
+        # and router2 did not converge (sessions 8, 10 and 28, up to an hour each); for
+        # area, 52.2k LUT4 instead of 60.9k, and it routes (session 28, 14.5 MHz)
+        "abc9_delay_ps": AREA_FIRST_PS,
+        # placed only when named in --pnr: its place and route takes 19 minutes and
+        # node_fifo, placed in every check, holds the same NIC
         "pnr_on_request": True,
     },
 }
@@ -151,7 +160,14 @@ def check_tools(need_pnr):
             "(python3 -m venv .venv && .venv/bin/pip install -r rtl/synth/requirements.txt)")
 
 
-def read_slang_cmd(top, top_file, params, options=()):
+# Modules marked keep_hierarchy are mapped on their own (yw.MAPPED_FLATTEN): ABC maps
+# the VOQ router 26% smaller with its buffers kept apart (rcube_voq_buffer, docs/SYNTH.md
+# session 28). Left flat by read_slang, as --paths has them, the mark has no effect.
+KEEP_MARKED = ("--keep-hierarchy",)
+MAPPED_FLATTEN = yw.MAPPED_FLATTEN
+
+
+def read_slang_cmd(top, top_file, params, options=KEEP_MARKED):
     """read_slang line for sources staged in the job directory (bare names, `-y .`)."""
     args = ["read_slang", *options, "--threads", "1", "-DSYNTHESIS", "--top", top]
     args += [f"-G{k}={v}" for k, v in params.items()]
@@ -159,10 +175,19 @@ def read_slang_cmd(top, top_file, params, options=()):
     return " ".join(args)
 
 
-def synth_cmd(target, top, json_out=None):
+def synth_cmd(target, top, json_out=None, abc9_delay_ps=None):
+    """Yosys lines that map `top`; abc9_delay_ps (ECP5): synth_ecp5's LUT mapping step
+    run with that delay target, else synth_ecp5 as it is."""
     if target == "ecp5":
-        cmd = f"synth_ecp5 -top {top}"
-        cmd += f" -json {json_out}" if json_out else " -noiopad"
+        cmd = f"synth_ecp5 -top {top}" + ("" if json_out else " -noiopad")
+        if abc9_delay_ps:
+            # synth_ecp5's map_luts step (Yosys 0.70), with -D
+            cmd = "\n".join([cmd + " -run begin:map_luts",
+                             "techmap -map +/lattice/latches_map.v",
+                             f"abc9 -W 300 -D {abc9_delay_ps}", "clean",
+                             cmd + " -run map_cells:"])
+        cmd = "\n".join([cmd, *MAPPED_FLATTEN]
+                        + ([f"write_json {json_out}"] if json_out else []))
     else:
         # synth_xilinx up to its LUT mapping, then Yosys' `abc` in place of ABC9 with the
         # same LUT cost table (LUT7/LUT8 are MUXF7/MUXF8 pairs), then the rest of
@@ -181,6 +206,7 @@ def synth_cmd(target, top, json_out=None):
             "xilinx_dffopt",
             "opt_lut_ins -tech xilinx",
             f"synth_xilinx -family xc7 -top {top} -noiopad -run finalize:check",
+            *MAPPED_FLATTEN,
         ])
     return cmd
 
@@ -248,7 +274,8 @@ def synth_stats(block, target):
     b = BLOCKS[block]
     stat, dt, out = yosys_stat(block, target,
                                [read_slang_cmd(b["top"], b["file"], b["params"]),
-                                synth_cmd(target, b["top"])], "")
+                                synth_cmd(target, b["top"],
+                                          abc9_delay_ps=b.get("abc9_delay_ps"))], "")
     cells = stat["design"]["num_cells_by_type"]
     (out / "cells.json").write_text(json.dumps(cells, indent=1, sort_keys=True) + "\n")
     counts = count_cells(target, cells)
@@ -264,7 +291,7 @@ def breakdown(block):
     what the block costs. Writes target/synth/<block>-ecp5-hier/breakdown.json."""
     b = BLOCKS[block]
     stat, _, out = yosys_stat(block, "ecp5-hier", [
-        read_slang_cmd(b["top"], b["file"], b["params"], ["--keep-hierarchy"]),
+        read_slang_cmd(b["top"], b["file"], b["params"]),
         f"synth_ecp5 -top {b['top']} -noiopad -noflatten",
     ], ", hierarchy kept")
     rows = breakdown_rows(stat)
@@ -279,7 +306,7 @@ def paths(block, top):
     Writes target/synth/<block>-paths/paths.json."""
     b = BLOCKS[block]
     _, out = yosys_job(block, "paths", [
-        read_slang_cmd(b["top"], b["file"], b["params"]),
+        read_slang_cmd(b["top"], b["file"], b["params"], options=()),
         f"synth -flatten -top {b['top']} -run begin:fine",
         "opt_clean -purge", "write_json coarse.json",
     ], "coarse.json", f"word-level netlist of {b['top']}")
@@ -403,7 +430,8 @@ def place_and_route(block, seeds=None):
     yw.stage(out, PKGS + [wrap_file], LIBDIRS)
     script = "\n".join([
         read_slang_cmd(b["wrap"], wrap_file, b.get("wrap_params", {})),
-        synth_cmd("ecp5", b["wrap"], json_out="wrap.json"),
+        synth_cmd("ecp5", b["wrap"], json_out="wrap.json",
+                  abc9_delay_ps=b.get("abc9_delay_ps")),
         "",
     ])
     (out / "wrap.ys").write_text(script)
@@ -638,8 +666,8 @@ def main():
     ap.add_argument("--no-pnr", action="store_true", help="skip nextpnr (fmax null)")
     ap.add_argument("--pnr", metavar="BLOCKS",
                     help="comma-separated blocks to place and route on ECP5 (default: every "
-                         "block with a P&R wrapper but node, which does not route on the "
-                         "85F; with --check, router_fifo and node_fifo); "
+                         "block with a P&R wrapper but node, whose place and route alone takes "
+                         "about 20 minutes; with --check, router_fifo and node_fifo); "
                          "the others' fmax_mhz is compared only where placed")
     ap.add_argument("--check", action="store_true",
                     help="compare with the committed docs/synth-report.json instead of "

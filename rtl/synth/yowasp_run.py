@@ -31,6 +31,19 @@ REQUIREMENTS = RTL / "synth" / "requirements.txt"
 PKGS = [RTL / "pkg" / "fasthsl_pkg.sv", RTL / "common" / "fasthsl_link_pkg.sv"]
 KEY_FILE = ".inputs.sha256"
 
+# Modules marked (* keep_hierarchy *) in the RTL are mapped on their own: read_slang
+# --keep-hierarchy keeps every module, synth_ecp5/synth_xilinx flatten all but the
+# marked ones, and these lines, run after mapping, make the netlist flat again for
+# stat and nextpnr (synth.py and the board builds).
+MAPPED_FLATTEN = [
+    "setattr -mod -unset keep_hierarchy",
+    "flatten -noscopeinfo",
+    # the scope cells synth_*'s own flatten left for the hierarchy it removed: no cell
+    # library knows them
+    "delete t:$scopeinfo",
+    "opt_clean",
+]
+
 
 class ToolError(Exception):
     """A tool failed; the message carries the tail of its log."""
