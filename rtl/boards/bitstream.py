@@ -83,7 +83,8 @@ def ecp5_flow(name, b):
     shutil.copyfile(b["lpf"], out / lpf)
     script = "\n".join([
         # as rtl/synth/synth.py: modules marked keep_hierarchy are mapped on their own
-        f"read_slang --threads 1 --keep-hierarchy -DSYNTHESIS --top {top} {' '.join(srcs)} -y .",
+        f"read_slang --threads 1 {' '.join(yw.KEEP_MARKED)} -DSYNTHESIS --top {top} "
+        f"{' '.join(srcs)} -y .",
         f"synth_ecp5 -top {top}",
         *yw.MAPPED_FLATTEN,
         f"write_json {top}.json",

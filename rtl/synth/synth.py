@@ -160,15 +160,9 @@ def check_tools(need_pnr):
             "(python3 -m venv .venv && .venv/bin/pip install -r rtl/synth/requirements.txt)")
 
 
-# Modules marked keep_hierarchy are mapped on their own (yw.MAPPED_FLATTEN): ABC maps
-# the VOQ router 26% smaller with its buffers kept apart (rcube_voq_buffer, docs/SYNTH.md
-# session 28). Left flat by read_slang, as --paths has them, the mark has no effect.
-KEEP_MARKED = ("--keep-hierarchy",)
-MAPPED_FLATTEN = yw.MAPPED_FLATTEN
-
-
-def read_slang_cmd(top, top_file, params, options=KEEP_MARKED):
-    """read_slang line for sources staged in the job directory (bare names, `-y .`)."""
+def read_slang_cmd(top, top_file, params, options=yw.KEEP_MARKED):
+    """read_slang line for sources staged in the job directory (bare names, `-y .`). With
+    options=() the RTL is read flat, and the keep_hierarchy marks have no effect."""
     args = ["read_slang", *options, "--threads", "1", "-DSYNTHESIS", "--top", top]
     args += [f"-G{k}={v}" for k, v in params.items()]
     args += [p.name for p in PKGS] + [Path(top_file).name, "-y", "."]
@@ -186,7 +180,7 @@ def synth_cmd(target, top, json_out=None, abc9_delay_ps=None):
                              "techmap -map +/lattice/latches_map.v",
                              f"abc9 -W 300 -D {abc9_delay_ps}", "clean",
                              cmd + " -run map_cells:"])
-        cmd = "\n".join([cmd, *MAPPED_FLATTEN]
+        cmd = "\n".join([cmd, *yw.MAPPED_FLATTEN]
                         + ([f"write_json {json_out}"] if json_out else []))
     else:
         # synth_xilinx up to its LUT mapping, then Yosys' `abc` in place of ABC9 with the
@@ -206,7 +200,7 @@ def synth_cmd(target, top, json_out=None, abc9_delay_ps=None):
             "xilinx_dffopt",
             "opt_lut_ins -tech xilinx",
             f"synth_xilinx -family xc7 -top {top} -noiopad -run finalize:check",
-            *MAPPED_FLATTEN,
+            *yw.MAPPED_FLATTEN,
         ])
     return cmd
 
