@@ -16,10 +16,18 @@
 // name ports the same way (port 0 = local NIC). DMA ports and irq are ddc_nic's.
 // No logic between the NIC and the router: both drive their link outputs from flops.
 module fasthsl_card #(
-  parameter int unsigned ROUTER_BUF_DEPTH = 16,   // flits per router input buffer
+  parameter int unsigned ROUTER_BUF_DEPTH  = 16,   // flits per router input buffer
   // Router organisation (rcube_router VOQ): virtual output queues + iSLIP by default; the
   // FIFO-input router is what fits an ECP5-85F beside the NIC with room to route
-  parameter bit          ROUTER_VOQ       = 1'b1
+  parameter bit          ROUTER_VOQ        = 1'b1,
+  // VOQ router pipeline options (rcube_router REG_AVAIL, REG_POP): a register after the
+  // arrival logic, and pops carried out a cycle after the allocator decides them; each
+  // takes a cycle per hop and a long path out of the router's allocation cycle
+  // (docs/SYNTH.md)
+  parameter bit          ROUTER_REG_AVAIL  = 1'b0,
+  parameter bit          ROUTER_REG_POP    = 1'b0,
+  // ... and the allocator's grant and accept in consecutive cycles (rcube_router ALLOC_PIPE)
+  parameter bit          ROUTER_ALLOC_PIPE = 1'b0
 ) (
   input  logic                         clk_i,
   input  logic                         rst_ni,
@@ -133,7 +141,10 @@ module fasthsl_card #(
   rcube_router #(
     .NPORTS   (NPorts),
     .BUF_DEPTH(ROUTER_BUF_DEPTH),
-    .VOQ      (ROUTER_VOQ)
+    .VOQ      (ROUTER_VOQ),
+    .REG_AVAIL(ROUTER_REG_AVAIL),
+    .REG_POP  (ROUTER_REG_POP),
+    .ALLOC_PIPE(ROUTER_ALLOC_PIPE)
   ) u_router (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

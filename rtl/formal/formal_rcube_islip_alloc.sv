@@ -13,7 +13,8 @@
 //   output come from the same input until one with `last`.
 module formal_rcube_islip_alloc #(
   parameter int unsigned NPORTS = 3,
-  parameter int unsigned ITERS  = 1
+  parameter int unsigned ITERS  = 1,
+  parameter bit          PIPE   = 1'b0   // grant and accept in consecutive cycles
 ) (
   input logic                          clk_i,
   input logic                          rst_ni,
@@ -30,7 +31,8 @@ module formal_rcube_islip_alloc #(
 
   rcube_islip_alloc #(
     .NPORTS(NPORTS),
-    .ITERS (ITERS)
+    .ITERS (ITERS),
+    .PIPE  (PIPE)
   ) dut (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

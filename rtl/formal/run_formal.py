@@ -149,6 +149,15 @@ JOBS = [
         {"NPORTS": 3, "ITERS": 2}, rtl_asserts=False),
     job("islip_alloc_n4", "formal_rcube_islip_alloc", "prove", 6, {"NPORTS": 4},
         rtl_asserts=False),
+    # the matching over two cycles (PIPE): grants a cycle old, checked again at the accept
+    job("islip_alloc_n3_pipe", "formal_rcube_islip_alloc", "prove", 6,
+        {"NPORTS": 3, "PIPE": 1}, rtl_asserts=False),
+    job("islip_alloc_pipe_mut_stale", "formal_rcube_islip_alloc", "bmc", 8,
+        {"NPORTS": 3, "PIPE": 1}, "fail",
+        mutant(ISLIP, "acc_in = PIPE ? (gnt_q & req) : gnt;", "acc_in = PIPE ? gnt_q : gnt;",
+               "a grant is accepted without checking it again: an output held since it was "
+               "granted is taken"),
+        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
     job("islip_alloc_cover", "formal_rcube_islip_alloc", "cover", 10, {"NPORTS": 3},
         rtl_asserts=False),
     job("islip_alloc_mut_early_close", "formal_rcube_islip_alloc", "bmc", 8, {"NPORTS": 3},

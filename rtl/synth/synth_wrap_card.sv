@@ -1,7 +1,11 @@
 // Place-and-route top for fasthsl_card (NIC + 8-port router): the core's ports go
 // through synth_io_shift, so the design needs five package pins. Synthesis only.
 module synth_wrap_card #(
-  parameter bit ROUTER_VOQ = 1'b1  // fasthsl_card ROUTER_VOQ; synth.py sets it per block
+  // fasthsl_card's router options; synth.py sets them per block
+  parameter bit ROUTER_VOQ       = 1'b1,
+  parameter bit ROUTER_REG_AVAIL = 1'b0,
+  parameter bit ROUTER_REG_POP   = 1'b0,
+  parameter bit ROUTER_ALLOC_PIPE = 1'b0
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -59,7 +63,10 @@ module synth_wrap_card #(
   );
 
   fasthsl_card #(
-    .ROUTER_VOQ(ROUTER_VOQ)
+    .ROUTER_VOQ      (ROUTER_VOQ),
+    .ROUTER_REG_AVAIL(ROUTER_REG_AVAIL),
+    .ROUTER_REG_POP  (ROUTER_REG_POP),
+    .ROUTER_ALLOC_PIPE(ROUTER_ALLOC_PIPE)
   ) u_core (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),

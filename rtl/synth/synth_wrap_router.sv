@@ -2,7 +2,9 @@
 // go through synth_io_shift, so the design needs five package pins. Synthesis only.
 module synth_wrap_router #(
   parameter bit VOQ       = 1'b1,  // router organisation (rcube_router VOQ); synth.py sets it per block
-  parameter bit REG_AVAIL = 1'b0   // rcube_router REG_AVAIL
+  parameter bit REG_AVAIL = 1'b0,  // rcube_router REG_AVAIL
+  parameter bit REG_POP   = 1'b0,  // rcube_router REG_POP
+  parameter bit ALLOC_PIPE = 1'b0  // rcube_router ALLOC_PIPE
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -44,7 +46,9 @@ module synth_wrap_router #(
     .NPORTS   (NPorts),
     .BUF_DEPTH(16),
     .VOQ      (VOQ),
-    .REG_AVAIL(REG_AVAIL)
+    .REG_AVAIL(REG_AVAIL),
+    .REG_POP  (REG_POP),
+    .ALLOC_PIPE(ALLOC_PIPE)
   ) u_core (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

@@ -13,13 +13,15 @@
 // Phases: random traffic with random credits; full load of 1-flit packets, where iSLIP
 // desynchronises its pointers and must reach a perfect matching every cycle; and
 // starvation freedom (under full load every queue is served within a bound).
-// Instances: 8 ports / 1 iteration (the router), 8 / 8 iterations, 3 / 1, 5 / 2, and
-// 8 / 2 with GRANT_ALL (the simulator's deep-buffer model).
+// Instances: 8 ports / 1 iteration (the router), 8 / 8 iterations, 3 / 1, 5 / 2,
+// 8 / 2 with GRANT_ALL (the simulator's deep-buffer model), and 8 / 1 with PIPE (grants
+// accepted the next cycle: the same checks, perfect matchings included).
 
 module tb_rcube_islip_alloc_env #(
   parameter int NP        = 8,
   parameter int ITERS     = 1,
-  parameter bit GRANT_ALL = 1'b0
+  parameter bit GRANT_ALL = 1'b0,
+  parameter bit PIPE      = 1'b0
 ) (
   output logic done_o
 );
@@ -38,7 +40,7 @@ module tb_rcube_islip_alloc_env #(
 
   logic [NP-1:0] unused_pop_bc, unused_bc_start, sched, sched_q;
   logic [NP-1:0] unused_out_open;   // read by the inputs' adaptive choice: tb_rcube_router_adapt
-  rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS), .GRANT_ALL(GRANT_ALL)) dut (
+  rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS), .GRANT_ALL(GRANT_ALL), .PIPE(PIPE)) dut (
     .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
     .last_i(last), .bc_last_i('0), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
     .pop_o(pop), .pop_port_o(pop_port), .pop_bc_o(unused_pop_bc),
@@ -55,7 +57,7 @@ module tb_rcube_islip_alloc_env #(
   string name;
   initial begin
     name = $sformatf("tb_rcube_islip_alloc[%0d ports, %0d iter", NP, ITERS);
-    name = {name, GRANT_ALL ? ", grant all]" : "]"};
+    name = {name, GRANT_ALL ? ", grant all" : "", PIPE ? ", pipe]" : "]"};
   end
 
   // Queue model: per input/output a ring of flits, each flit = its 'last' bit.
@@ -210,12 +212,13 @@ module tb_rcube_islip_alloc_env #(
 endmodule
 
 module tb_rcube_islip_alloc;
-  logic [4:0] done;
+  logic [5:0] done;
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(1)) u8_1 (.done_o(done[0]));
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(8)) u8_8 (.done_o(done[1]));
   tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1)) u3_1 (.done_o(done[2]));
   tb_rcube_islip_alloc_env #(.NP(5), .ITERS(2)) u5_2 (.done_o(done[3]));
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(2), .GRANT_ALL(1'b1)) u8_2g (.done_o(done[4]));
+  tb_rcube_islip_alloc_env #(.NP(8), .ITERS(1), .PIPE(1'b1)) u8_1p (.done_o(done[5]));
   initial begin
     wait (&done);
     $display("tb_rcube_islip_alloc: PASS");

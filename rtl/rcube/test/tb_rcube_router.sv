@@ -9,7 +9,8 @@
 //   config: RT_ID, RT_PORTS, unknown offsets, read-only writes ignored, table
 //     read-back with reserved bits, rsp_valid exactly one cycle after each read;
 //   initial credits: exactly DEPTH per input after reset;
-//   zero-load latency (measured, must be 2; 3 with REG_AVAIL) and single-stream throughput;
+//   zero-load latency (measured, must be 2; one more for each of REG_AVAIL and REG_POP)
+//     and single-stream throughput;
 //   wormhole: several inputs send multi-flit packets to one output; packets arrive
 //     contiguous and intact, allocation alternates round-robin;
 //   back-pressure: a sink that stops returning credits receives exactly its buffer
@@ -35,7 +36,9 @@ module tb_rcube_router_env #(
   parameter int RANDOM_CYCLES = 20000,
   parameter bit CHECK_RATE    = 1'b1,
   parameter bit VOQ           = 1'b0,
-  parameter bit REG_AVAIL     = 1'b0   // VOQ only: zero-load latency 3, not 2
+  parameter bit REG_AVAIL     = 1'b0,  // VOQ only: zero-load latency one cycle more
+  parameter bit REG_POP       = 1'b0,  // VOQ only: zero-load latency one cycle more
+  parameter bit ALLOC_PIPE    = 1'b0   // VOQ only: zero-load latency one cycle more
 ) (
   output logic done_o
 );
@@ -61,7 +64,9 @@ module tb_rcube_router_env #(
     .NPORTS   (NP),
     .BUF_DEPTH(DEPTH),
     .VOQ      (VOQ),
-    .REG_AVAIL(REG_AVAIL)
+    .REG_AVAIL(REG_AVAIL),
+    .REG_POP  (REG_POP),
+    .ALLOC_PIPE(ALLOC_PIPE)
   ) dut (
     .clk_i          (clk),
     .rst_ni         (rst_n),
@@ -77,9 +82,10 @@ module tb_rcube_router_env #(
     .cfg_rsp_rdata_o(cfg_rdata)
   );
 
-  initial name = $sformatf("tb_rcube_router[%0dx%0d/%0d %s]", NP, NP, DEPTH,
-                           VOQ ? (REG_AVAIL ? "voq reg_avail" : "voq") : "fifo");
-  localparam int HopLat = 2 + int'(REG_AVAIL);
+  initial name = $sformatf("tb_rcube_router[%0dx%0d/%0d %s%s%s%s]", NP, NP, DEPTH,
+                           VOQ ? "voq" : "fifo", REG_AVAIL ? " reg_avail" : "",
+                           REG_POP ? " reg_pop" : "", ALLOC_PIPE ? " alloc_pipe" : "");
+  localparam int HopLat = 2 + int'(REG_AVAIL) + int'(REG_POP) + int'(ALLOC_PIPE);
 
   // ---------------------------------------------------------------- packet format
   // head: [15:0] dest, [23:16] src, [30:24] len, [31] err on last, [63:36] seq;
@@ -459,9 +465,18 @@ module tb_rcube_router_env #(
       wait_idle(5000, "wormhole");
       if (pkt_src_log.size() != 4 * nin) $fatal(1, "%s: wormhole: %0d packets", name, pkt_src_log.size());
       // All inputs stay backlogged, so allocation must rotate 0,1,..,nin-1 after the first.
+      // ALLOC_PIPE: two banks of round-robin pointers, used on alternate cycles, each
+      // rotating on its own: every input within any 2 * nin consecutive packets.
       for (int k = 1; k < pkt_src_log.size(); k++) begin
-        if (pkt_src_log[k] != (pkt_src_log[k - 1] + 1) % nin)
+        if (!ALLOC_PIPE && pkt_src_log[k] != (pkt_src_log[k - 1] + 1) % nin)
           $fatal(1, "%s: wormhole allocation order not round-robin at packet %0d", name, k);
+        if (ALLOC_PIPE && k + 2 * nin <= pkt_src_log.size()) begin
+          int seen;
+          seen = 0;
+          for (int m = k; m < k + 2 * nin; m++) seen |= 1 << pkt_src_log[m];
+          if (seen != (1 << nin) - 1)
+            $fatal(1, "%s: wormhole allocation unfair from packet %0d", name, k);
+        end
       end
       log_out = -1;
     end
@@ -549,6 +564,32 @@ module tb_rcube_router_env #(
       if (rx_flits[o] != n0 + 1 + 5) $fatal(1, "%s: after the timeout %0d flits on output %0d, want %0d",
                                           name, rx_flits[o] - n0, o, 6);
       check_counters("after timeout");
+      // The same while the output is blocked: no EEP while the stalled packet still has
+      // flits queued, however long it has been idle; the EEP the cycle its queue drains
+      // (the input decides the offer a cycle ahead, from the buffer's next state).
+      begin
+        int k = (NP > 3) ? 3 : 0, n1;
+        sink_hold[o] = 1'b1;
+        send_pkt(k, dest_for(k, o), SINK_DEPTH, 1'b0);   // fills the sink: no credit left
+        repeat (SINK_DEPTH + 10) @(negedge clk);
+        send_pkt(i, dest_for(i, o), 10, 1'b0);
+        src_wr[i] -= 9;   // only the head comes: one flit queued, for 150 idle cycles
+        repeat (150) @(negedge clk);
+        n1 = rx_flits[o];
+        if (n1 != n0 + 6 + SINK_DEPTH)
+          $fatal(1, "%s: blocked output got %0d flits, want %0d", name, n1 - n0 - 6, SINK_DEPTH);
+        check_counters("stalled behind a blocked output");   // RT_TMO still 1
+        exp_cut[o] = 1;
+        exp_tmo[i] = 2;
+        sink_hold[o] = 1'b0;
+        for (int t = 0; t < 300 && exp_cut[o] != 0; t++) @(negedge clk);
+        if (exp_cut[o] != 0) $fatal(1, "%s: stalled packet not ended once drained", name);
+        in_pkt[i] = 1'b0;
+        wait_idle(300, "timeout behind a blocked output");
+        if (rx_flits[o] != n1 + 1 + 1)
+          $fatal(1, "%s: after the drain %0d flits, want 2", name, rx_flits[o] - n1);
+        check_counters("after timeout behind a blocked output");
+      end
       // A short timeout stays on through the random traffic below: its sources pause at
       // most a few cycles inside a packet when they hold a credit, so nothing may be cut.
       cfg_wr(12'(RT_TMO_CYCLES_OFFSET), 32'd48);
@@ -725,7 +766,7 @@ endmodule
 
 module tb_rcube_router;
   logic [1:0] done8, done5, done2, done_chain;
-  logic       done_reg;
+  logic       done_reg, done_pop, done_pop5, done_ap2;
 
   // Both organisations: VOQ = 1 (the default) and the FIFO baseline.
   for (genvar v = 0; v < 2; v++) begin : gen_org
@@ -741,9 +782,19 @@ module tb_rcube_router;
   // cycle more per hop.
   tb_rcube_router_env #(.NP(8), .DEPTH(16), .CDLY(2), .RANDOM_CYCLES(30000), .VOQ(1'b1),
                         .REG_AVAIL(1'b1)) u_env8_reg (.done_o(done_reg));
+  // VOQ with pops carried out a cycle after the decision (REG_POP) and the allocator's grant
+  // and accept in consecutive cycles (ALLOC_PIPE): all three options (the configuration for
+  // a faster clock), REG_POP alone on small buffers (credit turn-around), ALLOC_PIPE alone.
+  tb_rcube_router_env #(.NP(8), .DEPTH(16), .CDLY(2), .RANDOM_CYCLES(30000), .VOQ(1'b1),
+                        .REG_AVAIL(1'b1), .REG_POP(1'b1), .ALLOC_PIPE(1'b1))
+    u_env8_pop (.done_o(done_pop));
+  tb_rcube_router_env #(.NP(5), .DEPTH(4), .CDLY(1), .RANDOM_CYCLES(20000), .CHECK_RATE(1'b0),
+                        .VOQ(1'b1), .REG_POP(1'b1)) u_env5_pop (.done_o(done_pop5));
+  tb_rcube_router_env #(.NP(2), .DEPTH(16), .CDLY(0), .RANDOM_CYCLES(20000), .VOQ(1'b1),
+                        .ALLOC_PIPE(1'b1)) u_env2_ap (.done_o(done_ap2));
 
   initial begin
-    wait (&{done8, done5, done2, done_chain, done_reg});
+    wait (&{done8, done5, done2, done_chain, done_reg, done_pop, done_pop5, done_ap2});
     $display("tb_rcube_router: PASS");
     $finish;
   end

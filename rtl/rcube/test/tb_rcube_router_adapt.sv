@@ -22,9 +22,17 @@
 //     packets in order per input/output pair; adaptive packets do take alternatives;
 //     no flit stalls for 2000 cycles while packets are pending (watchdog); afterwards
 //     every credit is back at every input.
-module tb_rcube_router_adapt;
+module tb_rcube_router_adapt #(
+  // the VOQ router's pipeline options, one cycle of latency each
+  // (tb_rcube_router_adapt_pipe runs this testbench with both)
+  parameter bit REG_AVAIL = 1'b0,
+  parameter bit REG_POP   = 1'b0,
+  parameter bit ALLOC_PIPE = 1'b0
+);
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
+
+  localparam int DetLat = 3 + int'(REG_AVAIL) + int'(REG_POP) + int'(ALLOC_PIPE);   // zero-load, in to out
 
   localparam int NP = 8;
   localparam int DEPTH = 16;
@@ -43,7 +51,8 @@ module tb_rcube_router_adapt;
   logic [11:0]         cfg_addr = '0;
   logic [31:0]         cfg_wdata = '0, cfg_rdata;
 
-  rcube_router #(.NPORTS(NP), .BUF_DEPTH(DEPTH), .VOQ(1'b1)) dut (
+  rcube_router #(.NPORTS(NP), .BUF_DEPTH(DEPTH), .VOQ(1'b1), .REG_AVAIL(REG_AVAIL),
+                 .REG_POP(REG_POP), .ALLOC_PIPE(ALLOC_PIPE)) dut (
     .clk_i(clk), .rst_ni(rst_n), .in_flit_i(in_flit), .in_credit_o(in_credit),
     .out_flit_o(out_flit), .out_credit_i(out_credit),
     .cfg_req_valid_i(cfg_valid), .cfg_req_write_i(cfg_write), .cfg_req_addr_i(cfg_addr),
@@ -274,7 +283,8 @@ module tb_rcube_router_adapt;
     lat_det = pkts[k_det].t_out - pkts[k_det].t_in;
     // t_in: cycle the tb drives the head; t_out: cycle the tb sees it (one cycle after
     // it is driven), so a 2-cycle hop measures 3.
-    if (lat_det != 3) $fatal(1, "tb: deterministic zero-load latency %0d, want 3", lat_det);
+    if (lat_det != DetLat)
+      $fatal(1, "tb: deterministic zero-load latency %0d, want %0d", lat_det, DetLat);
     if (pkts[k_ad].out != 1) $fatal(1, "tb: idle preferred port not taken (%0d)", pkts[k_ad].out);
     if (pkts[k_ad].t_out - pkts[k_ad].t_in != lat_det)
       $fatal(1, "tb: adaptive zero-load latency %0d", pkts[k_ad].t_out - pkts[k_ad].t_in);

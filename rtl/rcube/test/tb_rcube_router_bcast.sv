@@ -17,11 +17,20 @@
 //     pending (deadlock), and after the sources stop everything drains and every
 //     credit comes back.
 // The FIFO organisation (VOQ = 0) drops broadcasts: checked at the end on a second DUT.
+// REG_AVAIL / REG_POP: the VOQ router's pipeline options, one cycle of latency each
+// (tb_rcube_router_bcast_pipe runs this testbench with both).
 // Credit models, source rings and config helpers: rcube_tb_link.svh, rcube_tb_src_ring.svh,
 // rcube_tb_cfg.svh (shared with tb_rcube_router and tb_rcube_router_sat).
-module tb_rcube_router_bcast;
+module tb_rcube_router_bcast #(
+  parameter bit REG_AVAIL = 1'b0,
+  parameter bit REG_POP   = 1'b0,
+  parameter bit ALLOC_PIPE = 1'b0
+);
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
+
+  // A broadcast takes its outputs without the grant/accept matching: ALLOC_PIPE adds nothing.
+  localparam int BcLat = 3 + int'(REG_AVAIL) + int'(REG_POP);   // zero-load, in to out
 
   localparam int NP = 8;
   localparam int DEPTH = 16;
@@ -36,13 +45,15 @@ module tb_rcube_router_bcast;
   logic [11:0]         cfg_addr = '0;
   logic [31:0]         cfg_wdata = '0, cfg_rdata, fifo_rdata;
   bit                  fifo_phase = 1'b0;
-  string               name = "tb_rcube_router_bcast";
+  string               name = (REG_AVAIL || REG_POP || ALLOC_PIPE) ? "tb_rcube_router_bcast (pipelined)"
+                                                      : "tb_rcube_router_bcast";
 
 `include "rcube_tb_link.svh"
 `include "rcube_tb_src_ring.svh"
 `include "rcube_tb_cfg.svh"
 
-  rcube_router #(.NPORTS(NP), .BUF_DEPTH(DEPTH), .VOQ(1'b1)) dut (
+  rcube_router #(.NPORTS(NP), .BUF_DEPTH(DEPTH), .VOQ(1'b1), .REG_AVAIL(REG_AVAIL),
+                 .REG_POP(REG_POP), .ALLOC_PIPE(ALLOC_PIPE)) dut (
     .clk_i(clk), .rst_ni(rst_n), .in_flit_i(in_flit), .in_credit_o(in_credit),
     .out_flit_o(out_flit), .out_credit_i(out_credit),
     .cfg_req_valid_i(cfg_valid), .cfg_req_write_i(cfg_write), .cfg_req_addr_i(cfg_addr),
@@ -263,14 +274,15 @@ module tb_rcube_router_bcast;
     send_pkt(2, 1'b1, range_of(0, 7), 5);
     wait_drain(200);
     for (int o = 0; o < NP; o++) begin
-      if (o != 2 && first_lat[o] != 3)
-        $fatal(1, "tb: zero-load broadcast latency to output %0d = %0d, want 3", o, first_lat[o]);
+      if (o != 2 && first_lat[o] != BcLat)
+        $fatal(1, "tb: zero-load broadcast latency to output %0d = %0d, want %0d", o, first_lat[o],
+               BcLat);
     end
     send_pkt(6, 1'b1, range_of(1, 2), BCAST_PKT_FLITS);
     wait_drain(200);
-    if (first_lat[1] != 3 || first_lat[2] != 3) $fatal(1, "tb: 2-output broadcast latency %0d/%0d, want 3",
-                                                      first_lat[1], first_lat[2]);
-    $display("tb_rcube_router_bcast: zero-load latency: 3 cycles to 7 outputs and to 2");
+    if (first_lat[1] != BcLat || first_lat[2] != BcLat)
+      $fatal(1, "tb: 2-output broadcast latency %0d/%0d, want %0d", first_lat[1], first_lat[2], BcLat);
+    $display("%s: zero-load latency: %0d cycles to 7 outputs and to 2", name, BcLat);
 
     // ---- ranges, including empty ones (own port only, beyond every output) ----
     send_pkt(0, 1'b1, range_of(3, 5), 4);

@@ -8,14 +8,20 @@
 //     the buffer kept near full; after draining, the whole buffer is usable again
 //     (no slot leaked from the free list).
 //   - a flit offered with inj_i reaches rd_data_o if popped at once and takes no slot.
+//   - with REG_POP the same, with every pop carried out a cycle after it is decided:
+//     rd_data_o a cycle later, count_o and has_free_o the stored state until then,
+//     avail_o and head_last_o the state the pending pop leaves (checked against the model,
+//     which pops at the decision).
 // Instances: 8 queues / 16 and 512 slots (the router), 5 / 7 (not powers of two), 3 / 2,
-// and 8 / 16 with REG_AVAIL (a flit is available from the cycle after its push).
+// 8 / 16 with REG_AVAIL (a flit is available from the cycle after its push), with
+// REG_POP, and with both.
 
 module tb_rcube_voq_buffer_env #(
   parameter int NQ     = 8,
   parameter int DEPTH  = 16,
   parameter int CYCLES = 40000,
-  parameter bit REG_AVAIL = 1'b0
+  parameter bit REG_AVAIL = 1'b0,
+  parameter bit REG_POP   = 1'b0
 ) (
   output logic done_o
 );
@@ -32,31 +38,46 @@ module tb_rcube_voq_buffer_env #(
   logic                    push, inj, pop, rd_valid, has_free;
   logic [QW-1:0]           push_q, pop_q;
   logic [W-1:0]            push_data, rd_data;
-  logic [NQ-1:0]           avail, head_last;
+  logic [NQ-1:0]           avail, head_last, empty_next, empty_next_q;
   logic [NQ-1:0][CntW-1:0] count;
 
-  rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL)) dut (
+  rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL),
+                     .REG_POP(REG_POP)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .push_i(push), .inj_i(inj), .push_q_i(push_q), .push_data_i(push_data),
     .avail_o(avail), .head_last_o(head_last), .pop_i(pop), .pop_q_i(pop_q),
-    .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count),
+    .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count), .empty_next_o(empty_next),
     .has_free_o(has_free)
   );
 
   string name;
-  initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d%s]", NQ, DEPTH, REG_AVAIL ? " reg" : "");
+  initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d%s%s]", NQ, DEPTH,
+                           REG_AVAIL ? " reg" : "", REG_POP ? " reg_pop" : "");
 
   // Power-of-two size: Verilator 5.006 miscompiles other sizes of queue arrays.
   logic [W-1:0] model[1 << QW][$];
   int           occ = 0;
-  bit           exp_valid = 1'b0;
-  logic [W-1:0] exp_data;
+  bit           exp_valid = 1'b0, mid_valid = 1'b0;   // mid: REG_POP's extra cycle
+  logic [W-1:0] exp_data, mid_data;
+  // REG_POP: the pop decided in the last cycle, carried out in this one; it holds a slot
+  // of the model's occupancy until then (pend_slot: not an offered entry)
+  bit           pend_slot = 1'b0;
+  int           pend_q = 0;
   int           n_pops = 0, n_byp = 0, n_inj = 0, max_occ = 0;
+  bit           seen_edge = 1'b0;
 
   // Stimulus for this cycle, chosen at the negedge.
   int  push_pct = 50, pop_pct = 50, skew = 0, force_q = -1, inj_pct = 0;
   bit  spare_q0 = 1'b0;     // never pop queue 0
   // force_q: -1 random queue, -2 random queue but 0, else that queue
+
+  // Entries the buffer stores now: the model's, plus the one a pending pop still holds.
+  function automatic int stored_in(int q);
+    return model[q].size() + int'(pend_slot && pend_q == q);
+  endfunction
+  function automatic int stored();
+    return occ + int'(pend_slot);
+  endfunction
 
   function automatic logic [W-1:0] rnd_data();
     return {$urandom_range(0, 3), $urandom, $urandom};
@@ -68,7 +89,8 @@ module tb_rcube_voq_buffer_env #(
       if (rd_valid != exp_valid) $fatal(1, "%s: rd_valid %b, want %b", name, rd_valid, exp_valid);
       if (exp_valid && rd_data != exp_data)
         $fatal(1, "%s: popped %h, want %h", name, rd_data, exp_data);
-      if (has_free != (occ < DEPTH)) $fatal(1, "%s: has_free %b with %0d of %0d", name, has_free, occ, DEPTH);
+      if (has_free != (stored() < DEPTH))
+        $fatal(1, "%s: has_free %b with %0d of %0d", name, has_free, stored(), DEPTH);
       for (int q = 0; q < NQ; q++) begin
         automatic bit want = (model[q].size() != 0) || (((push && !REG_AVAIL) || inj) && int'(push_q) == q);
         if (avail[q] != want) $fatal(1, "%s: avail[%0d] = %b, want %b", name, q, avail[q], want);
@@ -78,27 +100,44 @@ module tb_rcube_voq_buffer_env #(
         if (model[q].size() == 0 && want && head_last[q] != push_data[W-1])
           $fatal(1, "%s: head_last[%0d] = %b for the offered entry, want %b", name, q,
                  head_last[q], push_data[W-1]);
-        if (int'(count[q]) != model[q].size())
-          $fatal(1, "%s: count[%0d] = %0d, want %0d", name, q, count[q], model[q].size());
+        if (int'(count[q]) != stored_in(q))
+          $fatal(1, "%s: count[%0d] = %0d, want %0d", name, q, count[q], stored_in(q));
+        if (seen_edge && empty_next_q[q] != (count[q] == '0))
+          $fatal(1, "%s: empty_next[%0d] was %b, count now %0d", name, q, empty_next_q[q], count[q]);
       end
       begin
         automatic int pq = int'(pop_q), wq = int'(push_q);
+        automatic bit           nv = pop;
+        automatic logic [W-1:0] nd = '0;
         if (pop && push && wq == pq && model[pq].size() == 0) n_byp++;
         if (pop && inj && wq == pq) n_inj++;
         if (push) begin
           model[wq].push_back(push_data);
           occ++;
         end
-        exp_valid = pop;
+        pend_slot = 1'b0;
         if (pop && inj && wq == pq) begin
-          exp_data = push_data;   // an offered flit taken: no slot, no model entry
+          nd = push_data;   // an offered flit taken: no slot, no model entry
         end else if (pop) begin
-          exp_data = model[pq].pop_front();
+          nd = model[pq].pop_front();
           occ--;
           n_pops++;
+          pend_slot = REG_POP;
+          pend_q    = pq;
+        end
+        if (REG_POP) begin
+          exp_valid = mid_valid;
+          exp_data  = mid_data;
+          mid_valid = nv;
+          mid_data  = nd;
+        end else begin
+          exp_valid = nv;
+          exp_data  = nd;
         end
       end
       if (occ > max_occ) max_occ = occ;
+      empty_next_q = empty_next;   // sampled before the edge updates the buffer
+      seen_edge    = 1'b1;
     end
   end
 
@@ -106,7 +145,7 @@ module tb_rcube_voq_buffer_env #(
     push = 1'b0; inj = 1'b0; pop = 1'b0; push_q = '0; pop_q = '0; push_data = '0;
     if (rst_n) begin
       // Push only into a free slot: the router's credits guarantee that.
-      if (occ < DEPTH && $urandom_range(1, 100) <= push_pct) begin
+      if (stored() < DEPTH && $urandom_range(1, 100) <= push_pct) begin
         int q;
         if (force_q >= 0) q = force_q;
         else if (force_q == -2) q = $urandom_range(1, NQ - 1);
@@ -117,7 +156,7 @@ module tb_rcube_voq_buffer_env #(
         // Offer a flit to an empty queue; taken only if popped in this cycle.
         int q;
         q = $urandom_range(0, NQ - 1);
-        if (model[q].size() == 0) begin
+        if (stored_in(q) == 0) begin
           inj = 1'b1; push_q = QW'(q); push_data = rnd_data();
         end
       end
@@ -138,7 +177,7 @@ module tb_rcube_voq_buffer_env #(
   task automatic drain();
     push_pct = 0; pop_pct = 100;
     while (occ != 0) @(negedge clk);
-    repeat (2) @(negedge clk);
+    repeat (3) @(negedge clk);
   endtask
 
   // Fill all DEPTH slots (queues chosen by qsel), check nothing is lost, drain.
@@ -179,9 +218,10 @@ module tb_rcube_voq_buffer_env #(
       pop_pct = 100;
       repeat (50) @(negedge clk);
       // One free slot turns over every cycle, or every other cycle when a flit cannot
-      // leave in the cycle it arrives (REG_AVAIL).
-      if (n_pops - p0 < (REG_AVAIL ? 23 : 45)) $fatal(1, "%s: a hogging queue 0 slowed the others (%0d pops in 50)",
-                                   name, n_pops - p0);
+      // leave in the cycle it arrives (REG_AVAIL) or its slot is freed a cycle after the
+      // pop is decided (REG_POP), every third with both.
+      if (n_pops - p0 < (REG_AVAIL && REG_POP ? 15 : REG_AVAIL || REG_POP ? 23 : 45))
+        $fatal(1, "%s: a hogging queue 0 slowed the others (%0d pops in 50)", name, n_pops - p0);
       if (model[0].size() != DEPTH - 1) $fatal(1, "tb: queue 0 changed");
       spare_q0 = 1'b0;
       force_q = -1;
@@ -193,7 +233,8 @@ module tb_rcube_voq_buffer_env #(
         push_pct = $urandom_range(40, 100);
         pop_pct  = $urandom_range(30, 100);
         skew     = ($urandom_range(0, 2) == 0) ? $urandom_range(30, 90) : 0;
-        inj_pct  = ($urandom_range(0, 2) == 0) ? $urandom_range(10, 60) : 0;
+        // every other window offers entries (not left to chance: the check below needs one)
+        inj_pct  = ((n / 2000) % 2 == 1) ? $urandom_range(10, 60) : 0;
       end
       @(negedge clk);
     end
@@ -208,14 +249,16 @@ module tb_rcube_voq_buffer_env #(
 endmodule
 
 module tb_rcube_voq_buffer;
-  logic d0, d1, d2, d3, d4;
+  logic d0, d1, d2, d3, d4, d5, d6;
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16)) u8 (.done_o(d0));
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(512), .CYCLES(20000)) u8d (.done_o(d3));
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16), .REG_AVAIL(1'b1)) u8r (.done_o(d4));
+  tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16), .REG_POP(1'b1)) u8p (.done_o(d5));
+  tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7), .REG_AVAIL(1'b1), .REG_POP(1'b1)) u5rp (.done_o(d6));
   tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7)) u5 (.done_o(d1));
   tb_rcube_voq_buffer_env #(.NQ(3), .DEPTH(2), .CYCLES(10000)) u3 (.done_o(d2));
   initial begin
-    wait (d0 && d1 && d2 && d3 && d4);
+    wait (d0 && d1 && d2 && d3 && d4 && d5 && d6);
     $display("tb_rcube_voq_buffer: PASS");
     $finish;
   end
