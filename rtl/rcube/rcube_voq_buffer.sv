@@ -264,7 +264,11 @@ module rcube_voq_buffer #(
       end
       if (push_stored) begin
         tail_q[push_q_i] <= wr_slot;
-        unique case (cnt_q[push_q_i] - CntW'(rel && x_q == push_q_i))
+        // REG_POP: a carried-out pop of an offered entry (no stored one) does not count;
+        // without it, a pop of an empty queue is a bypass, and then nothing is stored.
+        // (The simpler pop test keeps the default's case select as shallow as it was:
+        // `rel` here made the 8-port router 24.3k -> 28.4k LUT4, session 29.)
+        unique case (cnt_q[push_q_i] - CntW'((REG_POP ? rel : x_pop) && x_q == push_q_i))
           CntW'(0): begin
             head_q[push_q_i] <= wr_slot;
             hl_q[push_q_i]   <= push_data_i[W-1];
@@ -287,11 +291,18 @@ module rcube_voq_buffer #(
 
   // Lets the writer register a decision that needs an empty queue (the stall timeout's
   // injection) a cycle ahead instead of reading count_o through a select in its cycle.
-  always_comb begin
-    for (int unsigned q = 0; q < NQ; q++) begin
-      empty_next_o[q] = !(push_stored && push_q_i == QW'(q)) &&
-                        (q_empty[q] || (rel && x_q == QW'(q) && cnt_q[q] == CntW'(1)));
+  // With REG_POP only: otherwise it depends on this cycle's pop, and even unused, the
+  // output changed how the module alone was mapped (the 8-port router 24.3k -> 29.0k
+  // LUT4, session 29).
+  if (REG_POP) begin : gen_empty_next
+    always_comb begin
+      for (int unsigned q = 0; q < NQ; q++) begin
+        empty_next_o[q] = !(push_stored && push_q_i == QW'(q)) &&
+                          (q_empty[q] || (rel && x_q == QW'(q) && cnt_q[q] == CntW'(1)));
+      end
     end
+  end else begin : gen_no_empty_next
+    assign empty_next_o = '0;
   end
 
   // ---- memories: flits and links, one write + one synchronous read port each ----
