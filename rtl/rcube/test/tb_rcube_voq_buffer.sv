@@ -102,7 +102,7 @@ module tb_rcube_voq_buffer_env #(
                  head_last[q], push_data[W-1]);
         if (int'(count[q]) != stored_in(q))
           $fatal(1, "%s: count[%0d] = %0d, want %0d", name, q, count[q], stored_in(q));
-        if (seen_edge && empty_next_q[q] != (count[q] == '0))
+        if (REG_POP && seen_edge && empty_next_q[q] != (count[q] == '0))
           $fatal(1, "%s: empty_next[%0d] was %b, count now %0d", name, q, empty_next_q[q], count[q]);
       end
       begin
