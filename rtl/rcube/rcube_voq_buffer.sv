@@ -102,6 +102,7 @@ module rcube_voq_buffer #(
   logic          la_pop;
   logic [QW-1:0] la_q;
   logic          la_h2l;   // top bit of the second entry of the queue la_q pops
+  logic          pop_h2l;  // the same for the pop carried out now (below)
   if (REG_POP) begin : gen_pop_reg
     logic          pop_r_q, inj_r_q;
     logic [QW-1:0] pop_q_r_q;
@@ -124,7 +125,7 @@ module rcube_voq_buffer #(
     assign x_inj  = inj_r_q;
     assign la_pop = pop_r_q;
     assign la_q   = pop_q_r_q;
-    assign la_h2l = (fix_q && fix_qn_q == pop_q_r_q) ? next_rd_l_q : h2l_q[pop_q_r_q];
+    assign la_h2l = pop_h2l;   // the pending pop is the one carried out now
   end else begin : gen_pop_now
     assign x_pop      = pop_i;
     assign x_q        = pop_q_i;
@@ -173,7 +174,6 @@ module rcube_voq_buffer #(
   logic            pop_empty;      // the queue has no stored entry: bypass or offered entry
   logic            bypass;         // popping what is pushed or offered in this very cycle
   logic [AW-1:0]   pop_h2;         // second slot of the popped queue, fix applied
-  logic            pop_h2l;        // ... and the top bit of its entry
   logic [AW-1:0]   rel_slot;       // slot freed by the pop
   logic            rel;            // a slot goes back to the free list
   assign pop_cnt   = cnt_q[x_q];
