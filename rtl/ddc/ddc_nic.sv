@@ -129,12 +129,17 @@ module ddc_nic (
   // with configuration, and the multiplier stays off the receive path.
   logic        dedup, rx_dup, rx_seq_evict;
   logic        early_nack, rx_early_nack, rx_lmr_full;   // REL_CTRL.EARLY_NACK, contexts 1..7
-  logic [20:0] seq_hold_q, seq_timeout, seq_tries;
-  assign seq_timeout = (rel_timeout == '0) ? 21'd1 : 21'(rel_timeout);   // 0 acts as 1
-  assign seq_tries   = 21'(rel_retries) + 21'd2;
+  // Operands at their own widths (16 x 5 -> 21): declared 21 bits wide, Yosys mapped the
+  // product to three 18x18 multipliers once it read the node's hierarchy (SYNTH.md).
+  logic [20:0] seq_hold_q, seq_hold;
+  logic [15:0] seq_timeout;
+  logic [4:0]  seq_tries;
+  assign seq_timeout = (rel_timeout == '0) ? 16'd1 : rel_timeout;   // 0 acts as 1
+  assign seq_tries   = 5'(rel_retries) + 5'd2;
+  assign seq_hold    = 21'(seq_timeout) * 21'(seq_tries);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) seq_hold_q <= '0;
-    else         seq_hold_q <= seq_timeout * seq_tries;
+    else         seq_hold_q <= seq_hold;
   end
   logic        ans_valid, ans_ready, ans_last;
   logic [63:0] ans_data;
