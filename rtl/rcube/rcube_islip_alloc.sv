@@ -62,6 +62,9 @@ module rcube_islip_alloc #(
   parameter int unsigned  ITERS     = 1,
   parameter bit           GRANT_ALL = 1'b0,
   parameter bit           PIPE      = 1'b0,   // grant and accept in consecutive cycles
+  // cycles from a decision to the crossbar setting of its flits (1: the buffer pops at
+  // the next edge; 2: the buffer pops a cycle later, rcube_voq_buffer REG_POP)
+  parameter int unsigned  XBAR_LAT  = 1,
   localparam int unsigned PortW     = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
   input  logic                           clk_i,
@@ -87,7 +90,8 @@ module rcube_islip_alloc #(
   output logic [NPORTS-1:0]              out_open_o,
   // outputs that get a flit at the next edge (one credit spent each)
   output logic [NPORTS-1:0]              sched_o,
-  // crossbar setting for this cycle (registered): output o carries input xsel_o[o]
+  // crossbar setting for this cycle (registered, XBAR_LAT cycles after the decision):
+  // output o carries input xsel_o[o]
   output logic [NPORTS-1:0]              xvalid_o,
   output logic [NPORTS-1:0][PortW-1:0]   xsel_o
 );
@@ -134,8 +138,11 @@ module rcube_islip_alloc #(
   // Round-robin pointers: gptr_g for the grants, gptr_a / aptr_a of the grants accepted
   // now, updated to gptr_d / aptr_d (one bank; two with PIPE, below)
   logic [NPORTS-1:0][PortW-1:0] gptr_g, gptr_a, aptr_a, gptr_d, aptr_d;
-  logic [NPORTS-1:0]            xvalid_q, xvalid_d;
-  logic [NPORTS-1:0][PortW-1:0] xsel_q, xsel_d;
+  // the crossbar setting, [0] for the flits popped at the next edge, then delay stages
+  logic [XBAR_LAT-1:0][NPORTS-1:0]            xvalid_q;
+  logic [XBAR_LAT-1:0][NPORTS-1:0][PortW-1:0] xsel_q;
+  logic [NPORTS-1:0]                          xvalid_d;
+  logic [NPORTS-1:0][PortW-1:0]               xsel_d;
   logic [NPORTS-1:0]             bc_conn_q, bc_conn_d;   // input i sends a broadcast ...
   logic [NPORTS-1:0][NPORTS-1:0] bc_held_q, bc_held_d;   // ... to / reserving these outputs
   logic [PortW-1:0]              bptr_q, bptr_d;         // acquisition round robin over inputs
@@ -174,10 +181,27 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][NPORTS-1:0] req, greq, acc_in, gnt;   // [input][output]
   logic [NPORTS-1:0][NPORTS-1:0] gnt_q;                    // PIPE: last cycle's grants
 
-  // PIPE: requests for the next cycle's accept, and the grant register
-  logic [NPORTS-1:0][NPORTS-1:0] greq_pipe;
+  // The pairs an input and an output free for a new connection may form: the queue has a
+  // flit for the output and the output a credit.
+  function automatic logic [NPORTS-1:0][NPORTS-1:0] pairs(
+      logic [NPORTS-1:0] ins_free, logic [NPORTS-1:0] outs_free,
+      logic [NPORTS-1:0][NPORTS-1:0] queues, logic [NPORTS-1:0] credits);
+    logic [NPORTS-1:0][NPORTS-1:0] p;
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      p[i] = ins_free[i] ? (queues[i] & outs_free & credits) : '0;
+    end
+    return p;
+  endfunction
+
+  // Free for a new connection now: outside a connection and a broadcast.
+  logic [NPORTS-1:0] in_free, out_free;
+  assign in_free  = ~in_open & ~bc_busy;
+  assign out_free = ~out_open;
+  assign req      = pairs(in_free, out_free, avail_i, credit_ok_i);
+
+  // PIPE: the grants are for the next cycle, where a connection popping its last flit
+  // now has freed its input and output (at this edge); the grants are registered.
   if (PIPE) begin : gen_pipe
-    // A connection popping its last flit now frees its input and output at this edge.
     logic [NPORTS-1:0][NPORTS-1:0] close_oh;   // [input][output]
     logic [NPORTS-1:0]             in_close, out_close;
     always_comb begin
@@ -187,51 +211,39 @@ module rcube_islip_alloc #(
         in_close[i] = close_oh[i] != '0;
         out_close   = out_close | close_oh[i];
       end
-      for (int unsigned i = 0; i < NPORTS; i++) begin
-        for (int unsigned o = 0; o < NPORTS; o++) begin
-          greq_pipe[i][o] = (!in_open[i] || in_close[i]) && !bc_busy[i] &&
-                            (!out_open[o] || out_close[o]) && avail_i[i][o] && credit_ok_i[o];
-        end
-      end
     end
-    // Two banks of pointers, used in turn: the grants of cycle c use bank phase_q, and
-    // are accepted in c+1, which moves that bank's pointers. Each bank then sees its own
-    // accepts before it grants again, as one iSLIP does; with one bank the grants ran a
-    // cycle behind the accepts and the pointers did not desynchronise (full load of
-    // 1-flit packets: no perfect matching, tb_rcube_islip_alloc).
-    logic                              phase_q;
-    logic [1:0][NPORTS-1:0][PortW-1:0] gptr_q, aptr_q;
-    assign gptr_g = gptr_q[phase_q];
-    assign gptr_a = gptr_q[!phase_q];
-    assign aptr_a = aptr_q[!phase_q];
+    assign greq = pairs((~in_open | in_close) & ~bc_busy, out_free | out_close, avail_i,
+                        credit_ok_i);
     always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        gnt_q   <= '0;
-        phase_q <= 1'b0;
-        gptr_q  <= '0;
-        aptr_q  <= '0;
-      end else begin
-        gnt_q            <= gnt;
-        phase_q          <= !phase_q;
-        gptr_q[!phase_q] <= gptr_d;
-        aptr_q[!phase_q] <= aptr_d;
-      end
+      if (!rst_ni) gnt_q <= '0;
+      else         gnt_q <= gnt;
     end
   end else begin : gen_no_pipe
-    logic [NPORTS-1:0][PortW-1:0] gptr_q, aptr_q;
-    assign greq_pipe = '0;
-    assign gnt_q     = '0;
-    assign gptr_g    = gptr_q;
-    assign gptr_a    = gptr_q;
-    assign aptr_a    = aptr_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        gptr_q <= '0;
-        aptr_q <= '0;
-      end else begin
-        gptr_q <= gptr_d;
-        aptr_q <= aptr_d;
-      end
+    assign greq  = req;
+    assign gnt_q = '0;
+  end
+
+  // Round-robin pointers. With PIPE, two banks used in turn: the grants of cycle c use
+  // bank phase_q, and are accepted in c+1, which moves that bank's pointers. Each bank
+  // then sees its own accepts before it grants again, as one iSLIP does; with one bank
+  // the grants ran a cycle behind the accepts and the pointers did not desynchronise
+  // (full load of 1-flit packets: no perfect matching, tb_rcube_islip_alloc).
+  localparam int unsigned NBanks = PIPE ? 2 : 1;
+  logic [NBanks-1:0][NPORTS-1:0][PortW-1:0] gptr_q, aptr_q;
+  logic phase_q, bank_a;   // the bank granting now (stays 0 without PIPE), the one accepting
+  assign bank_a = PIPE ? !phase_q : 1'b0;
+  assign gptr_g = gptr_q[phase_q];
+  assign gptr_a = gptr_q[bank_a];
+  assign aptr_a = aptr_q[bank_a];
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      phase_q <= 1'b0;
+      gptr_q  <= '0;
+      aptr_q  <= '0;
+    end else begin
+      phase_q         <= PIPE ? !phase_q : 1'b0;
+      gptr_q[bank_a]  <= gptr_d;
+      aptr_q[bank_a]  <= aptr_d;
     end
   end
 
@@ -241,13 +253,6 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][PortW-1:0]  in_pick, out_pick;
   logic [NPORTS-1:0]             col, gcol, acol;
   always_comb begin
-    for (int unsigned i = 0; i < NPORTS; i++) begin
-      for (int unsigned o = 0; o < NPORTS; o++) begin
-        req[i][o] = !in_open[i] && !bc_busy[i] && !out_open[o] && avail_i[i][o] &&
-                    credit_ok_i[o];
-      end
-    end
-    greq   = PIPE ? greq_pipe : req;
     acc_in = '0;
     gnt         = '0;
     acc_oh      = '0;
@@ -356,15 +361,15 @@ module rcube_islip_alloc #(
     for (int unsigned o = 0; o < NPORTS; o++) begin
       for (int unsigned i = 0; i < NPORTS; i++) src[o][i] = uni_oh[i][o] || bc_oh[i][o];
       xvalid_d[o] = src[o] != '0;
-      xsel_d[o]   = xvalid_d[o] ? onehot_index(src[o]) : xsel_q[o];
+      xsel_d[o]   = xvalid_d[o] ? onehot_index(src[o]) : xsel_q[0][o];
       gptr_d[o]   = gptr_move[o] ? next_of(out_pick[o]) : gptr_a[o];
     end
   end
 
   assign out_open_o = out_open;
   assign sched_o  = xvalid_d;
-  assign xvalid_o = xvalid_q;
-  assign xsel_o   = xsel_q;
+  assign xvalid_o = xvalid_q[XBAR_LAT-1];
+  assign xsel_o   = xsel_q[XBAR_LAT-1];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -378,8 +383,12 @@ module rcube_islip_alloc #(
     end else begin
       in_conn_q  <= in_conn_d;
       in_port_q  <= in_port_d;
-      xvalid_q   <= xvalid_d;
-      xsel_q     <= xsel_d;
+      xvalid_q[0] <= xvalid_d;
+      xsel_q[0]   <= xsel_d;
+      for (int unsigned s = 1; s < XBAR_LAT; s++) begin
+        xvalid_q[s] <= xvalid_q[s-1];
+        xsel_q[s]   <= xsel_q[s-1];
+      end
       bc_conn_q  <= bc_conn_d;
       bc_held_q  <= bc_held_d;
       bptr_q     <= bptr_d;

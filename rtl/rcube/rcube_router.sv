@@ -114,8 +114,8 @@ module rcube_router #(
     logic       [NPORTS-1:0][NPORTS-1:0] avail;       // [input][output]
     logic       [NPORTS-1:0][NPORTS-1:0] last;        // [input][output]
     logic       [NPORTS-1:0]             pop, credit_ok;
-    logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel, xsel_alloc;
-    logic       [NPORTS-1:0]             xvalid, xvalid_alloc, sched;
+    logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel;
+    logic       [NPORTS-1:0]             xvalid, sched;
     logic       [NPORTS-1:0]             bc_avail, bc_last, pop_bc, bc_start, credit_bc;
     logic       [NPORTS-1:0][NPORTS-1:0] bc_mask;     // [input][output]
     logic       [NPORTS-1:0]             out_open, out_busy, out_calm;
@@ -163,7 +163,9 @@ module rcube_router #(
       .NPORTS   (NPORTS),
       .ITERS    (ITERS),
       .GRANT_ALL(GRANT_ALL),
-      .PIPE     (ALLOC_PIPE)
+      .PIPE     (ALLOC_PIPE),
+      // with REG_POP the pops, so the flits, leave the buffers a cycle after the decision
+      .XBAR_LAT (REG_POP ? 2 : 1)
     ) u_alloc (
       .clk_i      (clk_i),
       .rst_ni     (rst_ni),
@@ -180,30 +182,9 @@ module rcube_router #(
       .bc_start_o (bc_start),
       .out_open_o (out_open),
       .sched_o    (sched),
-      .xvalid_o   (xvalid_alloc),
-      .xsel_o     (xsel_alloc)
+      .xvalid_o   (xvalid),
+      .xsel_o     (xsel)
     );
-
-    // The crossbar setting for the flits popped at the last edge: the allocator's own
-    // register, or with REG_POP one cycle later, as the pops are.
-    if (REG_POP) begin : gen_xsel_reg
-      logic [NPORTS-1:0]            xvalid_q;
-      logic [NPORTS-1:0][PortW-1:0] xsel_q;
-      always_ff @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) begin
-          xvalid_q <= '0;
-          xsel_q   <= '0;
-        end else begin
-          xvalid_q <= xvalid_alloc;
-          xsel_q   <= xsel_alloc;
-        end
-      end
-      assign xvalid = xvalid_q;
-      assign xsel   = xsel_q;
-    end else begin : gen_xsel_now
-      assign xvalid = xvalid_alloc;
-      assign xsel   = xsel_alloc;
-    end
 
     // For the adaptive choice of arriving heads.
     assign out_busy = out_open | ~credit_ok;

@@ -95,7 +95,7 @@ module rcube_voq_buffer #(
   // ---- the pop carried out at this edge: this cycle's (REG_POP = 0) or the last ----
   logic          x_pop;    // a pop is carried out
   logic [QW-1:0] x_q;      // ... of this queue
-  logic          x_inj;    // ... and takes an offered entry (REG_POP: kept in inj_data_q)
+  logic          x_inj;    // ... and takes an offered entry kept in inj_data_q (REG_POP)
   logic [W-1:0]  inj_data_q;
   // The pending pop as the lookahead below sees it: none without REG_POP, so that this
   // cycle's pop, which depends on avail_o, is not wired back into it.
@@ -312,14 +312,14 @@ module rcube_voq_buffer #(
   logic [W-1:0]  mem_q  [DEPTH];
   logic [AW:0]   next_q [DEPTH];   // {top bit of the entry, its slot}
   logic [W-1:0]  rd_mem_q, byp_data_q;
-  // With REG_POP an offered entry taken is carried out from inj_data_q, through the
-  // same bypass register a same-cycle pop uses without REG_POP.
+  // With REG_POP an offered entry taken is carried out from inj_data_q into the read
+  // register (there is no same-cycle bypass then, and no output multiplexer).
   always_ff @(posedge clk_i) begin
     if (push_i) mem_q[wr_slot] <= push_data_i;
-    if (x_pop) rd_mem_q <= mem_q[head_q[x_q]];
+    if (x_pop) rd_mem_q <= x_inj ? inj_data_q : mem_q[head_q[x_q]];
     if (link_push) next_q[push_tail] <= {push_data_i[W-1], wr_slot};
     if (read_next) {next_rd_l_q, next_rd_q} <= next_q[pop_h2];
-    byp_data_q <= REG_POP ? inj_data_q : push_data_i;
+    byp_data_q <= push_data_i;
   end
 
   logic byp_q, rd_valid_q;
@@ -328,7 +328,7 @@ module rcube_voq_buffer #(
       byp_q      <= 1'b0;
       rd_valid_q <= 1'b0;
     end else begin
-      byp_q      <= bypass || x_inj;
+      byp_q      <= bypass;
       rd_valid_q <= x_pop;
     end
   end

@@ -3,7 +3,8 @@
 # Modules are found by name (one module per file) in rtl/common, rtl/ddc, rtl/rcube, rtl/card,
 # rtl/phy, rtl/boards/common, rtl/boards/ulx3s;
 # packages come first. `include files shared by testbenches (rtl/<area>/test/*.svh) are found
-# in the testbench's own folder. A testbench passes when it exits 0 and prints "PASS".
+# in the testbench's own folder, and so are testbench modules another testbench instantiates
+# with other parameters (tb_rcube_router_bcast_pipe runs tb_rcube_router_bcast). A testbench passes when it exits 0 and prints "PASS".
 set -euo pipefail
 tb_file=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,7 +21,7 @@ verilator --binary --timing --assert -Wall -Wno-fatal \
   "$root/rtl/pkg/fasthsl_pkg.sv" "$root/rtl/common/fasthsl_link_pkg.sv" \
   -y "$root/rtl/common" -y "$root/rtl/ddc" -y "$root/rtl/rcube" -y "$root/rtl/card" \
   -y "$root/rtl/phy" -y "$root/rtl/boards/common" -y "$root/rtl/boards/ulx3s" \
-  "+incdir+$tb_dir" "$tb_file" >"$build/build.log" 2>&1 || { cat "$build/build.log"; echo "FAIL $name (build)"; exit 1; }
+  -y "$tb_dir" "+incdir+$tb_dir" "$tb_file" >"$build/build.log" 2>&1 || { cat "$build/build.log"; echo "FAIL $name (build)"; exit 1; }
 # -Wno-fatal lets us print every warning; any warning still fails the test.
 if grep -q '^%Warning' "$build/build.log"; then
   grep -A3 '^%Warning' "$build/build.log"; echo "FAIL $name (Verilator warnings)"; exit 1
