@@ -17,9 +17,10 @@ use std::process::Command;
 /// card's 16-flit buffers, and VOQ with 4096-flit buffers, 2 iSLIP iterations and grant
 /// pointers that move on every iteration: the configuration that meets issue 3's
 /// saturation goal for every packet length (rtl/rcube/README.md; its buffer is in RAM
-/// arrays, so depth costs the simulation little). The cluster uses `sim_router` (VOQ,
-/// 16 flits, 1 iteration).
-const TOPS: [(&str, &str, &str, &[&str]); 4] = [
+/// arrays, so depth costs the simulation little); and VOQ with the three pipeline options
+/// (a 5-cycle hop at about twice the clock on an FPGA: docs/SYNTH.md). The cluster uses
+/// `sim_router` (VOQ, 16 flits, 1 iteration).
+const TOPS: [(&str, &str, &str, &[&str]); 5] = [
     ("sim_nic", "sim_nic", "vl_nic", &[]),
     ("sim_router", "sim_router", "vl_router", &["-GVOQ=1'b1"]),
     (
@@ -37,6 +38,17 @@ const TOPS: [(&str, &str, &str, &[&str]); 4] = [
             "-GBUF_DEPTH=4096",
             "-GITERS=2",
             "-GGRANT_ALL=1'b1",
+        ],
+    ),
+    (
+        "sim_router",
+        "sim_router_pipe",
+        "vl_router_pipe",
+        &[
+            "-GVOQ=1'b1",
+            "-GREG_AVAIL=1'b1",
+            "-GREG_POP=1'b1",
+            "-GALLOC_PIPE=1'b1",
         ],
     ),
 ];

@@ -224,7 +224,8 @@ module rcube_islip_alloc #(
   end
 
   // Round-robin pointers. With PIPE, two banks used in turn: the grants of cycle c use
-  // bank phase_q, and are accepted in c+1, which moves that bank's pointers. Each bank
+  // bank phase_q, and are accepted in c+1, which moves that bank's pointers; the bank
+  // turns every cycle but idle ones. Each bank
   // then sees its own accepts before it grants again, as one iSLIP does; with one bank
   // the grants ran a cycle behind the accepts and the pointers did not desynchronise
   // (full load of 1-flit packets: no perfect matching, tb_rcube_islip_alloc).
@@ -241,7 +242,11 @@ module rcube_islip_alloc #(
       gptr_q  <= '0;
       aptr_q  <= '0;
     end else begin
-      phase_q         <= PIPE ? !phase_q : 1'b0;
+      // Held while no queue has a flit (then there is no grant, whose accept would need
+      // the bank to turn): idle, the allocator's state stays put, which lets the
+      // simulator skip idle cycles. Turning only after grants keeps the rule too, but
+      // in one run tb_rcube_islip_alloc drained its backlog in 510 cycles against 449.
+      phase_q         <= PIPE ? (phase_q ^ (avail_i != '0)) : 1'b0;
       gptr_q[bank_a]  <= gptr_d;
       aptr_q[bank_a]  <= aptr_d;
     end

@@ -1,6 +1,7 @@
-// extern "C" face of the Verilated models (sim_nic; sim_router built three times:
+// extern "C" face of the Verilated models (sim_nic; sim_router built four times:
 // Vsim_router with VOQ=1, Vsim_router_fifo with VOQ=0, Vsim_router_deep with VOQ=1,
-// 4096-flit buffers and 2 iSLIP iterations) for the Rust side.
+// 4096-flit buffers and 2 iSLIP iterations, Vsim_router_pipe with VOQ=1 and the three
+// pipeline options) for the Rust side.
 //
 // One call per model per clock cycle: `*_tick` takes every input of the cycle in one
 // struct, runs the cycle (inputs settle with the clock low, then the rising edge) and
@@ -17,10 +18,12 @@
 #include "Vsim_router.h"
 #include "Vsim_router_fifo.h"
 #include "Vsim_router_deep.h"
+#include "Vsim_router_pipe.h"
 #include "Vsim_nic___024root.h"
 #include "Vsim_router___024root.h"
 #include "Vsim_router_fifo___024root.h"
 #include "Vsim_router_deep___024root.h"
+#include "Vsim_router_pipe___024root.h"
 
 #ifdef FASTHSL_TRACE
 #include "verilated_fst_c.h"
@@ -242,6 +245,7 @@ using Nic = Model<Vsim_nic, FhNicIn>;
 using Router = Model<Vsim_router, FhRouterIn>;
 using RouterFifo = Model<Vsim_router_fifo, FhRouterIn>;
 using RouterDeep = Model<Vsim_router_deep, FhRouterIn>;
+using RouterPipe = Model<Vsim_router_pipe, FhRouterIn>;
 
 // One router cycle; the same for every variant (same ports, different parameters).
 template <typename Mod>
@@ -369,6 +373,7 @@ void fh_nic_tick(void* mp, const FhNicIn* in, FhNicOut* out) {
 FH_ROUTER_API(fh_router, Router, "router")
 FH_ROUTER_API(fh_router_fifo, RouterFifo, "router_fifo")
 FH_ROUTER_API(fh_router_deep, RouterDeep, "router_deep")
+FH_ROUTER_API(fh_router_pipe, RouterPipe, "router_pipe")
 
 #ifdef FASTHSL_TRACE
 int fh_nic_trace_open(void* m, const char* path) { return trace_open(static_cast<Nic*>(m), path); }

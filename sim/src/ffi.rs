@@ -118,6 +118,15 @@ extern "C" {
     fn fh_router_deep_reset(m: *mut c_void, cycles: u32);
     fn fh_router_deep_tick(m: *mut c_void, inp: *const RouterIn, out: *mut RouterOut);
     fn fh_router_deep_set_skip(m: *mut c_void, on: u8);
+    fn fh_router_pipe_new() -> *mut c_void;
+    fn fh_router_pipe_free(m: *mut c_void);
+    fn fh_router_pipe_reset(m: *mut c_void, cycles: u32);
+    fn fh_router_pipe_tick(m: *mut c_void, inp: *const RouterIn, out: *mut RouterOut);
+    fn fh_router_pipe_set_skip(m: *mut c_void, on: u8);
+    #[cfg(feature = "trace")]
+    fn fh_router_pipe_trace_open(m: *mut c_void, path: *const std::ffi::c_char) -> i32;
+    #[cfg(feature = "trace")]
+    fn fh_router_pipe_trace_flush(m: *mut c_void);
     #[cfg(feature = "trace")]
     fn fh_router_deep_trace_open(m: *mut c_void, path: *const std::ffi::c_char) -> i32;
     #[cfg(feature = "trace")]
@@ -287,4 +296,18 @@ model!(
     fh_router_deep_set_skip,
     fh_router_deep_trace_open,
     fh_router_deep_trace_flush
+);
+// The VOQ router with the three pipeline options (sim_router with REG_AVAIL=1 REG_POP=1
+// ALLOC_PIPE=1: a 5-cycle hop), for the traffic benchmark.
+model!(
+    RouterPipeModel,
+    RouterIn,
+    RouterOut,
+    fh_router_pipe_new,
+    fh_router_pipe_free,
+    fh_router_pipe_reset,
+    fh_router_pipe_tick,
+    fh_router_pipe_set_skip,
+    fh_router_pipe_trace_open,
+    fh_router_pipe_trace_flush
 );

@@ -57,7 +57,9 @@ use fasthsl_contract::router_regs as rt;
 use fasthsl_contract::{desc_flag, PktHdr, Ptype, RouteBounds, RouteCtrl, ROUTE_ENTRIES};
 use fasthsl_topology::{Topology, ROUTER_PORTS};
 
-use crate::ffi::{self, RouterDeepModel, RouterFifoModel, RouterIn, RouterModel, RouterOut};
+use crate::ffi::{
+    self, RouterDeepModel, RouterFifoModel, RouterIn, RouterModel, RouterOut, RouterPipeModel,
+};
 use crate::wiring::{self, Peers, TerminalOut};
 
 pub mod soak;
@@ -88,6 +90,10 @@ pub enum RouterKind {
     Fifo,
     /// Virtual output queues with iSLIP allocation.
     Voq,
+    /// The VOQ router with its three pipeline options (`REG_AVAIL`, `REG_POP`,
+    /// `ALLOC_PIPE`): a 5-cycle hop instead of 2, for a clock about twice as fast on an
+    /// FPGA (docs/SYNTH.md). Like every result here, its latencies are in cycles.
+    VoqPipe,
 }
 
 impl RouterKind {
@@ -97,6 +103,7 @@ impl RouterKind {
         match self {
             RouterKind::Fifo => &[CARD_BUF_DEPTH],
             RouterKind::Voq => &[CARD_BUF_DEPTH, DEEP_BUF_DEPTH],
+            RouterKind::VoqPipe => &[CARD_BUF_DEPTH],
         }
     }
 
@@ -111,6 +118,7 @@ impl RouterKind {
         match self {
             RouterKind::Fifo => "fifo",
             RouterKind::Voq => "voq",
+            RouterKind::VoqPipe => "voq-pipe",
         }
     }
 }
@@ -127,8 +135,9 @@ impl FromStr for RouterKind {
         match s.trim().to_ascii_lowercase().as_str() {
             "fifo" => Ok(RouterKind::Fifo),
             "voq" => Ok(RouterKind::Voq),
+            "voq-pipe" => Ok(RouterKind::VoqPipe),
             _ => Err(TrafficError::Config(format!(
-                "unknown router organisation '{s}' (known: fifo, voq)"
+                "unknown router organisation '{s}' (known: fifo, voq, voq-pipe)"
             ))),
         }
     }
@@ -1208,6 +1217,7 @@ enum Model {
     Voq(RouterModel),
     Fifo(RouterFifoModel),
     VoqDeep(RouterDeepModel),
+    VoqPipe(RouterPipeModel),
 }
 
 impl Model {
@@ -1228,6 +1238,7 @@ impl Model {
             (RouterKind::Voq, DEEP_BUF_DEPTH) => ready!(RouterDeepModel::new(), Model::VoqDeep),
             (RouterKind::Voq, _) => ready!(RouterModel::new(), Model::Voq),
             (RouterKind::Fifo, _) => ready!(RouterFifoModel::new(), Model::Fifo),
+            (RouterKind::VoqPipe, _) => ready!(RouterPipeModel::new(), Model::VoqPipe),
         }
     }
     #[inline]
@@ -1236,6 +1247,7 @@ impl Model {
             Model::Voq(r) => r.tick(inp, out),
             Model::Fifo(r) => r.tick(inp, out),
             Model::VoqDeep(r) => r.tick(inp, out),
+            Model::VoqPipe(r) => r.tick(inp, out),
         }
     }
 }

@@ -229,6 +229,66 @@ fn zero_load_latency_is_two_cycles_per_router() {
     }
 }
 
+/// The pipelined VOQ router (REG_AVAIL, REG_POP, ALLOC_PIPE): one cycle per option,
+/// 5 per hop, on one router and through two.
+#[test]
+fn zero_load_latency_of_the_pipelined_router_is_five_cycles_per_router() {
+    let star = zero_load(
+        RouterKind::VoqPipe,
+        CARD_BUF_DEPTH,
+        &Topology::star(8).unwrap(),
+        1,
+    )
+    .unwrap();
+    assert_eq!(star.samples.len(), 56);
+    assert!(star
+        .samples
+        .iter()
+        .all(|&(_, _, h, l)| h == 1 && l == star.direct + 5));
+    assert_eq!(star.per_hop, 5.0);
+    let full = zero_load(
+        RouterKind::VoqPipe,
+        CARD_BUF_DEPTH,
+        &Topology::full(4).unwrap(),
+        4,
+    )
+    .unwrap();
+    assert!(full
+        .samples
+        .iter()
+        .all(|&(_, _, h, l)| h == 2 && l == full.direct + 10));
+    assert_eq!(full.per_hop, 5.0);
+}
+
+/// Saturation per cycle of the pipelined router against the default one: permutations
+/// still at link rate, uniform 1-flit packets within 0.06 of it (the grants a cycle
+/// before the accepts lose some matches: tb_rcube_router_sat).
+#[test]
+fn pipelined_router_saturation_is_close_to_the_default() {
+    let sat = |kind, pattern, flits| {
+        let c = TrafficConfig {
+            pattern,
+            packet_flits: flits,
+            saturate: true,
+            warmup: 1_000,
+            measure: 4_000,
+            ..TrafficConfig::single_router(kind, 1.0)
+        };
+        run(&c).unwrap().accepted
+    };
+    for flits in [1, 16] {
+        let p = sat(RouterKind::VoqPipe, Pattern::Permutation, flits);
+        assert!(p > 0.99, "permutation, {flits} flits: {p}");
+        let pipe = sat(RouterKind::VoqPipe, Pattern::Uniform, flits);
+        let voq = sat(RouterKind::Voq, Pattern::Uniform, flits);
+        eprintln!("uniform, {flits}-flit packets: voq {voq:.3}, voq-pipe {pipe:.3}");
+        assert!(
+            pipe > 0.5 && pipe > voq - 0.06,
+            "uniform, {flits} flits: {pipe} vs {voq}"
+        );
+    }
+}
+
 #[test]
 fn full4_network_delivers_everything() {
     for pattern in [Pattern::Uniform, Pattern::Transpose, Pattern::Bitcomp] {
@@ -316,13 +376,18 @@ fn bad_settings_are_rejected() {
         buf_depth: DEEP_BUF_DEPTH,
         ..base.clone()
     }));
-    for router in [RouterKind::Fifo, RouterKind::Voq] {
+    for router in [RouterKind::Fifo, RouterKind::Voq, RouterKind::VoqPipe] {
         assert!(bad(TrafficConfig {
             router,
             buf_depth: 64,
             ..base.clone()
         }));
     }
+    assert!(bad(TrafficConfig {
+        router: RouterKind::VoqPipe,
+        buf_depth: DEEP_BUF_DEPTH,
+        ..base.clone()
+    }));
     assert_eq!(RouterKind::Voq.buf_depth_list(" or "), "16 or 4096");
     let e = run(&TrafficConfig {
         router: RouterKind::Voq,
@@ -333,7 +398,13 @@ fn bad_settings_are_rejected() {
     assert!(e.to_string().contains("with 16 or 4096 flits"), "{e}");
 
     assert_eq!("fifo".parse::<RouterKind>().unwrap(), RouterKind::Fifo);
-    assert!("fofo".parse::<RouterKind>().is_err());
+    assert_eq!(
+        "voq-pipe".parse::<RouterKind>().unwrap(),
+        RouterKind::VoqPipe
+    );
+    assert_eq!(RouterKind::VoqPipe.to_string(), "voq-pipe");
+    let e = "fofo".parse::<RouterKind>().unwrap_err();
+    assert!(e.to_string().contains("fifo, voq, voq-pipe"), "{e}");
     assert_eq!(
         "uniform-all".parse::<Pattern>().unwrap(),
         Pattern::UniformAll

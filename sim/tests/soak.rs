@@ -1,5 +1,6 @@
 //! Short soak of the router networks (the long one is `make soak`): saturating mixed
-//! traffic with malformed packets on every topology, both router organisations, every
+//! traffic with malformed packets on every topology, both router organisations (and the
+//! pipelined VOQ router on three), every
 //! packet and every router error counter checked; plus the checks that the soak's own
 //! machinery (watchdog, EEP and order rules, table walk) can fail.
 
@@ -56,7 +57,9 @@ fn run(router: RouterKind, spec: &str, seed: u64) -> SoakReport {
         "{spec} {router}: {r:?}"
     );
     match router {
-        RouterKind::Voq => assert!(r.bcast_copies > r.bcast_sent, "{spec} {router}: {r:?}"),
+        RouterKind::Voq | RouterKind::VoqPipe => {
+            assert!(r.bcast_copies > r.bcast_sent, "{spec} {router}: {r:?}")
+        }
         RouterKind::Fifo => {
             assert_eq!(r.bcast_copies, 0, "{spec} {router}");
             assert!(r.dropped > r.bcast_sent, "{spec} {router}: {r:?}");
@@ -94,6 +97,15 @@ fn soak_short_voq() {
         "hypercube:6",
     ] {
         run(RouterKind::Voq, spec, 1);
+    }
+}
+
+/// The VOQ router with its three pipeline options, on a network of each kind of
+/// routing (one router, adaptive mesh, hypercube).
+#[test]
+fn soak_short_voq_pipe() {
+    for spec in ["star:8", "mesh:4x4", "hypercube:6"] {
+        run(RouterKind::VoqPipe, spec, 1);
     }
 }
 

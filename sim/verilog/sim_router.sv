@@ -10,13 +10,18 @@
 // instead of once per input change: it is most of the router's evaluation cost.
 //
 // VOQ picks the router's input organisation (0: one FIFO per input, 1: virtual output
-// queues with iSLIP), BUF_DEPTH the flits per input buffer. build.rs verilates this top
+// queues with iSLIP), BUF_DEPTH the flits per input buffer, REG_AVAIL / REG_POP /
+// ALLOC_PIPE the VOQ router's pipeline options. build.rs verilates this top
 // once per combination the traffic benchmark offers, so it compares them in one binary.
 module sim_router #(
   parameter bit          VOQ       = 1'b1,
   parameter int unsigned BUF_DEPTH = 16,
   parameter int unsigned ITERS     = 1,
-  parameter bit          GRANT_ALL = 1'b0
+  parameter bit          GRANT_ALL = 1'b0,
+  // the VOQ router's pipeline options (rcube_router; all three: a 5-cycle hop)
+  parameter bit          REG_AVAIL  = 1'b0,
+  parameter bit          REG_POP    = 1'b0,
+  parameter bit          ALLOC_PIPE = 1'b0
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -80,7 +85,10 @@ module sim_router #(
     .BUF_DEPTH(BUF_DEPTH),
     .ITERS    (ITERS),
     .GRANT_ALL(GRANT_ALL),
-    .VOQ      (VOQ)
+    .VOQ      (VOQ),
+    .REG_AVAIL (REG_AVAIL),
+    .REG_POP   (REG_POP),
+    .ALLOC_PIPE(ALLOC_PIPE)
   ) u_router (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

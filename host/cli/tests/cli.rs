@@ -393,3 +393,54 @@ fn pingpong_with_adaptive_routing() {
         "unknown routing 'west-first'",
     );
 }
+
+/// `bench router` with clocks: the pipelined VOQ router against the default one, in
+/// cycles and, at the clocks given, in ns and MB/s per node; the plot in those units.
+#[test]
+fn router_bench_compares_the_pipelined_router_at_its_clock() {
+    let dir = std::env::temp_dir().join(format!("fasthsl-cli-router-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("r.png");
+    let o = fasthsl(&[
+        "bench",
+        "router",
+        "--router",
+        "voq,voq-pipe",
+        "--offered",
+        "0.1,0.4",
+        "--warmup",
+        "200",
+        "--cycles",
+        "2000",
+        "--clock-mhz",
+        "voq=14.5,voq-pipe=28.2",
+        "--json",
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let lines: Vec<serde_json::Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    for l in &lines {
+        let (hop, mhz) = match l["router"].as_str().unwrap() {
+            "voq" => (2.0, 14.5),
+            "voq-pipe" => (5.0, 28.2),
+            r => panic!("router {r}"),
+        };
+        assert_eq!(l["zero_load_latency_per_hop"].as_f64(), Some(hop), "{l}");
+        assert_eq!(l["clock_mhz"].as_f64(), Some(mhz), "{l}");
+        let lat = l["latency_mean"].as_f64().unwrap();
+        let ns = l["latency_mean_ns"].as_f64().unwrap();
+        assert!((ns - lat * 1_000.0 / mhz).abs() < 1e-6, "{l}");
+        let acc = l["accepted"].as_f64().unwrap();
+        let mb = l["accepted_mbps"].as_f64().unwrap();
+        assert!((mb - acc * 8.0 * mhz).abs() < 1e-6, "{l}");
+        assert!(l["stable"].as_bool().unwrap(), "{l}");
+    }
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

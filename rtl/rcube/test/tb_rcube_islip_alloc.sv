@@ -191,9 +191,20 @@ module tb_rcube_islip_alloc_env #(
       max_len    = (ph % 2 == 0) ? 4 : 20;
       repeat (2000) @(negedge clk);
     end
-    // Drain, then full load of 1-flit packets.
+    // Drain (up to 64 queues of QL flits: QL * NP cycles at link rate, twice that
+    // allowed), then full load of 1-flit packets.
     fill_pct = 0; credit_pct = 100;
-    repeat (500) @(negedge clk);
+    begin
+      automatic int left = 1, t = 0;
+      while (left != 0) begin
+        @(negedge clk);
+        t++;
+        left = 0;
+        for (int i = 0; i < NP; i++) for (int o = 0; o < NP; o++) left += q_size(i, o);
+        if (t > 2 * QL * NP) $fatal(1, "%s: %0d flits not drained in %0d cycles", name, left, t);
+      end
+      $display("%s: drained in %0d cycles", name, t);
+    end
     for (int i = 0; i < NP; i++) if (conn[i] >= 0) $fatal(1, "%s: packet not drained", name);
     for (int i = 0; i < NP; i++) for (int o = 0; o < NP; o++) last_served[i][o] = cyc;
     full_load = 1'b1;

@@ -30,6 +30,7 @@ bare wire from generator to sink takes, divided by the routers traversed.
 
 Examples:
   fasthsl bench router --router fifo,voq --plot lat.png
+  fasthsl bench router --router voq,voq-pipe --topology mesh:4x4 --json
   fasthsl bench router --router fifo --saturate --packet-flits 1,4,16,64 --pattern uniform,permutation
   fasthsl bench router --buf-depth 16,4096 --saturate --warmup 40000 --packet-flits 1,4,16,64 --json
   fasthsl bench router --topology full:8 --offered 0.1,0.3,0.5 --json
@@ -41,7 +42,9 @@ and marks every packet ADAPTIVE: a VOQ router sends it to an alternative output 
 primary one is busy. The FIFO router ignores the alternatives.")]
 pub struct RouterArgs {
     /// Router input organisation(s) to compare: fifo (one FIFO per input), voq
-    /// (virtual output queues + iSLIP); comma list or repeated
+    /// (virtual output queues + iSLIP), voq-pipe (voq with its three pipeline options:
+    /// a 5-cycle hop instead of 2, for about twice the FPGA clock; 16-flit buffers);
+    /// comma list or repeated
     #[arg(long, value_name = "KIND", value_delimiter = ',', default_value = "voq",
           value_parser = parse_kind)]
     router: Vec<RouterKind>,
@@ -98,8 +101,15 @@ pub struct RouterArgs {
     /// Seed of every random choice; results are the same for the same seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Clock of each router model compared, MHz (e.g. the placed Fmax of the node rows
+    /// in docs/synth-report.json: voq=14.5,voq-pipe=28.2): adds latencies in ns and
+    /// throughput in MB/s per node (8-byte flits) to the results, and the plot is drawn in
+    /// those units. Every router compared needs one
+    #[arg(long, value_name = "ROUTER=MHZ", value_delimiter = ',', value_parser = parse_clock)]
+    clock_mhz: Vec<(String, f64)>,
     /// One JSON object per run on stdout (keys: router, topology, pattern, packet_flits,
-    /// offered, accepted, latency_mean, latency_p50, latency_p99, ...)
+    /// offered, accepted, latency_mean, latency_p50, latency_p99, ...; with --clock-mhz
+    /// also clock_mhz, latency_mean_ns, latency_p99_ns, offered_mbps, accepted_mbps)
     #[arg(long)]
     json: bool,
     /// Draw latency and accepted throughput vs offered load (or, with --saturate,
@@ -118,6 +128,20 @@ pub struct Lengths(Vec<u32>);
 
 fn parse_kind(s: &str) -> Result<RouterKind, String> {
     s.parse().map_err(|e: traffic::TrafficError| e.to_string())
+}
+
+fn parse_clock(s: &str) -> Result<(String, f64), String> {
+    let (name, mhz) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}': give ROUTER=MHZ, e.g. voq-pipe=28.2"))?;
+    let mhz: f64 = mhz
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}': clock '{mhz}' is not a number (MHz)"))?;
+    if !(mhz.is_finite() && mhz > 0.0 && mhz <= 10_000.0) {
+        return Err(format!("'{s}': clock must be in (0, 10000] MHz"));
+    }
+    Ok((name.trim().to_ascii_lowercase(), mhz))
 }
 
 fn parse_routing(s: &str) -> Result<Routing, String> {
@@ -220,9 +244,47 @@ fn router_models(kinds: &[RouterKind], depths: &[u32]) -> Result<Vec<RouterModel
     Ok(out)
 }
 
+/// Each router model's clock from --clock-mhz (by the name results show: voq, voq-pipe,
+/// voq/4096, fifo): none without the option, all or an error with it.
+fn router_clocks(
+    routers: &[RouterModel],
+    given: &[(String, f64)],
+) -> Result<Vec<(RouterModel, f64)>> {
+    if given.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names: Vec<String> = routers.iter().map(ToString::to_string).collect();
+    for (n, _) in given {
+        if !names.contains(n) {
+            bail!(
+                "--clock-mhz {n}=...: no router '{n}' in this run (routers: {})",
+                names.join(", ")
+            );
+        }
+    }
+    routers
+        .iter()
+        .zip(&names)
+        .map(|(&r, n)| match given.iter().rev().find(|(g, _)| g == n) {
+            Some(&(_, mhz)) => Ok((r, mhz)),
+            None => bail!(
+                "--clock-mhz has no clock for router '{n}': give one for each of {}",
+                names.join(", ")
+            ),
+        })
+        .collect()
+}
+
+/// Flits per node per cycle at `mhz` as MB/s per node (8-byte flits).
+fn mbps(flits_per_cycle: f64, mhz: f64) -> f64 {
+    flits_per_cycle * 8.0 * mhz
+}
+
 /// One configuration's results, in run order.
 struct Curve {
     router: RouterModel,
+    /// MHz, with --clock-mhz
+    clock: Option<f64>,
     routing: Routing,
     pattern: Pattern,
     flits: u32,
@@ -231,7 +293,7 @@ struct Curve {
 
 impl Curve {
     fn label(&self) -> String {
-        match self.routing {
+        let base = match self.routing {
             Routing::Deterministic => {
                 format!("{} {} {}-flit", self.router, self.pattern, self.flits)
             }
@@ -239,6 +301,10 @@ impl Curve {
                 "{} adaptive {} {}-flit",
                 self.router, self.pattern, self.flits
             ),
+        };
+        match self.clock {
+            Some(mhz) => format!("{base} @ {mhz} MHz"),
+            None => base,
         }
     }
 }
@@ -263,6 +329,8 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
     let mut depths = a.buf_depth.clone();
     dedup(&mut depths);
     let routers = router_models(&kinds, &depths)?;
+    let clocks = router_clocks(&routers, &a.clock_mhz)?;
+    let clock_of = |r: RouterModel| clocks.iter().find(|x| x.0 == r).map(|x| x.1);
     let mut routings = a.routing.clone();
     dedup(&mut routings);
     let mut patterns: Vec<Pattern> = Vec::new();
@@ -333,9 +401,16 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
         outln!(
             "loads in flits/node/cycle; latency in cycles from packet creation to tail delivered"
         );
+        if !clocks.is_empty() {
+            let list: Vec<String> = clocks.iter().map(|(r, f)| format!("{r} {f} MHz")).collect();
+            outln!(
+                "at {}: lat_ns is lat_mean in ns, MB/s the accepted throughput per node",
+                list.join(", ")
+            );
+        }
         outln!();
         outln!(
-            "{:<9} {:<13} {:<14} {:>5} {:>7} {:>8} {:>8} {:>9} {:>6} {:>6}  {}",
+            "{:<9} {:<13} {:<14} {:>5} {:>7} {:>8} {:>8} {:>9} {:>6} {:>6} {}{}",
             "router",
             "routing",
             "pattern",
@@ -346,7 +421,12 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
             "lat_mean",
             "p50",
             "p99",
-            "note"
+            if clocks.is_empty() {
+                String::new()
+            } else {
+                format!("{:>8} {:>7} ", "lat_ns", "MB/s")
+            },
+            " note"
         );
     }
 
@@ -359,6 +439,7 @@ pub fn run(a: &RouterArgs) -> Result<ExitCode> {
             for &flits in &lengths {
                 let mut curve = Curve {
                     router,
+                    clock: clock_of(router),
                     routing,
                     pattern,
                     flits,
@@ -446,6 +527,14 @@ fn print_point(a: &RouterArgs, topology: &Topology, c: &Curve, r: &TrafficResult
         if a.saturate {
             v["saturation_throughput"] = json!(r.accepted);
         }
+        if let Some(mhz) = c.clock {
+            let ns = 1_000.0 / mhz;
+            v["clock_mhz"] = json!(mhz);
+            v["latency_mean_ns"] = json!(lat.map(|l| l.mean * ns));
+            v["latency_p99_ns"] = json!(lat.map(|l| l.p99 as f64 * ns));
+            v["offered_mbps"] = json!(mbps(r.offered, mhz));
+            v["accepted_mbps"] = json!(mbps(r.accepted, mhz));
+        }
         outln!("{v}");
         return;
     }
@@ -464,8 +553,16 @@ fn print_point(a: &RouterArgs, topology: &Topology, c: &Curve, r: &TrafficResult
     } else {
         String::new()
     };
+    let at_clock = match c.clock {
+        Some(mhz) => format!(
+            "{:>8} {:>7.1} ",
+            lat.map_or("-".into(), |l| format!("{:.0}", l.mean * 1_000.0 / mhz)),
+            mbps(r.accepted, mhz)
+        ),
+        None => String::new(),
+    };
     outln!(
-        "{:<9} {:<13} {:<14} {:>5} {:>7.3} {:>8.3} {:>8.3} {:>9} {:>6} {:>6}  {}",
+        "{:<9} {:<13} {:<14} {:>5} {:>7.3} {:>8.3} {:>8.3} {:>9} {:>6} {:>6} {} {}",
         c.router.to_string(),
         c.routing.name(),
         c.pattern.name(),
@@ -476,6 +573,7 @@ fn print_point(a: &RouterArgs, topology: &Topology, c: &Curve, r: &TrafficResult
         mean,
         p50,
         p99,
+        at_clock,
         note
     );
 }
@@ -486,6 +584,21 @@ fn draw(
     topology: &Topology,
     curves: &[Curve],
 ) -> Result<()> {
+    // With clocks (all or none: router_clocks), loads in MB/s per node and latency in ns.
+    let timed = curves.iter().all(|c| c.clock.is_some()) && !curves.is_empty();
+    let load = |c: &Curve, flits_per_cycle: f64| match c.clock {
+        Some(mhz) if timed => mbps(flits_per_cycle, mhz),
+        _ => flits_per_cycle,
+    };
+    let time = |c: &Curve, cycles: f64| match c.clock {
+        Some(mhz) if timed => cycles * 1_000.0 / mhz,
+        _ => cycles,
+    };
+    let load_unit = if timed {
+        "MB/s per node"
+    } else {
+        "flits/node/cycle"
+    };
     let panels = if a.saturate {
         // One curve per (router, pattern) across packet lengths.
         let mut series: Vec<Series> = Vec::new();
@@ -494,7 +607,7 @@ fn draw(
                 Routing::Deterministic => format!("{} {}", c.router, c.pattern),
                 Routing::Adaptive => format!("{} adaptive {}", c.router, c.pattern),
             };
-            let pt = (f64::from(c.flits), c.points[0].accepted);
+            let pt = (f64::from(c.flits), load(c, c.points[0].accepted));
             match series.iter_mut().find(|s| s.label == label) {
                 Some(s) => s.points.push(pt),
                 None => series.push(Series {
@@ -506,7 +619,7 @@ fn draw(
         vec![Panel {
             title: format!("RCUBE saturation throughput, {topology}"),
             x_label: "packet length (flits)".into(),
-            y_label: "saturation throughput (flits/node/cycle)".into(),
+            y_label: format!("saturation throughput ({load_unit})"),
             log_x: true,
             log_y: false,
             series,
@@ -520,7 +633,7 @@ fn draw(
                     .points
                     .iter()
                     .filter(|r| r.stable)
-                    .filter_map(|r| r.latency.map(|l| (r.offered, l.mean)))
+                    .filter_map(|r| r.latency.map(|l| (load(c, r.offered), time(c, l.mean))))
                     .collect(),
             })
             .collect();
@@ -528,14 +641,21 @@ fn draw(
             .iter()
             .map(|c| Series {
                 label: c.label(),
-                points: c.points.iter().map(|r| (r.offered, r.accepted)).collect(),
+                points: c
+                    .points
+                    .iter()
+                    .map(|r| (load(c, r.offered), load(c, r.accepted)))
+                    .collect(),
             })
             .collect();
         vec![
             Panel {
                 title: format!("RCUBE latency vs load, {topology}"),
-                x_label: "offered load (flits/node/cycle)".into(),
-                y_label: "mean latency (cycles, log scale)".into(),
+                x_label: format!("offered load ({load_unit})"),
+                y_label: format!(
+                    "mean latency ({}, log scale)",
+                    if timed { "ns" } else { "cycles" }
+                ),
                 log_x: false,
                 // Packet lengths 1..64 put zero-load latencies 20x apart.
                 log_y: true,
@@ -543,8 +663,8 @@ fn draw(
             },
             Panel {
                 title: format!("RCUBE accepted vs offered, {topology}"),
-                x_label: "offered load (flits/node/cycle)".into(),
-                y_label: "accepted throughput (flits/node/cycle)".into(),
+                x_label: format!("offered load ({load_unit})"),
+                y_label: format!("accepted throughput ({load_unit})"),
                 log_x: false,
                 log_y: false,
                 series: acc,
@@ -574,6 +694,11 @@ mod tests {
         let m = router_models(&[RouterKind::Fifo, RouterKind::Voq], &[16, 4096]).unwrap();
         let names: Vec<String> = m.iter().map(ToString::to_string).collect();
         assert_eq!(names, ["fifo", "voq", "voq/4096"]);
+        let m = router_models(&[RouterKind::Voq, RouterKind::VoqPipe], &[16, 4096]).unwrap();
+        let names: Vec<String> = m.iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["voq", "voq-pipe", "voq/4096"]);
+        let e = router_models(&[RouterKind::VoqPipe], &[4096]).unwrap_err();
+        assert!(e.to_string().contains("voq-pipe: 16"), "{e}");
         let e = router_models(&[RouterKind::Fifo], &[4096]).unwrap_err();
         assert!(e.to_string().contains("fifo: 16"), "{e}");
         let e = router_models(&[RouterKind::Voq], &[64]).unwrap_err();
@@ -594,6 +719,9 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(a.router, vec![RouterKind::Fifo, RouterKind::Voq]);
+        let p = parse(&["--router", "voq-pipe"]).unwrap();
+        assert_eq!(p.router, vec![RouterKind::VoqPipe]);
+        assert!(parse(&["--router", "voq-piped"]).is_err());
         let l: Vec<u32> = a.packet_flits.iter().flat_map(|l| l.0.clone()).collect();
         assert_eq!(l, vec![1, 4, 5, 6, 64]);
         let a = parse(&["--offered", "0.1,0.5", "--pattern", "uniform,hotspot:2:0.3"]).unwrap();
@@ -627,6 +755,9 @@ mod tests {
             (&["--topology", "nonsense:4"], "nonsense"),
             (&["--saturate", "--offered", "0.5"], "cannot be used with"),
             (&["--cycles", "5"], "5"),
+            (&["--clock-mhz", "voq"], "ROUTER=MHZ"),
+            (&["--clock-mhz", "voq=fast"], "not a number"),
+            (&["--clock-mhz", "voq=0"], "(0, 10000]"),
         ] {
             let e = parse(args)
                 .err()
@@ -636,5 +767,33 @@ mod tests {
         let a = parse(&["--plot", "out.jpg"]).unwrap();
         let e = run(&a).unwrap_err();
         assert!(e.to_string().contains("PNG"), "{e}");
+        // A clock for a router not compared, or a router without one: refused before
+        // anything runs.
+        let a = parse(&["--router", "voq", "--clock-mhz", "fifo=60"]).unwrap();
+        let e = run(&a).unwrap_err();
+        assert!(e.to_string().contains("no router 'fifo'"), "{e}");
+        let a = parse(&["--router", "voq,voq-pipe", "--clock-mhz", "voq=14.5"]).unwrap();
+        let e = run(&a).unwrap_err();
+        assert!(
+            e.to_string().contains("no clock for router 'voq-pipe'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn clocks_turn_cycles_into_ns_and_mbps() {
+        let a = parse(&[
+            "--router",
+            "voq,voq-pipe",
+            "--clock-mhz",
+            "VOQ=14.5,voq-pipe=28.2",
+        ])
+        .unwrap();
+        let m = router_models(&a.router, &a.buf_depth).unwrap();
+        let c = router_clocks(&m, &a.clock_mhz).unwrap();
+        assert_eq!(c.iter().map(|x| x.1).collect::<Vec<_>>(), [14.5, 28.2]);
+        assert!(router_clocks(&m, &[]).unwrap().is_empty());
+        // 0.5 flit/cycle of 8 bytes at 100 MHz: 400 MB/s.
+        assert_eq!(mbps(0.5, 100.0), 400.0);
     }
 }
