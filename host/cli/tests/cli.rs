@@ -21,6 +21,20 @@ fn refused(args: &[&str], needle: &str) {
     assert!(e.contains(needle), "{args:?}: {e}");
 }
 
+/// The JSON lines of a run that must have succeeded.
+fn json_lines(o: &Output) -> Vec<serde_json::Value> {
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn assert_png(path: &std::path::Path) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG", "{}", path.display());
+}
+
 #[test]
 fn help_lists_every_command() {
     let o = fasthsl(&["--help"]);
@@ -176,18 +190,13 @@ fn sharing_draws_its_penalty_bars() {
         "--plot",
         png.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let lines: Vec<serde_json::Value> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     assert_eq!(lines.len(), 2);
     // Two equal flows out of one node share its link: each takes about twice as long.
     for l in &lines {
         assert!(l["penalty"].as_f64().unwrap() > 1.5, "{l}");
     }
-    let bytes = std::fs::read(&png).unwrap();
-    assert_eq!(&bytes[1..4], b"PNG");
+    assert_png(&png);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -266,11 +275,7 @@ fn pingpong_layer_adds_the_message_layer_beside_the_put() {
         "--layer",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let v: Vec<serde_json::Value> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let v = json_lines(&o);
     assert_eq!(v.len(), 3);
     for p in &v[..2] {
         let raw = p["one_way_ns"].as_f64().unwrap();
@@ -418,11 +423,7 @@ fn router_bench_compares_the_pipelined_router_at_its_clock() {
         "--plot",
         png.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let lines: Vec<serde_json::Value> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     assert_eq!(lines.len(), 4);
     for l in &lines {
         let (hop, mhz) = match l["router"].as_str().unwrap() {
@@ -440,7 +441,6 @@ fn router_bench_compares_the_pipelined_router_at_its_clock() {
         assert!((mb - acc * 8.0 * mhz).abs() < 1e-6, "{l}");
         assert!(l["stable"].as_bool().unwrap(), "{l}");
     }
-    let bytes = std::fs::read(&png).unwrap();
-    assert_eq!(&bytes[1..4], b"PNG");
+    assert_png(&png);
     std::fs::remove_dir_all(&dir).unwrap();
 }
