@@ -411,8 +411,12 @@ def summarize_path(path):
         "logic_levels": sum(1 for s in path if s["type"] == "logic"),
         "logic_ns": round(logic, 2),
         "routing_ns": round(routing, 2),
-        "from": instance_of(path[0]["from"]["cell"]) if path else None,
-        "to": instance_of(path[-1]["to"]["cell"]) if path else None,
+        # A flop Yosys named after no net of the core ($auto$... cells) is placed by the
+        # first or last net of the path, the one it drives or the one it captures.
+        "from": (instance_of(path[0]["from"]["cell"]) or (via[0] if via else None))
+        if path else None,
+        "to": (instance_of(path[-1]["to"]["cell"]) or (via[-1] if via else None))
+        if path else None,
         "via": via,
         "sources": srcs,
     }

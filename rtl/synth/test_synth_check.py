@@ -212,6 +212,30 @@ class Breakdown(unittest.TestCase):
         self.assertEqual(rows[2]["ffs"], 3)
 
 
+class CriticalPath(unittest.TestCase):
+    @staticmethod
+    def step(typ, delay, net="", frm="", to=""):
+        return {"type": typ, "delay": delay, "net": net,
+                "from": {"cell": frm}, "to": {"cell": to}}
+
+    def test_ends_named_by_their_cells_or_their_nets(self):
+        path = [
+            self.step("clk-to-q", 0.5, frm="$auto$ff$123", to="$auto$ff$123"),
+            self.step("routing", 2.0, net="u_core.u_tx.desc_q[3]"),
+            self.step("logic", 0.4, net="u_core.u_tx.pick_LUT4_Z"),
+            self.step("routing", 1.5, net="u_core.u_rx.key_mem.0.19"),
+            self.step("setup", 0.1, to="u_core.u_rx.hit_q_TRELLIS_FF_Q"),
+        ]
+        c = synth.summarize_path(path)
+        self.assertEqual((c["delay_ns"], c["logic_ns"], c["routing_ns"]), (4.5, 1.0, 3.5))
+        self.assertEqual(c["logic_levels"], 1)
+        self.assertEqual(c["via"], ["u_tx.desc_q", "u_tx.pick", "u_rx.key_mem.0.19"])
+        # the launching flop has no name of the core: the net it drives names it
+        self.assertEqual(c["from"], "u_tx.desc_q")
+        self.assertEqual(c["to"], "u_rx.hit_q")
+        self.assertIsNone(synth.summarize_path([])["from"])
+
+
 def netlist(cells, netnames, ports=None):
     """A one-module Yosys JSON netlist, as `write_json` lays it out."""
     return {"modules": {"top": {"attributes": {"top": 1}, "ports": ports or {},
