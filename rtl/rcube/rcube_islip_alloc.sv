@@ -225,10 +225,10 @@ module rcube_islip_alloc #(
 
   // Round-robin pointers. With PIPE, two banks used in turn: the grants of cycle c use
   // bank phase_q, and are accepted in c+1, which moves that bank's pointers; the bank
-  // turns every cycle but idle ones. Each bank
-  // then sees its own accepts before it grants again, as one iSLIP does; with one bank
-  // the grants ran a cycle behind the accepts and the pointers did not desynchronise
-  // (full load of 1-flit packets: no perfect matching, tb_rcube_islip_alloc).
+  // turns every cycle but idle ones. Each bank then sees its own accepts before it grants
+  // again, as one iSLIP does; with one bank the grants ran a cycle behind the accepts and
+  // the pointers did not desynchronise (full load of 1-flit packets: no perfect matching,
+  // tb_rcube_islip_alloc).
   localparam int unsigned NBanks = PIPE ? 2 : 1;
   logic [NBanks-1:0][NPORTS-1:0][PortW-1:0] gptr_q, aptr_q;
   logic phase_q, bank_a;   // the bank granting now (stays 0 without PIPE), the one accepting

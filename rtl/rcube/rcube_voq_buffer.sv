@@ -294,11 +294,11 @@ module rcube_voq_buffer #(
   // With REG_POP only: otherwise it depends on this cycle's pop, and even unused, the
   // output changed how the module alone was mapped (the 8-port router 24.3k -> 29.0k
   // LUT4, session 29).
+  // With REG_POP the pop carried out now is the lookahead's pending one (empty_after).
   if (REG_POP) begin : gen_empty_next
     always_comb begin
       for (int unsigned q = 0; q < NQ; q++) begin
-        empty_next_o[q] = !(push_stored && push_q_i == QW'(q)) &&
-                          (q_empty[q] || (rel && x_q == QW'(q) && cnt_q[q] == CntW'(1)));
+        empty_next_o[q] = empty_after[q] && !(push_stored && push_q_i == QW'(q));
       end
     end
   end else begin : gen_no_empty_next

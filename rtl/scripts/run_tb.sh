@@ -4,7 +4,8 @@
 # rtl/phy, rtl/boards/common, rtl/boards/ulx3s;
 # packages come first. `include files shared by testbenches (rtl/<area>/test/*.svh) are found
 # in the testbench's own folder, and so are testbench modules another testbench instantiates
-# with other parameters (tb_rcube_router_bcast_pipe runs tb_rcube_router_bcast). A testbench passes when it exits 0 and prints "PASS".
+# with other parameters (tb_rcube_router_bcast_pipe runs tb_rcube_router_bcast).
+# A testbench passes when it exits 0 and prints "PASS".
 set -euo pipefail
 tb_file=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)

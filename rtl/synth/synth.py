@@ -121,7 +121,8 @@ BLOCKS = {
         # placed only when named in --pnr: its place and route takes 19 minutes and
         # node_fifo, placed in every check, holds the same NIC
         "pnr_on_request": True,
-    },    # the VOQ router with its three pipeline options (rcube_router REG_AVAIL, REG_POP,
+    },
+    # the VOQ router with its three pipeline options (rcube_router REG_AVAIL, REG_POP,
     # ALLOC_PIPE): three cycles more per hop; the arrival, the allocator's grant, its
     # accept and the buffers' pops each in a cycle of their own
     "router_voq_pipe": {

@@ -202,62 +202,36 @@ fn fifo_uniform_saturation_matches_hol_theory() {
     assert!(!high.stable && high.accepted < 0.7, "{high:?}");
 }
 
+/// Two cycles per router, plus one for each pipeline option of the pipelined VOQ router
+/// (REG_AVAIL, REG_POP, ALLOC_PIPE: 5), on one router and through two.
 #[test]
-fn zero_load_latency_is_two_cycles_per_router() {
-    for (kind, depth) in [
-        (RouterKind::Fifo, CARD_BUF_DEPTH),
-        (RouterKind::Voq, CARD_BUF_DEPTH),
-        (RouterKind::Voq, DEEP_BUF_DEPTH),
+fn zero_load_latency_per_router_is_two_cycles_plus_the_pipeline_options() {
+    for (kind, depth, hop) in [
+        (RouterKind::Fifo, CARD_BUF_DEPTH, 2),
+        (RouterKind::Voq, CARD_BUF_DEPTH, 2),
+        (RouterKind::Voq, DEEP_BUF_DEPTH, 2),
+        (RouterKind::VoqPipe, CARD_BUF_DEPTH, 5),
     ] {
         let star = zero_load(kind, depth, &Topology::star(8).unwrap(), 1).unwrap();
         assert_eq!(star.samples.len(), 56);
         assert!(star
             .samples
             .iter()
-            .all(|&(_, _, h, l)| h == 1 && l == star.direct + 2));
-        assert_eq!(star.per_hop, 2.0);
-        let full = zero_load(kind, depth, &Topology::full(4).unwrap(), 1).unwrap();
-        assert!(full
-            .samples
-            .iter()
-            .all(|&(_, _, h, l)| h == 2 && l == full.direct + 4));
-        assert_eq!(full.per_hop, 2.0);
+            .all(|&(_, _, h, l)| h == 1 && l == star.direct + hop));
+        assert_eq!(star.per_hop, hop as f64);
+        for flits in [1, 4] {
+            let full = zero_load(kind, depth, &Topology::full(4).unwrap(), flits).unwrap();
+            assert!(full
+                .samples
+                .iter()
+                .all(|&(_, _, h, l)| h == 2 && l == full.direct + 2 * hop));
+            assert_eq!(full.per_hop, hop as f64);
+        }
         // A longer packet adds its serialisation only.
         let long = zero_load(kind, depth, &Topology::star(8).unwrap(), 8).unwrap();
         assert_eq!(long.direct, star.direct + 7);
-        assert_eq!(long.per_hop, 2.0);
+        assert_eq!(long.per_hop, hop as f64);
     }
-}
-
-/// The pipelined VOQ router (REG_AVAIL, REG_POP, ALLOC_PIPE): one cycle per option,
-/// 5 per hop, on one router and through two.
-#[test]
-fn zero_load_latency_of_the_pipelined_router_is_five_cycles_per_router() {
-    let star = zero_load(
-        RouterKind::VoqPipe,
-        CARD_BUF_DEPTH,
-        &Topology::star(8).unwrap(),
-        1,
-    )
-    .unwrap();
-    assert_eq!(star.samples.len(), 56);
-    assert!(star
-        .samples
-        .iter()
-        .all(|&(_, _, h, l)| h == 1 && l == star.direct + 5));
-    assert_eq!(star.per_hop, 5.0);
-    let full = zero_load(
-        RouterKind::VoqPipe,
-        CARD_BUF_DEPTH,
-        &Topology::full(4).unwrap(),
-        4,
-    )
-    .unwrap();
-    assert!(full
-        .samples
-        .iter()
-        .all(|&(_, _, h, l)| h == 2 && l == full.direct + 10));
-    assert_eq!(full.per_hop, 5.0);
 }
 
 /// Saturation per cycle of the pipelined router against the default one: permutations
