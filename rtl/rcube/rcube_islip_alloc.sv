@@ -128,6 +128,19 @@ module rcube_islip_alloc #(
     return idx;
   endfunction
 
+  // Per output, whether any input has its bit set in an [input][output] matrix: one
+  // reduction per column. Accumulated input by input in a loop, the OR stays a chain of
+  // NPORTS ORs through the LUT mapping for area (rtl/synth/synth.py AREA_FIRST_PS), and
+  // the free outputs, the matched ones and a broadcast's set all gather bits this way.
+  function automatic logic [NPORTS-1:0] any_input(logic [NPORTS-1:0][NPORTS-1:0] m);
+    logic [NPORTS-1:0] any, col;
+    for (int unsigned o = 0; o < NPORTS; o++) begin
+      for (int unsigned i = 0; i < NPORTS; i++) col[i] = m[i][o];
+      any[o] = |col;
+    end
+    return any;
+  endfunction
+
   function automatic logic [PortW-1:0] next_of(logic [PortW-1:0] k);
     return (32'(k) == NPORTS - 1) ? '0 : k + 1'b1;
   endfunction
@@ -155,15 +168,14 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][NPORTS-1:0] conn_oh;   // [input] its connection's output, one-hot
   logic [NPORTS-1:0][NPORTS-1:0] bc_keep;   // [input][output] reservations held
   always_comb begin
-    out_open = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       in_open[i] = in_conn_q[i];
       conn_oh[i] = in_open[i] ? port_onehot(in_port_q[i]) : '0;
       bc_open[i] = bc_conn_q[i];
       // Reserving (not started) or sending: the input is taken.
       bc_keep[i] = bc_held_q[i];
-      out_open = out_open | conn_oh[i] | bc_keep[i];
     end
+    out_open = any_input(conn_oh | bc_keep);
   end
   // Apart from out_open: the inputs read out_open (out_open_o) to route arriving heads,
   // which feeds their queues' bc_avail_i, so the two must not share a process.
@@ -205,12 +217,11 @@ module rcube_islip_alloc #(
     logic [NPORTS-1:0][NPORTS-1:0] close_oh;   // [input][output]
     logic [NPORTS-1:0]             in_close, out_close;
     always_comb begin
-      out_close = '0;
       for (int unsigned i = 0; i < NPORTS; i++) begin
         close_oh[i] = conn_oh[i] & avail_i[i] & credit_ok_i & last_i[i];
         in_close[i] = close_oh[i] != '0;
-        out_close   = out_close | close_oh[i];
       end
+      out_close = any_input(close_oh);
     end
     assign greq = pairs((~in_open | in_close) & ~bc_busy, out_free | out_close, avail_i,
                         credit_ok_i);
@@ -279,17 +290,14 @@ module rcube_islip_alloc #(
         acc_oh[i] = acc_oh[i] | acol;
         if (it == 0) acc_first[i] = acol;
       end
-      for (int unsigned i = 0; i < NPORTS; i++) begin
-        in_matched[i] = acc_oh[i] != '0;
-        out_matched   = out_matched | acc_oh[i];
-      end
+      for (int unsigned i = 0; i < NPORTS; i++) in_matched[i] = acc_oh[i] != '0;
+      out_matched = any_input(acc_oh);
     end
-    gptr_move = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       first_in[i] = acc_first[i] != '0;
       in_pick[i]  = onehot_index(acc_oh[i]);
-      gptr_move   = gptr_move | (GRANT_ALL ? acc_oh[i] : acc_first[i]);
     end
+    gptr_move = any_input(GRANT_ALL ? acc_oh : acc_first);
     for (int unsigned o = 0; o < NPORTS; o++) begin
       for (int unsigned i = 0; i < NPORTS; i++) col[i] = acc_oh[i][o];
       out_pick[o] = onehot_index(col);
@@ -305,16 +313,15 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][NPORTS-1:0] bc_take;           // [input][output] taken at this edge
   logic [NPORTS-1:0]             bc_win_mask;
   logic                          bc_win_ok;
+  logic [NPORTS-1:0][NPORTS-1:0] bc_win_sets;       // [input][output]: the winner's set
   always_comb begin
-    bc_win_mask = '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
       bc_cand[i] = bc_busy[i] && !bc_open[i] && bc_held_q[i] == '0 && bc_mask_i[i] != '0 &&
                    ((bc_mask_i[i] & ~out_open & credit_bc_i) == bc_mask_i[i]);
     end
     bc_win = rr_onehot(bc_cand, bptr_q);
-    for (int unsigned i = 0; i < NPORTS; i++) begin
-      if (bc_win[i]) bc_win_mask = bc_win_mask | bc_mask_i[i];
-    end
+    for (int unsigned i = 0; i < NPORTS; i++) bc_win_sets[i] = bc_win[i] ? bc_mask_i[i] : '0;
+    bc_win_mask = any_input(bc_win_sets);
   end
   always_comb begin
     bc_win_ok = bc_cand != '0 && (bc_win_mask & out_matched) == '0;

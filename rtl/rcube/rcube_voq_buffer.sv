@@ -97,12 +97,7 @@ module rcube_voq_buffer #(
   logic [QW-1:0] x_q;      // ... of this queue
   logic          x_inj;    // ... and takes an offered entry kept in inj_data_q (REG_POP)
   logic [W-1:0]  inj_data_q;
-  // The pending pop as the lookahead below sees it: none without REG_POP, so that this
-  // cycle's pop, which depends on avail_o, is not wired back into it.
-  logic          la_pop;
-  logic [QW-1:0] la_q;
-  logic          la_h2l;   // top bit of the second entry of the queue la_q pops
-  logic          pop_h2l;  // the same for the pop carried out now (below)
+  logic          pop_h2l;  // top bit of the second entry of the queue popped now (below)
   if (REG_POP) begin : gen_pop_reg
     logic          pop_r_q, inj_r_q;
     logic [QW-1:0] pop_q_r_q;
@@ -123,27 +118,21 @@ module rcube_voq_buffer #(
     assign x_pop  = pop_r_q;
     assign x_q    = pop_q_r_q;
     assign x_inj  = inj_r_q;
-    assign la_pop = pop_r_q;
-    assign la_q   = pop_q_r_q;
-    assign la_h2l = pop_h2l;   // the pending pop is the one carried out now
   end else begin : gen_pop_now
     assign x_pop      = pop_i;
     assign x_q        = pop_q_i;
     assign x_inj      = 1'b0;   // taken through the bypass below
     assign inj_data_q = '0;
-    assign la_pop     = 1'b0;
-    assign la_q       = '0;
-    assign la_h2l     = 1'b0;
   end
 
-  // Queues as the pop carried out now leaves them: with REG_POP the scheduler's view.
-  logic [NQ-1:0] empty_after, la_rel;
+  // Queues as the pop carried out now leaves them: with REG_POP the scheduler's view
+  // (gen_lookahead_reg below). la_rel: the pending pop takes the queue's head, which
+  // leaves its second entry in front (top bit la_h2l).
+  logic [NQ-1:0] empty_after, la_rel, la_h2l;
   always_comb begin
     for (int unsigned q = 0; q < NQ; q++) begin
-      la_rel[q]      = la_pop && la_q == QW'(q) && !q_empty[q];
-      empty_after[q] = q_empty[q] || (la_rel[q] && cnt_q[q] == CntW'(1));
       avail_o[q]     = !empty_after[q];
-      head_last_o[q] = la_rel[q] ? la_h2l : hl_q[q];
+      head_last_o[q] = la_rel[q] ? la_h2l[q] : hl_q[q];
     end
     if ((push_i && !REG_AVAIL) || inj_i) begin
       avail_o[push_q_i] = 1'b1;
@@ -289,6 +278,52 @@ module rcube_voq_buffer #(
     end
   end
 
+  // With REG_POP the lookahead is kept in flops per queue, set at the edge the pop is
+  // decided from the counts as that edge leaves them: the scheduler's cycle then starts
+  // at those flops instead of at count compares and the pending pop's queue select (they
+  // moved to the end of the cycle before, where the decision only picks the queue).
+  // fix_hit_q: the second entry of the queue is in the `next` read register (fix_*).
+  // Without REG_POP there is no pending pop: the queues as they are.
+  if (REG_POP) begin : gen_lookahead_reg
+    logic [NQ-1:0] empty_after_q, la_rel_q, fix_hit_q;
+    logic [NQ-1:0] here_push, here_rel, here_pop, next_zero, next_one;
+    always_comb begin
+      for (int unsigned q = 0; q < NQ; q++) begin
+        here_push[q] = push_stored && push_q_i == QW'(q);
+        here_rel[q]  = rel && x_q == QW'(q);
+        // the count after this edge is 0 or 1 (it moves by one at most)
+        next_zero[q] = (q_empty[q] && !here_push[q]) ||
+                       (cnt_q[q] == CntW'(1) && here_rel[q] && !here_push[q]);
+        next_one[q]  = (cnt_q[q] == CntW'(1) && here_push[q] == here_rel[q]) ||
+                       (q_empty[q] && here_push[q] && !here_rel[q]) ||
+                       (cnt_q[q] == CntW'(2) && here_rel[q] && !here_push[q]);
+        here_pop[q]  = pop_i && pop_q_i == QW'(q);
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        empty_after_q <= '1;
+        la_rel_q      <= '0;
+        fix_hit_q     <= '0;
+      end else begin
+        for (int unsigned q = 0; q < NQ; q++) begin
+          empty_after_q[q] <= next_zero[q] || (here_pop[q] && next_one[q]);
+          la_rel_q[q]      <= here_pop[q] && !next_zero[q];
+          fix_hit_q[q]     <= read_next && x_q == QW'(q);
+        end
+      end
+    end
+    assign empty_after = empty_after_q;
+    assign la_rel      = la_rel_q;
+    always_comb begin
+      for (int unsigned q = 0; q < NQ; q++) la_h2l[q] = fix_hit_q[q] ? next_rd_l_q : h2l_q[q];
+    end
+  end else begin : gen_lookahead_now
+    assign empty_after = q_empty;
+    assign la_rel      = '0;
+    assign la_h2l      = '0;
+  end
+
   // Lets the writer register a decision that needs an empty queue (the stall timeout's
   // injection) a cycle ahead instead of reading count_o through a select in its cycle.
   // With REG_POP only: otherwise it depends on this cycle's pop, and even unused, the
@@ -350,6 +385,16 @@ module rcube_voq_buffer #(
       assert (!inj_i || cnt_q[push_q_i] == '0) else $error("rcube_voq_buffer: inject into a busy queue");
       assert (!REG_POP || !x_pop || !pop_empty || x_inj)
         else $error("rcube_voq_buffer: registered pop of an empty queue");
+      // the lookahead flops are what the pending pop makes of the queues
+      for (int unsigned q = 0; q < NQ; q++) begin
+        automatic logic pend = REG_POP && x_pop && x_q == QW'(q) && !q_empty[q];
+        assert (la_rel[q] == pend)
+          else $error("rcube_voq_buffer: queue %0d's lookahead pop flop is wrong", q);
+        assert (empty_after[q] == (q_empty[q] || (pend && cnt_q[q] == CntW'(1))))
+          else $error("rcube_voq_buffer: queue %0d's empty_after flop is wrong", q);
+        assert (!pend || la_h2l[q] == pop_h2l)
+          else $error("rcube_voq_buffer: queue %0d's lookahead last bit is wrong", q);
+      end
       // every slot used since reset is in a queue, in the free list or its head
       assert (32'(in_use) + 32'(fl_cnt_q) + 32'(fhead_v_q) == 32'(fresh_q))
         else $error("rcube_voq_buffer: slot accounting broken");

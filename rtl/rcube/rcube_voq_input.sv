@@ -153,16 +153,18 @@ module rcube_voq_input #(
   // With REG_POP the rest of the offer is decided a cycle ahead too, from the buffer's
   // next state (empty_next): the queue's emptiness is a select of counts. (A head
   // arriving resets idle_d, so pkt_port_q is the packet's queue whenever inj_ready_q is
-  // set.) Not without REG_POP: empty_next then depends on this cycle's pop, which would
-  // put the allocator's whole cycle in front of the register, a longer path than the
-  // one it takes out.
+  // set.) Whether the packet is still open is the flop's (in_pkt_q), not in_pkt_d: that
+  // one is cleared when the offer is taken, which depends on this cycle's pop. Not
+  // without REG_POP: empty_next then depends on this cycle's pop, which would put the
+  // allocator's whole cycle in front of the register, a longer path than the one it
+  // takes out.
   if (REG_POP) begin : gen_inj_ahead
-    logic inj_ready_q;   // inj but for this cycle's flit
+    logic inj_ready_q;   // inj but for this cycle's flit and the packet being open
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) inj_ready_q <= 1'b0;
-      else inj_ready_q <= in_pkt_d && idle_ge_d && !pkt_drop_d && empty_next[pkt_port_q];
+      else inj_ready_q <= idle_ge_d && !pkt_drop_d && empty_next[pkt_port_q];
     end
-    assign inj = inj_ready_q && !in_flit_i.valid;
+    assign inj = inj_ready_q && in_pkt_q && !in_flit_i.valid;
   end else begin : gen_inj_now
     logic unused_empty_next;
     assign unused_empty_next = ^empty_next;

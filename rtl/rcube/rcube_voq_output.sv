@@ -31,16 +31,25 @@ module rcube_voq_output #(
   logic [CREDIT_W-1:0] credit_q, credit_d;
   link_flit_t          out_q, out_d;
 
-  assign credit_ok_o = (credit_q != '0) || credit_i;
-  assign credit_bc_o = 32'(credit_q) >= fasthsl_pkg::BCAST_PKT_FLITS;
+  // What the allocator asks of the count (any credit, a whole broadcast's) is kept in
+  // flops next to it: the allocator's cycle starts at those instead of at a 12-bit
+  // compare per output.
+  logic nonzero_q, bc_fits_q;
+  assign credit_ok_o = nonzero_q || credit_i;
+  assign credit_bc_o = bc_fits_q;
 
   // Both candidates from flops, sched_i only selects: it comes at the end of the
-  // allocator's cycle, and an adder's carry chain after it would add to that cycle.
+  // allocator's cycle, and an adder's carry chain after it would add to that cycle. The
+  // same for the flags.
   logic [CREDIT_W-1:0] credit_keep, credit_spend;
+  logic                nonzero_d, bc_fits_d;
   always_comb begin
     credit_keep  = credit_q + CREDIT_W'(credit_i);
     credit_spend = credit_i ? credit_q : credit_q - 1'b1;
     credit_d     = sched_i ? credit_spend : credit_keep;
+    nonzero_d    = sched_i ? credit_spend != '0 : credit_keep != '0;
+    bc_fits_d    = sched_i ? 32'(credit_spend) >= fasthsl_pkg::BCAST_PKT_FLITS
+                           : 32'(credit_keep) >= fasthsl_pkg::BCAST_PKT_FLITS;
     out_d    = LINK_FLIT_IDLE;
     if (xvalid_i) begin
       out_d       = flit_i[xsel_i];
@@ -52,11 +61,15 @@ module rcube_voq_output #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      credit_q <= '0;
-      out_q    <= LINK_FLIT_IDLE;
+      credit_q  <= '0;
+      nonzero_q <= 1'b0;
+      bc_fits_q <= 1'b0;
+      out_q     <= LINK_FLIT_IDLE;
     end else begin
-      credit_q <= credit_d;
-      out_q    <= out_d;
+      credit_q  <= credit_d;
+      nonzero_q <= nonzero_d;
+      bc_fits_q <= bc_fits_d;
+      out_q     <= out_d;
     end
   end
 
@@ -67,6 +80,9 @@ module rcube_voq_output #(
       assert (!(credit_i && !sched_i && credit_q == '1))
         else $error("rcube_voq_output: credit counter overflow");
       assert (!sched_i || credit_ok_o) else $error("rcube_voq_output: flit scheduled without credit");
+      assert (nonzero_q == (credit_q != '0) &&
+              bc_fits_q == (32'(credit_q) >= fasthsl_pkg::BCAST_PKT_FLITS))
+        else $error("rcube_voq_output: credit flags differ from the count");
       assert (!xvalid_i || flit_i[xsel_i].valid)
         else $error("rcube_voq_output: crossbar selects an input with no flit");
     end
