@@ -164,7 +164,11 @@ module rcube_islip_alloc #(
   // popped). A broadcast's reservations (started or not) count as open for their outputs.
   // Every per-output result below is gathered (an OR over the inputs) rather than written
   // through a variable index: at most one input drives each output (a_one_source).
-  logic [NPORTS-1:0]             in_open, out_open, bc_open, bc_busy;
+  // The outputs held (out_open_q) are a flop of their own, set from the connections and
+  // reservations as this edge leaves them (out_open_d, below): every match and broadcast
+  // acquisition starts from it, and gathered from the per-input state it cost each of
+  // them a decode and an OR over the inputs first.
+  logic [NPORTS-1:0]             in_open, out_open, out_open_q, out_open_d, bc_open, bc_busy;
   logic [NPORTS-1:0][NPORTS-1:0] conn_oh;   // [input] its connection's output, one-hot
   logic [NPORTS-1:0][NPORTS-1:0] bc_keep;   // [input][output] reservations held
   always_comb begin
@@ -175,10 +179,8 @@ module rcube_islip_alloc #(
       // Reserving (not started) or sending: the input is taken.
       bc_keep[i] = bc_held_q[i];
     end
-    out_open = any_input(conn_oh | bc_keep);
   end
-  // Apart from out_open: the inputs read out_open (out_open_o) to route arriving heads,
-  // which feeds their queues' bc_avail_i, so the two must not share a process.
+  assign out_open = out_open_q;
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
       bc_busy[i] = bc_open[i] || (!bc_conn_q[i] && (bc_held_q[i] != '0 || bc_avail_i[i])
@@ -345,6 +347,10 @@ module rcube_islip_alloc #(
   // uni_oh[i]: the output input i's unicast pop goes to (a connection's, when its queue has
   // a flit and the output a credit, or a new match's); bc_oh[i]: a broadcast's set.
   logic [NPORTS-1:0][NPORTS-1:0] uni_oh, bc_oh, src;   // src: [output][input]
+  // the next cycle's connections and reservations per [input][output], for out_open_d: the
+  // ones kept (broadcasts not released now), and a new match's output; a broadcast taken now
+  // adds the winner's set (bc_win_mask), as no input takes and releases in one cycle
+  logic [NPORTS-1:0][NPORTS-1:0] conn_next, bc_stay;
   always_comb begin
     pop_bc_o   = '0;
     bc_start_o = '0;
@@ -368,7 +374,10 @@ module rcube_islip_alloc #(
       end
       // the set is released at the edge its last flit is popped
       if (bc_go[i] && bc_last_i[i]) bc_held_d[i] = '0;
+      conn_next[i] = in_conn_d[i] ? (conn_oh[i] | acc_oh[i]) : '0;
+      bc_stay[i]   = (bc_go[i] && bc_last_i[i]) ? '0 : bc_keep[i];
     end
+    out_open_d = any_input(conn_next | bc_stay) | (bc_win_ok ? bc_win_mask : '0);
     if (bc_win_ok) bptr_d = next_of(onehot_index(bc_win));
     for (int unsigned o = 0; o < NPORTS; o++) begin
       for (int unsigned i = 0; i < NPORTS; i++) src[o][i] = uni_oh[i][o] || bc_oh[i][o];
@@ -392,6 +401,7 @@ module rcube_islip_alloc #(
       bc_conn_q  <= '0;
       bc_held_q  <= '0;
       bptr_q     <= '0;
+      out_open_q <= '0;
     end else begin
       in_conn_q  <= in_conn_d;
       in_port_q  <= in_port_d;
@@ -404,10 +414,19 @@ module rcube_islip_alloc #(
       bc_conn_q  <= bc_conn_d;
       bc_held_q  <= bc_held_d;
       bptr_q     <= bptr_d;
+      out_open_q <= out_open_d;
     end
   end
 
 `ifndef SYNTHESIS
+  // The held outputs' flop is what the connections and reservations say.
+  always_ff @(posedge clk_i or negedge rst_ni) begin : a_out_open
+    if (rst_ni) begin
+      assert (out_open_q == any_input(conn_oh | bc_keep))
+        else $error("rcube_islip_alloc: out_open_q %b differs from the connections %b",
+                    out_open_q, any_input(conn_oh | bc_keep));
+    end
+  end
   // Wormhole: no output is held by two inputs.
   always_ff @(posedge clk_i or negedge rst_ni) begin : a_wormhole
     if (rst_ni) begin
