@@ -95,8 +95,7 @@ module rcube_voq_buffer #(
   // ---- the pop carried out at this edge: this cycle's (REG_POP = 0) or the last ----
   logic          x_pop;    // a pop is carried out
   logic [QW-1:0] x_q;      // ... of this queue
-  logic          x_inj;    // ... and takes an offered entry kept in inj_data_q (REG_POP)
-  logic [W-1:0]  inj_data_q;
+  logic          x_inj;    // ... and takes the entry offered a cycle ago (REG_POP)
   logic          pop_h2l;  // top bit of the second entry of the queue popped now (below)
   if (REG_POP) begin : gen_pop_reg
     logic          pop_r_q, inj_r_q;
@@ -112,9 +111,6 @@ module rcube_voq_buffer #(
         inj_r_q   <= pop_i && inj_i && pop_q_i == push_q_i;
       end
     end
-    always_ff @(posedge clk_i) begin
-      if (pop_i && inj_i) inj_data_q <= push_data_i;
-    end
     assign x_pop  = pop_r_q;
     assign x_q    = pop_q_r_q;
     assign x_inj  = inj_r_q;
@@ -122,7 +118,6 @@ module rcube_voq_buffer #(
     assign x_pop      = pop_i;
     assign x_q        = pop_q_i;
     assign x_inj      = 1'b0;   // taken through the bypass below
-    assign inj_data_q = '0;
   end
 
   // Queues as the pop carried out now leaves them: with REG_POP the scheduler's view
@@ -278,14 +273,16 @@ module rcube_voq_buffer #(
     end
   end
 
-  // With REG_POP the lookahead is kept in flops per queue, set at the edge the pop is
-  // decided from the counts as that edge leaves them: the scheduler's cycle then starts
-  // at those flops instead of at count compares and the pending pop's queue select (they
-  // moved to the end of the cycle before, where the decision only picks the queue).
-  // fix_hit_q: the second entry of the queue is in the `next` read register (fix_*).
+  // With REG_POP whether a queue is empty once its pending pop is carried out is a flop
+  // per queue, set at the edge the pop is decided from the counts as that edge leaves
+  // them: avail_o, where the scheduler's cycle starts, then comes from it instead of
+  // from count compares and the pending pop's queue select (they moved to the end of the
+  // cycle before, where the decision only picks the queue). The same for la_rel (which
+  // head_last_o needs) took the 8-port pipelined router from 25.8k to 30.6k LUT4 in
+  // Yosys' depth mapping (session 31), so that one stays a compare of the pop register.
   // Without REG_POP there is no pending pop: the queues as they are.
   if (REG_POP) begin : gen_lookahead_reg
-    logic [NQ-1:0] empty_after_q, la_rel_q, fix_hit_q;
+    logic [NQ-1:0] empty_after_q;
     logic [NQ-1:0] here_push, here_rel, here_pop, next_zero, next_one;
     always_comb begin
       for (int unsigned q = 0; q < NQ; q++) begin
@@ -303,20 +300,18 @@ module rcube_voq_buffer #(
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         empty_after_q <= '1;
-        la_rel_q      <= '0;
-        fix_hit_q     <= '0;
       end else begin
         for (int unsigned q = 0; q < NQ; q++) begin
           empty_after_q[q] <= next_zero[q] || (here_pop[q] && next_one[q]);
-          la_rel_q[q]      <= here_pop[q] && !next_zero[q];
-          fix_hit_q[q]     <= read_next && x_q == QW'(q);
         end
       end
     end
     assign empty_after = empty_after_q;
-    assign la_rel      = la_rel_q;
     always_comb begin
-      for (int unsigned q = 0; q < NQ; q++) la_h2l[q] = fix_hit_q[q] ? next_rd_l_q : h2l_q[q];
+      for (int unsigned q = 0; q < NQ; q++) begin
+        la_rel[q] = x_pop && x_q == QW'(q) && !q_empty[q];
+        la_h2l[q] = pop_h2l;
+      end
     end
   end else begin : gen_lookahead_now
     assign empty_after = q_empty;
@@ -347,11 +342,12 @@ module rcube_voq_buffer #(
   logic [W-1:0]  mem_q  [DEPTH];
   logic [AW:0]   next_q [DEPTH];   // {top bit of the entry, its slot}
   logic [W-1:0]  rd_mem_q, byp_data_q;
-  // With REG_POP an offered entry taken is carried out from inj_data_q into the read
-  // register (there is no same-cycle bypass then, and no output multiplexer).
+  // With REG_POP an offered entry taken is carried out into the read register from
+  // byp_data_q, the write port's data of the cycle before, which is the offered entry
+  // then (no register of its own, and nothing of the pop decision on the data's way).
   always_ff @(posedge clk_i) begin
     if (push_i) mem_q[wr_slot] <= push_data_i;
-    if (x_pop) rd_mem_q <= x_inj ? inj_data_q : mem_q[head_q[x_q]];
+    if (x_pop) rd_mem_q <= x_inj ? byp_data_q : mem_q[head_q[x_q]];
     if (link_push) next_q[push_tail] <= {push_data_i[W-1], wr_slot};
     if (read_next) {next_rd_l_q, next_rd_q} <= next_q[pop_h2];
     byp_data_q <= push_data_i;
@@ -385,15 +381,11 @@ module rcube_voq_buffer #(
       assert (!inj_i || cnt_q[push_q_i] == '0) else $error("rcube_voq_buffer: inject into a busy queue");
       assert (!REG_POP || !x_pop || !pop_empty || x_inj)
         else $error("rcube_voq_buffer: registered pop of an empty queue");
-      // the lookahead flops are what the pending pop makes of the queues
+      // the lookahead flop is what the pending pop makes of the queues
       for (int unsigned q = 0; q < NQ; q++) begin
         automatic logic pend = REG_POP && x_pop && x_q == QW'(q) && !q_empty[q];
-        assert (la_rel[q] == pend)
-          else $error("rcube_voq_buffer: queue %0d's lookahead pop flop is wrong", q);
         assert (empty_after[q] == (q_empty[q] || (pend && cnt_q[q] == CntW'(1))))
           else $error("rcube_voq_buffer: queue %0d's empty_after flop is wrong", q);
-        assert (!pend || la_h2l[q] == pop_h2l)
-          else $error("rcube_voq_buffer: queue %0d's lookahead last bit is wrong", q);
       end
       // every slot used since reset is in a queue, in the free list or its head
       assert (32'(in_use) + 32'(fl_cnt_q) + 32'(fhead_v_q) == 32'(fresh_q))
