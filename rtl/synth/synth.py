@@ -134,6 +134,9 @@ BLOCKS = {
         "wrap_params": {"VOQ": 1, "REG_AVAIL": 1, "REG_POP": 1, "ALLOC_PIPE": 1},
         "pnr_router": "router2",
         "pnr_in_check": False,
+        # session 31 (3f24c50): the placer's free choice put clk_i on a pad with no route
+        # to the global clock network, and router2 failed on it (as the NIC in session 10)
+        "clk_site": PNR_CLK_SITE,
     },
     # the node with that router, mapped for area like the node
     "node_pipe": {
