@@ -122,12 +122,12 @@ module rcube_voq_buffer #(
 
   // Queues as the pop carried out now leaves them: with REG_POP the scheduler's view
   // (gen_lookahead_reg below). la_rel: the pending pop takes the queue's head, which
-  // leaves its second entry in front (top bit la_h2l).
-  logic [NQ-1:0] empty_after, la_rel, la_h2l;
+  // leaves its second entry in front (top bit pop_h2l).
+  logic [NQ-1:0] empty_after, la_rel;
   always_comb begin
     for (int unsigned q = 0; q < NQ; q++) begin
       avail_o[q]     = !empty_after[q];
-      head_last_o[q] = la_rel[q] ? la_h2l[q] : hl_q[q];
+      head_last_o[q] = la_rel[q] ? pop_h2l : hl_q[q];
     end
     if ((push_i && !REG_AVAIL) || inj_i) begin
       avail_o[push_q_i] = 1'b1;
@@ -308,15 +308,11 @@ module rcube_voq_buffer #(
     end
     assign empty_after = empty_after_q;
     always_comb begin
-      for (int unsigned q = 0; q < NQ; q++) begin
-        la_rel[q] = x_pop && x_q == QW'(q) && !q_empty[q];
-        la_h2l[q] = pop_h2l;
-      end
+      for (int unsigned q = 0; q < NQ; q++) la_rel[q] = x_pop && x_q == QW'(q) && !q_empty[q];
     end
   end else begin : gen_lookahead_now
     assign empty_after = q_empty;
     assign la_rel      = '0;
-    assign la_h2l      = '0;
   end
 
   // Lets the writer register a decision that needs an empty queue (the stall timeout's
@@ -383,8 +379,7 @@ module rcube_voq_buffer #(
         else $error("rcube_voq_buffer: registered pop of an empty queue");
       // the lookahead flop is what the pending pop makes of the queues
       for (int unsigned q = 0; q < NQ; q++) begin
-        automatic logic pend = REG_POP && x_pop && x_q == QW'(q) && !q_empty[q];
-        assert (empty_after[q] == (q_empty[q] || (pend && cnt_q[q] == CntW'(1))))
+        assert (empty_after[q] == (q_empty[q] || (la_rel[q] && cnt_q[q] == CntW'(1))))
           else $error("rcube_voq_buffer: queue %0d's empty_after flop is wrong", q);
       end
       // every slot used since reset is in a queue, in the free list or its head
