@@ -26,6 +26,7 @@ module formal_rcube_islip_alloc #(
 
   logic [NPORTS-1:0]            rd_valid_q, rd_last_q, pop, xvalid;
   logic [NPORTS-1:0][PortW-1:0] pop_port, xsel;
+  logic [NPORTS-1:0][NPORTS-1:0] pop_oh;   // [input][output]
   // Unicast proof: broadcast queues stay empty (tb_rcube_router_bcast covers them).
   logic [NPORTS-1:0]            unused_pop_bc, unused_bc_start, unused_sched, unused_out_open;
 
@@ -45,6 +46,7 @@ module formal_rcube_islip_alloc #(
     .bc_mask_i  ('0),
     .pop_o      (pop),
     .pop_port_o (pop_port),
+    .pop_oh_o   (pop_oh),
     .pop_bc_o   (unused_pop_bc),
     .bc_start_o (unused_bc_start),
     .out_open_o (unused_out_open),
@@ -138,6 +140,8 @@ module formal_rcube_islip_alloc #(
         end
         // a shown flit crosses exactly once; nothing else does
         assert (n_cross == int'(rd_valid_q[i]));
+        // the one-hot pops are the pops
+        assert (pop_oh[i] == (pop[i] ? NPORTS'(1) << pop_port[i] : '0));
         if (pop[i]) begin
           assert (32'(pop_port[i]) < NPORTS);
           assert (avail_i[i][pop_port[i]] && credit_ok_i[pop_port[i]]);

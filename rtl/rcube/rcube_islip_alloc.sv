@@ -84,6 +84,11 @@ module rcube_islip_alloc #(
   // pops at the next edge
   output logic [NPORTS-1:0]              pop_o,
   output logic [NPORTS-1:0][PortW-1:0]   pop_port_o,
+  // the same pops one-hot: pop_oh_o[i][o] = pop_o[i] && pop_port_o[i] == o. The port
+  // number selects in the buffer's memories; the per-queue state behind a registered pop
+  // (rcube_voq_buffer REG_POP) takes its queue's bit, where decoding the port cost the
+  // pop's path the encoder here and a compare per queue there.
+  output logic [NPORTS-1:0][NPORTS-1:0]  pop_oh_o,
   output logic [NPORTS-1:0]              pop_bc_o,     // pop the broadcast queue instead
   output logic [NPORTS-1:0]              bc_start_o,   // ... and it is a broadcast's head
   // outputs held by a connection or a broadcast's reservation this cycle
@@ -387,6 +392,7 @@ module rcube_islip_alloc #(
     end
   end
 
+  assign pop_oh_o   = uni_oh;
   assign out_open_o = out_open;
   assign sched_o  = xvalid_d;
   assign xvalid_o = xvalid_q[XBAR_LAT-1];

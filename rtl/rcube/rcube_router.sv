@@ -115,6 +115,7 @@ module rcube_router #(
     logic       [NPORTS-1:0][NPORTS-1:0] last;        // [input][output]
     logic       [NPORTS-1:0]             pop, credit_ok;
     logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel;
+    logic       [NPORTS-1:0][NPORTS-1:0] pop_oh;      // [input][output]
     logic       [NPORTS-1:0]             xvalid, sched;
     logic       [NPORTS-1:0]             bc_avail, bc_last, pop_bc, bc_start, credit_bc;
     logic       [NPORTS-1:0][NPORTS-1:0] bc_mask;     // [input][output]
@@ -143,6 +144,7 @@ module rcube_router #(
         .last_o        (last[i]),
         .pop_i         (pop[i]),
         .pop_port_i    (pop_port[i]),
+        .pop_oh_i      (pop_oh[i]),
         .bc_avail_o    (bc_avail[i]),
         .bc_last_o     (bc_last[i]),
         .bc_mask_o     (bc_mask[i]),
@@ -178,6 +180,7 @@ module rcube_router #(
       .bc_mask_i  (bc_mask),
       .pop_o      (pop),
       .pop_port_o (pop_port),
+      .pop_oh_o   (pop_oh),
       .pop_bc_o   (pop_bc),
       .bc_start_o (bc_start),
       .out_open_o (out_open),

@@ -74,6 +74,7 @@ module rcube_voq_input #(
   output logic [NPORTS-1:0]                                          last_o,  // a pop of queue o takes a last flit
   input  logic                                                       pop_i,
   input  logic [PortW-1:0]                                           pop_port_i,
+  input  logic [NPORTS-1:0]                                          pop_oh_i, // the same, one-hot
   // broadcast queue: has a flit, output set of its front packet; pop_bc_i pops it
   // (instead of pop_port_i), bc_start_i says that pop is a broadcast's head
   output logic                                                       bc_avail_o,
@@ -172,8 +173,18 @@ module rcube_voq_input #(
   end
   // The EEP leaves through the queue the packet was in: the broadcast queue for a
   // broadcast (its connection holds the whole output set until this last flit).
-  assign inj_taken = inj && ((pkt_port_q == QW'(NPORTS)) ? pop_bc_i
-                                                         : pop_i && QW'(pop_port_i) == pkt_port_q);
+  // With REG_POP from the one-hot pop (a bit select instead of the port compare, on the
+  // way from the allocator's decision to in_pkt_q); without, the compare: with the select
+  // the default router took 27.7k instead of 26.4k LUT4 in Yosys' depth mapping, which
+  // swings by that much on any rewrite (session 32).
+  logic [NPORTS:0] pop_q_oh;   // the queue popped, one-hot, the broadcast queue last
+  assign pop_q_oh  = {pop_bc_i, pop_oh_i};
+  if (REG_POP) begin : gen_taken_oh
+    assign inj_taken = inj && pop_q_oh[pkt_port_q];
+  end else begin : gen_taken_port
+    assign inj_taken = inj && ((pkt_port_q == QW'(NPORTS)) ? pop_bc_i
+                                                           : pop_i && QW'(pop_port_i) == pkt_port_q);
+  end
   always_comb begin
     idle_d    = idle_q;
     if (!in_pkt_q || in_flit_i.valid) idle_d = '0;
@@ -282,6 +293,7 @@ module rcube_voq_input #(
     .head_last_o (q_last),
     .pop_i       (pop_i || pop_bc_i),
     .pop_q_i     (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
+    .pop_oh_i    (pop_q_oh),
     .rd_valid_o  (rd_valid),
     .rd_data_o   (rd_data),
     .count_o     (count),

@@ -37,15 +37,23 @@ module tb_rcube_islip_alloc_env #(
   logic [NP-1:0][NP-1:0] avail, last;
   logic [NP-1:0]         credit_ok, pop, xvalid;
   logic [NP-1:0][PW-1:0] pop_port, xsel;
+  logic [NP-1:0][NP-1:0] pop_oh;   // [input][output]
 
   logic [NP-1:0] unused_pop_bc, unused_bc_start, sched, sched_q;
   logic [NP-1:0] unused_out_open;   // read by the inputs' adaptive choice: tb_rcube_router_adapt
   rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS), .GRANT_ALL(GRANT_ALL), .PIPE(PIPE)) dut (
     .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
     .last_i(last), .bc_last_i('0), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
-    .pop_o(pop), .pop_port_o(pop_port), .pop_bc_o(unused_pop_bc),
+    .pop_o(pop), .pop_port_o(pop_port), .pop_oh_o(pop_oh), .pop_bc_o(unused_pop_bc),
     .bc_start_o(unused_bc_start), .out_open_o(unused_out_open), .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel)
   );
+  always @(posedge clk) begin
+    for (int i = 0; i < NP; i++) begin
+      if (rst_n && pop_oh[i] != (pop[i] ? NP'(1) << pop_port[i] : '0))
+        $fatal(1, "input %0d: one-hot pop %b, pop %b to port %0d", i, pop_oh[i], pop[i],
+               pop_port[i]);
+    end
+  end
   // Unicast only here; broadcasts are checked in tb_rcube_router_bcast. sched_o must
   // name exactly the outputs the registered crossbar setting will carry.
   always_ff @(posedge clk) sched_q <= sched;

@@ -38,14 +38,16 @@ module tb_rcube_voq_buffer_env #(
   logic                    push, inj, pop, rd_valid, has_free;
   logic [QW-1:0]           push_q, pop_q;
   logic [W-1:0]            push_data, rd_data;
-  logic [NQ-1:0]           avail, head_last, empty_next, empty_next_q;
+  logic [NQ-1:0]           avail, head_last, empty_next, empty_next_q, pop_oh;
   logic [NQ-1:0][CntW-1:0] count;
+
+  assign pop_oh = pop ? NQ'(1) << pop_q : '0;   // the buffer takes the pop one-hot too
 
   rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL),
                      .REG_POP(REG_POP)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .push_i(push), .inj_i(inj), .push_q_i(push_q), .push_data_i(push_data),
-    .avail_o(avail), .head_last_o(head_last), .pop_i(pop), .pop_q_i(pop_q),
+    .avail_o(avail), .head_last_o(head_last), .pop_i(pop), .pop_q_i(pop_q), .pop_oh_i(pop_oh),
     .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count), .empty_next_o(empty_next),
     .has_free_o(has_free)
   );
