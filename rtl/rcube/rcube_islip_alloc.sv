@@ -330,11 +330,17 @@ module rcube_islip_alloc #(
     for (int unsigned i = 0; i < NPORTS; i++) bc_win_sets[i] = bc_win[i] ? bc_mask_i[i] : '0;
     bc_win_mask = any_input(bc_win_sets);
   end
+  // Whether the matching gave an output of an input's set away is found for every input,
+  // beside the round robin, so that the winner's take only ANDs its own bit: checked
+  // against the winner's set (gathered over the inputs) it came after both, the deepest
+  // path of the pipelined router's estimate (session 32).
+  logic [NPORTS-1:0] bc_clash;
   always_comb begin
-    bc_win_ok = bc_cand != '0 && (bc_win_mask & out_matched) == '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      bc_take[i] = (bc_win_ok && bc_win[i]) ? bc_mask_i[i] : '0;
+      bc_clash[i] = (bc_mask_i[i] & out_matched) != '0;
+      bc_take[i]  = (bc_win[i] && !bc_clash[i]) ? bc_mask_i[i] : '0;
     end
+    bc_win_ok = (bc_win & ~bc_clash) != '0;
   end
 
   // An input holding its whole set starts (its credits are there) and keeps popping while
