@@ -102,40 +102,47 @@ module rcube_voq_buffer #(
   logic          x_pop;    // a pop is carried out
   logic [QW-1:0] x_q;      // ... of this queue
   logic          x_inj;    // ... and takes the entry offered a cycle ago (REG_POP)
+  logic [NQ-1:0] x_oh;     // ... one-hot
   logic          pop_h2l;  // top bit of the second entry of the queue popped now (below)
   if (REG_POP) begin : gen_pop_reg
     logic          pop_r_q, inj_r_q;
     logic [QW-1:0] pop_q_r_q;
+    logic [NQ-1:0] pop_oh_r_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        pop_r_q   <= 1'b0;
-        pop_q_r_q <= '0;
-        inj_r_q   <= 1'b0;
+        pop_r_q    <= 1'b0;
+        pop_q_r_q  <= '0;
+        pop_oh_r_q <= '0;
+        inj_r_q    <= 1'b0;
       end else begin
-        pop_r_q   <= pop_i;
-        pop_q_r_q <= pop_q_i;
-        inj_r_q   <= inj_i && pop_oh_i[push_q_i];
+        pop_r_q    <= pop_i;
+        pop_q_r_q  <= pop_q_i;
+        pop_oh_r_q <= pop_oh_i;
+        inj_r_q    <= inj_i && pop_oh_i[push_q_i];
       end
     end
     assign x_pop  = pop_r_q;
     assign x_q    = pop_q_r_q;
+    assign x_oh   = pop_oh_r_q;
     assign x_inj  = inj_r_q;
   end else begin : gen_pop_now
-    logic unused_pop_oh;   // without REG_POP nothing waits behind a register
-    assign unused_pop_oh = ^pop_oh_i;
     assign x_pop      = pop_i;
     assign x_q        = pop_q_i;
+    assign x_oh       = pop_oh_i;
     assign x_inj      = 1'b0;   // taken through the bypass below
   end
 
   // Queues as the pop carried out now leaves them: with REG_POP the scheduler's view
   // (gen_lookahead_reg below). la_rel: the pending pop takes the queue's head, which
-  // leaves its second entry in front (top bit pop_h2l).
-  logic [NQ-1:0] empty_after, la_rel;
+  // leaves its second entry in front (top bit h2l_now, pop_h2l of the popped queue taken
+  // per queue: the one-hot pop picks a queue's own bits, where the queue number's select
+  // of all queues' bits was on the way to the scheduler's `last`, session 32).
+  logic [NQ-1:0] empty_after, la_rel, h2l_now;
   always_comb begin
     for (int unsigned q = 0; q < NQ; q++) begin
+      h2l_now[q]     = (fix_q && fix_qn_q == QW'(q)) ? next_rd_l_q : h2l_q[q];
       avail_o[q]     = !empty_after[q];
-      head_last_o[q] = la_rel[q] ? pop_h2l : hl_q[q];
+      head_last_o[q] = la_rel[q] ? h2l_now[q] : hl_q[q];
     end
     if ((push_i && !REG_AVAIL) || inj_i) begin
       avail_o[push_q_i] = 1'b1;
@@ -287,7 +294,7 @@ module rcube_voq_buffer #(
   // from count compares and the pending pop's queue select (they moved to the end of the
   // cycle before, where the decision only picks the queue). The same for la_rel (which
   // head_last_o needs) took the 8-port pipelined router from 25.8k to 30.6k LUT4 in
-  // Yosys' depth mapping (session 31), so that one stays a compare of the pop register.
+  // Yosys' depth mapping (session 31), so that one stays a bit of the pop register.
   // Without REG_POP there is no pending pop: the queues as they are.
   if (REG_POP) begin : gen_lookahead_reg
     logic [NQ-1:0] empty_after_q;
@@ -316,9 +323,11 @@ module rcube_voq_buffer #(
     end
     assign empty_after = empty_after_q;
     always_comb begin
-      for (int unsigned q = 0; q < NQ; q++) la_rel[q] = x_pop && x_q == QW'(q) && !q_empty[q];
+      for (int unsigned q = 0; q < NQ; q++) la_rel[q] = x_oh[q] && !q_empty[q];
     end
   end else begin : gen_lookahead_now
+    logic unused_x_oh;   // without REG_POP nothing waits behind a register
+    assign unused_x_oh = ^x_oh;
     assign empty_after = q_empty;
     assign la_rel      = '0;
   end
