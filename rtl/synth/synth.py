@@ -49,11 +49,13 @@ PNR_CLK_SITE = "G2"
 # it: 17% more LUT4 on the node, 47% on router_voq (docs/SYNTH.md, session 28).
 AREA_FIRST_PS = 100_000
 
-# A delay target in ABC's model (LUT4 0.14-0.38 ns, no wires) between the two: only the
-# paths above it are mapped for depth, the rest for area. For node_pipe (area-first: 25
-# LUT levels on the routed worst path, 33.7 MHz) 6 ns gave 17 levels and 38.1 MHz for
-# 6% more LUT4 (session 32); mapped for depth alone the node did not route.
-NODE_DELAY_PS = 6_000
+# A delay target in ABC's model (LUT4 0.14-0.38 ns, no wires) between the two, for the
+# pipelined router and node: only the paths above it are mapped for depth, the rest for
+# area. node_pipe (area-first: 25 LUT levels on the routed worst path, 33.7 MHz) took 17
+# levels and 38.1 MHz for 6% more LUT4; router_voq_pipe, mapped for depth alone, swung by
+# 15-20% in LUT4 on same-function rewrites (30.9k at dcd7765), and with the target it
+# tracks the node's mapping: 25.8k (session 32).
+PIPE_DELAY_PS = 6_000
 
 # block name -> core top, its source file, parameters, P&R wrapper (None: not placed)
 BLOCKS = {
@@ -139,12 +141,13 @@ BLOCKS = {
         "wrap": "synth_wrap_router",
         "wrap_params": {"VOQ": 1, "REG_AVAIL": 1, "REG_POP": 1, "ALLOC_PIPE": 1},
         "pnr_router": "router2",
+        "abc9_delay_ps": PIPE_DELAY_PS,
         "pnr_in_check": False,
         # session 31 (3f24c50): the placer's free choice put clk_i on a pad with no route
         # to the global clock network, and router2 failed on it (as the NIC in session 10)
         "clk_site": PNR_CLK_SITE,
     },
-    # the node with that router, mapped for area but for the paths over NODE_DELAY_PS
+    # the node with that router, mapped for area but for the paths over PIPE_DELAY_PS
     "node_pipe": {
         "top": "fasthsl_card",
         "file": RTL / "card" / "fasthsl_card.sv",
@@ -153,7 +156,7 @@ BLOCKS = {
         "wrap_params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1,
                         "ROUTER_ALLOC_PIPE": 1},
         "pnr_router": "router2",
-        "abc9_delay_ps": NODE_DELAY_PS,
+        "abc9_delay_ps": PIPE_DELAY_PS,
         "pnr_on_request": True,
     },
 }
