@@ -56,8 +56,7 @@ module rcube_input_port #(
   assign is_bcast = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
   assign routable = lookup_hit && !is_bcast;
 
-  logic [NPORTS-1:0]                    unused_amask;
-  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0] unused_first;
+  logic [NPORTS-1:0] unused_amask;
   rcube_route_lookup #(
     .NPORTS(NPORTS)
   ) u_lookup (
@@ -70,8 +69,7 @@ module rcube_input_port #(
     .entry_amask_i ('0),
     .hit_o         (lookup_hit),
     .port_o        (lookup_port),
-    .amask_o       (unused_amask),
-    .first_o       (unused_first)
+    .amask_o       (unused_amask)
   );
 
   buf_entry_t wr_entry;

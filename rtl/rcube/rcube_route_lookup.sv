@@ -27,10 +27,7 @@ module rcube_route_lookup #(
   input  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0][7:0]                 entry_amask_i,
   output logic                                                       hit_o,
   output logic [PortW-1:0]                                           port_o,
-  output logic [NPORTS-1:0]                                          amask_o,
-  // the entry that decides, one-hot (none without a match); for choices made per entry
-  // ahead of the match (rcube_voq_input)
-  output logic [fasthsl_pkg::ROUTE_ENTRIES-1:0]                      first_o
+  output logic [NPORTS-1:0]                                          amask_o
 );
   import fasthsl_pkg::*;
 
@@ -52,18 +49,6 @@ module rcube_route_lookup #(
         end
       end
     end
-  end
-
-  // The same first match as a word: each entry's match, masked by any match below it.
-  always_comb begin
-    logic [ROUTE_ENTRIES-1:0] match, below;
-    for (int unsigned e = 0; e < ROUTE_ENTRIES; e++) begin
-      match[e] = valid_i && entry_valid_i[e] &&
-                 (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
-    end
-    below = match << 1;
-    for (int unsigned k = 1; k < ROUTE_ENTRIES; k = k * 2) below = below | (below << k);
-    first_o = match & ~below;
   end
 
   assign hit_o  = any_match && (32'(sel_port) < NPORTS);

@@ -102,16 +102,16 @@ module rcube_voq_input #(
   logic [QW-1:0]    pkt_port_q, pkt_port_d;  // queue: output, or NPORTS for a broadcast
   logic             pkt_drop_q, pkt_drop_d;
 
-  logic                                  lookup_hit;
-  logic [PortW-1:0]                      lookup_port;
-  logic [NPORTS-1:0]                     lookup_amask;
-  logic [fasthsl_pkg::ROUTE_ENTRIES-1:0] lookup_first;   // the deciding entry, one-hot
+  logic              lookup_hit;
+  logic [PortW-1:0]  lookup_port;
+  logic [NPORTS-1:0] lookup_amask;
 
-  logic is_head, is_bcast, adapt_flag;
-  assign is_head    = in_flit_i.valid && !in_pkt_q;
-  assign is_bcast   = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
+  logic is_head, is_bcast, is_adapt;
+  assign is_head  = in_flit_i.valid && !in_pkt_q;
+  assign is_bcast = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
   // Header word 0 carries the descriptor's low flag bits at 47:40.
-  assign adapt_flag = in_flit_i.data[40 + fasthsl_pkg::DESC_FLAG_ADAPTIVE_BIT];
+  assign is_adapt = in_flit_i.data[40 + fasthsl_pkg::DESC_FLAG_ADAPTIVE_BIT] &&
+                    lookup_amask != '0;
 
   logic [NPORTS-1:0] bc_fwd;
   rcube_bcast_lookup #(
@@ -137,8 +137,7 @@ module rcube_voq_input #(
     .entry_amask_i (entry_amask_i),
     .hit_o         (lookup_hit),
     .port_o        (lookup_port),
-    .amask_o       (lookup_amask),
-    .first_o       (lookup_first)
+    .amask_o       (lookup_amask)
   );
 
   // ---- stall timeout ----
@@ -195,86 +194,19 @@ module rcube_voq_input #(
 
   // ---- adaptive choice of the output ----
   // queued[o]: this input has a flit for output o in its buffer or in the stage register
-  logic [NPORTS-1:0] queued, staged;
-  logic [PortW-1:0]  route_port;
-  always_comb begin
-    for (int unsigned o = 0; o < NPORTS; o++) queued[o] = count[o] != '0 || staged[o];
-  end
-  // The port an adaptive packet takes under table entry e (its port, or the lowest
-  // alternative that is free when the port is busy or queued here): the entry's mask with
-  // its own port cleared, as rcube_route_lookup clears it (without alternatives the
-  // entry's port stays).
-  function automatic logic [PortW-1:0] adapt_port(logic [NPORTS-1:0] amask,
-                                                  logic [2:0] port, logic [NPORTS-1:0] calm,
-                                                  logic [NPORTS-1:0] busy,
-                                                  logic [NPORTS-1:0] queue);
-    logic [NPORTS-1:0] ok;
-    logic              any, port_busy;
-    logic [PortW-1:0]  pick_port;
-    for (int unsigned o = 0; o < NPORTS; o++) begin
-      ok[o] = amask[o] && 3'(o) != port && calm[o] && !queue[o];
-    end
-    any  = ok != '0;
-    pick_port = '0;
-    // the lowest one: a prefix OR isolates it, an OR per index bit encodes it
-    begin
-      logic [NPORTS-1:0] below, pick;
-      below = ok << 1;
-      for (int unsigned k = 1; k < NPORTS; k = k * 2) below = below | (below << k);
-      pick = ok & ~below;
-      for (int unsigned o = 0; o < NPORTS; o++) pick_port |= pick[o] ? PortW'(o) : '0;
-    end
-    port_busy = 32'(port) < NPORTS && (busy[PortW'(port)] || queue[PortW'(port)]);
-    return (any && port_busy) ? pick_port : PortW'(port);
-  endfunction
-  // The choice from the lookup's mask: the lowest alternative that is free (a tree, not a
-  // scan: this is on the way to avail).
-  logic [NPORTS-1:0] alt_ok;
-  logic              alt_any, is_adapt;
-  logic [PortW-1:0]  alt_port, mask_port;
-  assign is_adapt = adapt_flag && lookup_amask != '0;
+  logic [NPORTS-1:0] alt_ok, queued, staged;
+  logic              alt_any;
+  logic [PortW-1:0]  alt_port, route_port;
   always_comb begin
     for (int unsigned o = 0; o < NPORTS; o++) begin
+      queued[o] = count[o] != '0 || staged[o];
       alt_ok[o] = lookup_amask[o] && out_calm_i[o] && !queued[o];
     end
   end
+  // the lowest alternative that is free (a tree, not a scan: this is on the way to avail)
   lowest_set #(.N(NPORTS)) u_alt (.v_i(alt_ok), .found_o(alt_any), .idx_o(alt_port));
-  assign mask_port = (is_adapt && alt_any && (out_busy_i[lookup_port] || queued[lookup_port]))
-                   ? alt_port : lookup_port;
-  if (REG_AVAIL) begin : gen_adapt_per_entry
-    // Built for clock rate (REG_AVAIL): the same choice made for every table entry at once,
-    // beside the lookup, which then only selects one, instead of the lookup's mask going
-    // through the pick (the routed worst path of router_voq_pipe after session 32's pop
-    // change: lookup, mask, lowest alternative, 16 LUT levels). mask_port is then only
-    // the reference of an assertion.
-    logic [fasthsl_pkg::ROUTE_ENTRIES-1:0][PortW-1:0] entry_choice;
-    logic [PortW-1:0]                                 choice;
-    always_comb begin
-      choice = '0;
-      for (int unsigned e = 0; e < fasthsl_pkg::ROUTE_ENTRIES; e++) begin
-        entry_choice[e] = adapt_port(entry_amask_i[e][NPORTS-1:0], entry_port_i[e],
-                                     out_calm_i, out_busy_i, queued);
-        choice |= lookup_first[e] ? entry_choice[e] : '0;
-      end
-    end
-    assign route_port = (adapt_flag && lookup_hit) ? choice : lookup_port;
-`ifndef SYNTHESIS
-    always_ff @(posedge clk_i or negedge rst_ni) begin : a_adapt_choice
-      if (rst_ni && is_head && !is_bcast) begin
-        assert (route_port == mask_port)
-          else $error("rcube_voq_input: per-entry adaptive choice %0d, from the mask %0d",
-                      route_port, mask_port);
-      end
-    end
-`else
-    logic unused_mask_port;
-    assign unused_mask_port = ^mask_port;
-`endif
-  end else begin : gen_adapt_after
-    logic [fasthsl_pkg::ROUTE_ENTRIES-1:0] unused_first;
-    assign unused_first = lookup_first;
-    assign route_port   = mask_port;
-  end
+  assign route_port = (is_adapt && alt_any && (out_busy_i[lookup_port] || queued[lookup_port]))
+                    ? alt_port : lookup_port;
 
   always_comb begin
     in_pkt_d   = in_pkt_q;
