@@ -2,8 +2,8 @@
 """Unit tests of synth.py's record rules (no tools needed; run by `make synth-check`):
 the 10% comparison, the reason rule against the base revision, the blocks placed, the
 placement seeds tried in turn, the source staging and watched runs of the shared
-YoWASP runner, and logic_depth's path estimate (--paths) and fanout's load count on
-hand-made netlists."""
+YoWASP runner, logic_depth's path estimate (--paths) and fanout's load count on
+hand-made netlists, and docs/SYNTH.md's Results table against the committed report."""
 
 import json
 import sys
@@ -406,6 +406,49 @@ class Fanout(unittest.TestCase):
         with mock.patch("sys.stderr"), self.assertRaises(SystemExit) as e:
             fanout.main(["/nonexistent/wrap.json"])
         self.assertEqual(e.exception.code, 2)
+
+
+class DocTable(unittest.TestCase):
+    """docs/SYNTH.md's Results table is written by hand beside the report it summarizes:
+    every number in it must be the report's, so a row updated in one and not the other
+    fails here (session 33 found the pipelined rows a session behind)."""
+
+    @staticmethod
+    def doc_rows(text):
+        body = text.split("\n## Results\n", 1)[1]
+        rows = {}
+        for line in body.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) != 8 or cells[0] in ("block", "---"):
+                if rows:
+                    break   # the first table under Results ends here
+                continue
+            # "52,237 (for area)" -> 52237, "**41.0**" -> 41.0, "-" -> None
+            num = [c.split(" (")[0].replace(",", "").strip("*") for c in cells[2:]]
+            rows[(cells[0], cells[1])] = (
+                [int(n) for n in num[:5]], None if num[5] == "-" else float(num[5]))
+        return rows
+
+    def test_results_table_matches_report(self):
+        doc = self.doc_rows((synth.ROOT / "docs" / "SYNTH.md").read_text())
+        report = json.loads(synth.REPORT.read_text())
+        self.assertEqual(set(doc), {(r["block"], r["target"]) for r in report})
+        for r in report:
+            ints, fmax = doc[(r["block"], r["target"])]
+            want = [r["luts"], r["ffs"], r["brams"], r["lutrams"], r["dsps"]]
+            self.assertEqual(ints, want,
+                             f"{r['block']}/{r['target']}: LUTs, FFs, BRAM, LUTRAM, DSP")
+            self.assertEqual(fmax, None if r["fmax_mhz"] is None else round(r["fmax_mhz"], 1),
+                             f"{r['block']}/{r['target']}: Fmax")
+
+    def test_parser_sees_a_wrong_number(self):
+        table = ("x\n## Results\n\n| block | target | LUTs | FFs | BRAM | LUTRAM | DSP | Fmax |\n"
+                 "|---|---|---:|---:|---:|---:|---:|---:|\n"
+                 "| nic | ecp5 | 33,172 (for area) | 14,728 | 6 | 490 | 1 | **41.1** |\n"
+                 "| nic | xilinx | 21,175 | 14,669 | 2 | 322 | 1 | - |\n\nmore | text |\n")
+        self.assertEqual(self.doc_rows(table), {
+            ("nic", "ecp5"): ([33172, 14728, 6, 490, 1], 41.1),
+            ("nic", "xilinx"): ([21175, 14669, 2, 322, 1], None)})
 
 
 if __name__ == "__main__":
