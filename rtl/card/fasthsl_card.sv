@@ -36,7 +36,7 @@ module fasthsl_card #(
   input  logic                         csr_req_write_i,
   input  logic [15:0]                  csr_req_addr_i,
   input  logic [31:0]                  csr_req_wdata_i,
-  output logic                         csr_rsp_valid_o,  // one cycle after each read
+  output logic                         csr_rsp_valid_o,  // two cycles after each read
   output logic [31:0]                  csr_rsp_rdata_o,
   // DMA read master
   output logic                         dma_rd_req_valid_o,
@@ -76,22 +76,28 @@ module fasthsl_card #(
   assign nic_req_valid = csr_req_valid_i && !page_rt;
   assign rt_req_valid  = csr_req_valid_i && page_rt;
 
-  logic        rd_page_rt_d, rd_page_rt_q;
+  // The NIC registers its requests (ddc_nic) and answers two cycles after a read; the
+  // router's are registered here so that it answers at the same distance and two
+  // answers never meet. Only one of the two answers a read.
+  logic        rt_rq_valid_q, rt_rq_write_q;
+  logic [11:0] rt_rq_addr_q;
+  logic [31:0] rt_rq_wdata_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) rt_rq_valid_q <= 1'b0;
+    else         rt_rq_valid_q <= rt_req_valid;
+  end
+  always_ff @(posedge clk_i) begin
+    if (rt_req_valid) begin
+      rt_rq_write_q <= csr_req_write_i;
+      rt_rq_addr_q  <= csr_req_addr_i[11:0];
+      rt_rq_wdata_q <= csr_req_wdata_i;
+    end
+  end
+
   logic        nic_rsp_valid, rt_rsp_valid;
   logic [31:0] nic_rsp_rdata, rt_rsp_rdata;
-
-  always_comb begin
-    rd_page_rt_d = rd_page_rt_q;
-    if (csr_req_valid_i && !csr_req_write_i) rd_page_rt_d = page_rt;
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) rd_page_rt_q <= 1'b0;
-    else         rd_page_rt_q <= rd_page_rt_d;
-  end
-
   assign csr_rsp_valid_o = nic_rsp_valid || rt_rsp_valid;
-  assign csr_rsp_rdata_o = rd_page_rt_q ? rt_rsp_rdata : nic_rsp_rdata;
+  assign csr_rsp_rdata_o = rt_rsp_valid ? rt_rsp_rdata : nic_rsp_rdata;
 
   // ---- NIC <-> router port 0 ----
   link_flit_t [NPorts-1:0] rt_in_flit, rt_out_flit;
@@ -152,10 +158,10 @@ module fasthsl_card #(
     .in_credit_o    (rt_in_credit),
     .out_flit_o     (rt_out_flit),
     .out_credit_i   (rt_out_credit),
-    .cfg_req_valid_i(rt_req_valid),
-    .cfg_req_write_i(csr_req_write_i),
-    .cfg_req_addr_i (csr_req_addr_i[11:0]),
-    .cfg_req_wdata_i(csr_req_wdata_i),
+    .cfg_req_valid_i(rt_rq_valid_q),
+    .cfg_req_write_i(rt_rq_write_q),
+    .cfg_req_addr_i (rt_rq_addr_q),
+    .cfg_req_wdata_i(rt_rq_wdata_q),
     .cfg_rsp_valid_o(rt_rsp_valid),
     .cfg_rsp_rdata_o(rt_rsp_rdata)
   );

@@ -58,10 +58,16 @@ module ddc_nic (
   localparam int unsigned NumCtx     = fasthsl_pkg::CTX_COUNT;
   localparam logic [3:0]  CtxPage0   = 4'(fasthsl_pkg::CTX_PAGE_BASE >> 12);
 
-  // ---- CSR page decode ----
+  // ---- CSR request register, page decoded ----
+  // Every block takes the request from here, a cycle after it arrives: the bridge's
+  // registers sit by the PCIe block, far from the NIC, and the page decode and the push
+  // window's length compares behind them were the placed node's worst path (docs/
+  // SYNTH.md, session 33). So a read is answered two cycles after it arrives. Every
+  // block sees the same delayed request, so their relative order (the doorbell and the
+  // push window's trigger in one write) is unchanged.
   logic [3:0]  page, req_ctx;
   logic [11:0] page_off;
-  logic        ctx0_ring, to_csr, to_ctx;
+  logic        ctx0_ring, to_csr, to_ctx, to_page0;
   assign page     = csr_req_addr_i[15:12];
   assign page_off = csr_req_addr_i[11:0];
   // Page 1 and pages past the last context give a req_ctx >= CTX_COUNT: undefined there.
@@ -77,12 +83,38 @@ module ddc_nic (
       default: ctx0_ring = 1'b0;
     endcase
   end
-  assign to_csr = csr_req_valid_i && ((page == 4'h0) || ctx0_ring);
-  assign to_ctx = csr_req_valid_i && !to_csr;
+  assign to_csr   = csr_req_valid_i && ((page == 4'h0) || ctx0_ring);
+  assign to_ctx   = csr_req_valid_i && !to_csr;
+  assign to_page0 = csr_req_valid_i && (page == 4'h0);
+
+  logic        rq_csr_q, rq_ctx_q, rq_page0_q, rq_write_q;
+  logic [3:0]  rq_ctx_id_q;
+  logic [11:0] rq_off_q;
+  logic [31:0] rq_wdata_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rq_csr_q   <= 1'b0;
+      rq_ctx_q   <= 1'b0;
+      rq_page0_q <= 1'b0;
+    end else begin
+      rq_csr_q   <= to_csr;
+      rq_ctx_q   <= to_ctx;
+      rq_page0_q <= to_page0;
+    end
+  end
+  // The rest only matters with a valid: no reset.
+  always_ff @(posedge clk_i) begin
+    if (csr_req_valid_i) begin
+      rq_write_q  <= csr_req_write_i;
+      rq_ctx_id_q <= req_ctx;
+      rq_off_q    <= page_off;
+      rq_wdata_q  <= csr_req_wdata_i;
+    end
+  end
 
   logic        csr_rsp_valid, ctx_rsp_valid;
   logic [31:0] csr_rsp_rdata, ctx_rsp_rdata;
-  // Both answer exactly one cycle after their own reads only.
+  // Both answer exactly one cycle after their own (registered) reads only.
   assign csr_rsp_valid_o = csr_rsp_valid || ctx_rsp_valid;
   assign csr_rsp_rdata_o = csr_rsp_valid ? csr_rsp_rdata : ctx_rsp_rdata;
 
@@ -172,10 +204,10 @@ module ddc_nic (
   ddc_csr u_csr (
     .clk_i              (clk_i),
     .rst_ni             (rst_ni),
-    .csr_req_valid_i    (to_csr),
-    .csr_req_write_i    (csr_req_write_i),
-    .csr_req_addr_i     (page_off),
-    .csr_req_wdata_i    (csr_req_wdata_i),
+    .csr_req_valid_i    (rq_csr_q),
+    .csr_req_write_i    (rq_write_q),
+    .csr_req_addr_i     (rq_off_q),
+    .csr_req_wdata_i    (rq_wdata_q),
     .csr_rsp_valid_o    (csr_rsp_valid),
     .csr_rsp_rdata_o    (csr_rsp_rdata),
     .enable_o           (enable),
@@ -245,11 +277,11 @@ module ddc_nic (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .tx_reset_i (lme_reset),
-    .req_valid_i(to_ctx),
-    .req_write_i(csr_req_write_i),
-    .req_ctx_i  (req_ctx),
-    .req_addr_i (page_off),
-    .req_wdata_i(csr_req_wdata_i),
+    .req_valid_i(rq_ctx_q),
+    .req_write_i(rq_write_q),
+    .req_ctx_i  (rq_ctx_id_q),
+    .req_addr_i (rq_off_q),
+    .req_wdata_i(rq_wdata_q),
     .rsp_valid_o(ctx_rsp_valid),
     .rsp_rdata_o(ctx_rsp_rdata),
     .lme_base_o (cx_lme_base),
@@ -292,10 +324,10 @@ module ddc_nic (
   ddc_push u_push (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
-    .csr_req_valid_i(csr_req_valid_i && (page == 4'h0)),
-    .csr_req_write_i(csr_req_write_i),
-    .csr_req_addr_i (page_off),
-    .csr_req_wdata_i(csr_req_wdata_i),
+    .csr_req_valid_i(rq_page0_q),
+    .csr_req_write_i(rq_write_q),
+    .csr_req_addr_i (rq_off_q),
+    .csr_req_wdata_i(rq_wdata_q),
     .lme_size_i     (lme_size),
     .lme_prod_i     (lme_prod),
     .flush_i        (lme_reset),
@@ -316,10 +348,10 @@ module ddc_nic (
   ddc_rx_window u_rx_window (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
-    .csr_req_valid_i(csr_req_valid_i && (page == 4'h0)),   // page 0: the driver's, not a context's
-    .csr_req_write_i(csr_req_write_i),
-    .csr_req_addr_i (page_off),
-    .csr_req_wdata_i(csr_req_wdata_i),
+    .csr_req_valid_i(rq_page0_q),   // page 0: the driver's, not a context's
+    .csr_req_write_i(rq_write_q),
+    .csr_req_addr_i (rq_off_q),
+    .csr_req_wdata_i(rq_wdata_q),
     .csr_hit_o      (win_hit),
     .csr_wr_ok_o    (win_wr_ok),
     .csr_rdata_o    (win_rdata),

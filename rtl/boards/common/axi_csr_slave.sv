@@ -3,8 +3,8 @@
 //
 // The host reaches BAR0 with single 32-bit reads and writes (docs/HARDWARE.md); on the
 // 64-bit bus a register at offset A sits in byte lanes 4*A[2]..4*A[2]+3. One access at a
-// time, and a read waits for its answer however late it comes: the card answers one
-// cycle after the request, a clock crossing (card_cdc) a few cycles later, and exactly
+// time, and a read waits for its answer however late it comes: the card answers two
+// cycles after the request, a clock crossing (card_cdc) a few cycles later, and exactly
 // one answer comes back per read request. Reads and writes alternate when both wait.
 //
 // Anything else is refused without touching a register and answered SLVERR, so the

@@ -2,7 +2,7 @@
 //
 // Checks:
 //   BAR0 decode: NIC ID/VERSION on page 0, router RT_ID/RT_PORTS on page 1, back-to-back
-//     reads alternating pages; every cycle, csr_rsp_valid_o is high exactly one cycle
+//     reads alternating pages; every cycle, csr_rsp_valid_o is high exactly two cycles
 //     after a read request and low otherwise (writes never answer);
 //   page isolation: a NIC register write/read-back, a write to the same offset on the
 //     router page leaves it alone;
@@ -85,18 +85,22 @@ module tb_fasthsl_card_env #(
 
   // ---------------------------------------------------------------- CSR response checker
   // The driver states the expected read data with each read; the checker insists on
-  // rsp_valid exactly one cycle after each read and never otherwise.
+  // rsp_valid exactly two cycles after each read (the NIC and the router page
+  // both register the request) and never otherwise.
   logic        exp_check = 1'b0;
   logic [31:0] exp_data = '0;
-  logic        exp_valid_q = 1'b0, exp_check_q = 1'b0;
-  logic [31:0] exp_data_q = '0;
+  logic        exp_valid_p = 1'b0, exp_check_p = 1'b0, exp_valid_q = 1'b0, exp_check_q = 1'b0;
+  logic [31:0] exp_data_p = '0, exp_data_q = '0;
   int          n_rsp = 0;
 
   always @(posedge clk) begin
     cyc++;
-    exp_valid_q <= rst_n && csr_valid && !csr_write;
-    exp_check_q <= exp_check;
-    exp_data_q  <= exp_data;
+    exp_valid_p <= rst_n && csr_valid && !csr_write;
+    exp_check_p <= exp_check;
+    exp_data_p  <= exp_data;
+    exp_valid_q <= rst_n && exp_valid_p;
+    exp_check_q <= exp_check_p;
+    exp_data_q  <= exp_data_p;
   end
 
   always @(negedge clk) begin
@@ -307,6 +311,7 @@ module tb_fasthsl_card_env #(
     csr_wr(rt(RT_BC_MASK_OFFSET + 16'(1 * RT_BC_MASK_STRIDE)), 32'h0000_0004);
     csr_wr(rt(RT_BC_BOUNDS_OFFSET + 16'((1 * NPorts + 2) * RT_BC_BOUNDS_STRIDE)),
            32'h0020_0010);
+    idle(2);   // the writes land two edges after the request (the card registers it)
     bc_head = {28'h1, PTYPE_BCAST, 1'b0, 7'd2, 8'd1, 8'h18, 8'h10};
     pkt = {bc_head, 64'hB0B0_0000_0000_0001};
     send_pkt(1, pkt);

@@ -368,6 +368,9 @@ module tb_ddc_nic;
     csr_addr  <= a;
     @(negedge clk);
     csr_valid <= 1'b0;
+    // ddc_nic registers the request: the answer comes two cycles after the read
+    `CHECK(!csr_rsp_valid, "CSR response one cycle after the read")
+    @(negedge clk);
     `CHECK(csr_rsp_valid, "no CSR response")
     d = csr_rsp_rdata;
   endtask

@@ -1,7 +1,7 @@
 // Self-checking testbench for axi_csr_slave. The AXI master here stands for the PCIe
 // bridge's BAR0 master (XDMA M_AXI_B) driven by a host doing 32-bit MMIO; the register
-// file here stands for fasthsl_card's CSR bus: a read answers one cycle later, or (half
-// of the run) 1..6 cycles later, as through the card_cdc clock crossing.
+// file here stands for fasthsl_card's CSR bus: a read answers one cycle later (the card
+// takes two), or (half of the run) 1..6 cycles later, as through the card_cdc crossing.
 // A read thread and a write thread run at once (so AR and AW contend), with random
 // IDs, random W-before-AW and random R/B back-pressure. Checked: every read returns the
 // last value written to that register, in the right byte lanes, with its ID; writes land
