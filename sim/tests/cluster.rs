@@ -23,7 +23,7 @@ fn bring_up_registers_with_modeled_latency() {
     assert_eq!(d.bar_read32(nr::ID).unwrap(), ID_MAGIC);
     // The modeled 500 ns round trip at 4 ns/cycle, and one more cycle: ddc_nic registers
     // the request before its blocks see it.
-    assert_eq!(c.cycles() - t0, 126, "500 ns read round trip + the NIC's request register");
+    assert_eq!(c.cycles() - t0, 126, "500 ns round trip + 1 cycle");
     assert_eq!(d.now_ns(), c.cycles() * 4);
     assert_eq!(d.cycles(), Some(c.cycles()));
     assert_eq!(d.bar_read32(nr::VERSION).unwrap(), CONTRACT_VERSION);
