@@ -441,7 +441,7 @@ class DocTable(unittest.TestCase):
             self.assertEqual(fmax, None if r["fmax_mhz"] is None else round(r["fmax_mhz"], 1),
                              f"{r['block']}/{r['target']}: Fmax")
 
-    def test_parser_sees_a_wrong_number(self):
+    def test_parser_reads_annotated_bold_and_empty_cells(self):
         table = ("x\n## Results\n\n| block | target | LUTs | FFs | BRAM | LUTRAM | DSP | Fmax |\n"
                  "|---|---|---:|---:|---:|---:|---:|---:|\n"
                  "| nic | ecp5 | 33,172 (for area) | 14,728 | 6 | 490 | 1 | **41.1** |\n"
