@@ -105,14 +105,19 @@ module rcube_islip_alloc #(
   // without requests). Word-wide masks and a prefix OR, so a pick is a few LUT levels;
   // written as a scan loop, each pick was a chain of NPORTS two-way choices, and the
   // allocator strings grant, accept and the crossbar setting behind each other
-  // (rtl/rcube/README.md, Timing).
+  // (rtl/rcube/README.md, Timing). The requests at or above ptr and all of them side by
+  // side, one lowest-bit pick over both halves: choosing a half first (any request at or
+  // above ptr?) put an OR over the requests and a select before the pick (session 34).
   function automatic logic [NPORTS-1:0] rr_onehot(logic [NPORTS-1:0] req, logic [PortW-1:0] ptr);
-    logic [NPORTS-1:0] upper, pick, below;
-    for (int unsigned k = 0; k < NPORTS; k++) upper[k] = req[k] && (k >= 32'(ptr));
-    pick  = (upper != '0) ? upper : req;
-    below = pick << 1;   // below[k]: some bit under k is set
-    for (int unsigned s = 1; s < NPORTS; s = s * 2) below = below | (below << s);
-    return pick & ~below;
+    logic [2*NPORTS-1:0] both, below, first;
+    for (int unsigned k = 0; k < NPORTS; k++) begin
+      both[k]          = req[k] && (k >= 32'(ptr));
+      both[NPORTS + k] = req[k];
+    end
+    below = both << 1;
+    for (int unsigned s = 1; s < 2 * NPORTS; s = s * 2) below = below | (below << s);
+    first = both & ~below;
+    return first[NPORTS-1:0] | first[2*NPORTS-1:NPORTS];
   endfunction
 
   function automatic logic [NPORTS-1:0] port_onehot(logic [PortW-1:0] p);
@@ -163,6 +168,9 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][PortW-1:0]               xsel_d;
   logic [NPORTS-1:0]             bc_conn_q, bc_conn_d;   // input i sends a broadcast ...
   logic [NPORTS-1:0][NPORTS-1:0] bc_held_q, bc_held_d;   // ... to / reserving these outputs
+  // bc_held_q[i] != '0 in a flop of its own: the input-busy test starts every match's
+  // path, and the OR over the held set cost it two LUT levels (session 34)
+  logic [NPORTS-1:0]             bc_hold_q, bc_hold_d;
   logic [PortW-1:0]              bptr_q, bptr_d;         // acquisition round robin over inputs
 
   // Connections open for pops now (a connection closed at the edge its last flit was
@@ -188,8 +196,9 @@ module rcube_islip_alloc #(
   assign out_open = out_open_q;
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      bc_busy[i] = bc_open[i] || (!bc_conn_q[i] && (bc_held_q[i] != '0 || bc_avail_i[i])
-                                  && !in_open[i]);
+      // the queue's flag last: through this cycle's arrival, it comes from a select
+      bc_busy[i] = bc_avail_i[i] ? (bc_open[i] || (!bc_conn_q[i] && !in_open[i]))
+                                 : (bc_open[i] || (!bc_conn_q[i] && bc_hold_q[i] && !in_open[i]));
     end
   end
 
@@ -323,7 +332,7 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0][NPORTS-1:0] bc_win_sets;       // [input][output]: the winner's set
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      bc_cand[i] = bc_busy[i] && !bc_open[i] && bc_held_q[i] == '0 && bc_mask_i[i] != '0 &&
+      bc_cand[i] = bc_busy[i] && !bc_open[i] && !bc_hold_q[i] && bc_mask_i[i] != '0 &&
                    ((bc_mask_i[i] & ~out_open & credit_bc_i) == bc_mask_i[i]);
     end
     bc_win = rr_onehot(bc_cand, bptr_q);
@@ -349,7 +358,7 @@ module rcube_islip_alloc #(
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
       bc_ready[i] = ((bc_held_q[i] & credit_ok_i) == bc_held_q[i]);
-      bc_go[i]    = bc_avail_i[i] && bc_ready[i] && bc_held_q[i] != '0 &&
+      bc_go[i]    = bc_avail_i[i] && bc_ready[i] && bc_hold_q[i] &&
                     (bc_open[i] || (bc_busy[i] && bc_held_q[i] == bc_mask_i[i]));
     end
   end
@@ -385,6 +394,9 @@ module rcube_islip_alloc #(
       end
       // the set is released at the edge its last flit is popped
       if (bc_go[i] && bc_last_i[i]) bc_held_d[i] = '0;
+      // a winner's take is its set, never empty (bc_cand)
+      bc_hold_d[i] = !(bc_go[i] && bc_last_i[i]) &&
+                     (bc_hold_q[i] || (bc_win[i] && !bc_clash[i]));
       conn_next[i] = in_conn_d[i] ? (conn_oh[i] | acc_oh[i]) : '0;
       bc_stay[i]   = (bc_go[i] && bc_last_i[i]) ? '0 : bc_keep[i];
     end
@@ -412,6 +424,7 @@ module rcube_islip_alloc #(
       xsel_q     <= '0;
       bc_conn_q  <= '0;
       bc_held_q  <= '0;
+      bc_hold_q  <= '0;
       bptr_q     <= '0;
       out_open_q <= '0;
     end else begin
@@ -425,6 +438,7 @@ module rcube_islip_alloc #(
       end
       bc_conn_q  <= bc_conn_d;
       bc_held_q  <= bc_held_d;
+      bc_hold_q  <= bc_hold_d;
       bptr_q     <= bptr_d;
       out_open_q <= out_open_d;
     end
@@ -437,6 +451,16 @@ module rcube_islip_alloc #(
       assert (out_open_q == any_input(conn_oh | bc_keep))
         else $error("rcube_islip_alloc: out_open_q %b differs from the connections %b",
                     out_open_q, any_input(conn_oh | bc_keep));
+    end
+  end
+  // The holding flag is the held set's OR.
+  always_ff @(posedge clk_i or negedge rst_ni) begin : a_bc_hold
+    if (rst_ni) begin
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        assert (bc_hold_q[i] == (bc_held_q[i] != '0))
+          else $error("rcube_islip_alloc: input %0d holding flag %b, held set %b", i,
+                      bc_hold_q[i], bc_held_q[i]);
+      end
     end
   end
   // Wormhole: no output is held by two inputs.

@@ -31,24 +31,40 @@ module rcube_route_lookup #(
 );
   import fasthsl_pkg::*;
 
-  // Walk from the last entry down so the lowest matching index is written last.
+  // The first matching entry, picked by a tree of pairwise choices (the lower entry wins
+  // where both match), a choice per level: walked as a chain from the last entry down,
+  // it was a mux per entry on the arrival's path from a head to its queue, the pipelined
+  // router's deepest estimate (session 34). A leaf that does not match carries zeros, so
+  // a miss reads port 0 and no alternatives, as the chain gave.
+  localparam int unsigned Levels = (ROUTE_ENTRIES > 1) ? $clog2(ROUTE_ENTRIES) : 1;
+  localparam int unsigned Leaves = 1 << Levels;
   logic       any_match;
   logic [2:0] sel_port;
   logic [7:0] sel_amask;
   always_comb begin
-    any_match = 1'b0;
-    sel_port  = '0;
-    sel_amask = '0;
-    if (valid_i) begin
-      for (int e = ROUTE_ENTRIES - 1; e >= 0; e--) begin
-        if (entry_valid_i[e] &&
-            (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi)) begin
-          any_match = 1'b1;
-          sel_port  = entry_port_i[e];
-          sel_amask = entry_amask_i[e];
-        end
+    logic [Leaves-1:0]      m;
+    logic [Leaves-1:0][2:0] m_port;
+    logic [Leaves-1:0][7:0] m_amask;
+    for (int unsigned e = 0; e < Leaves; e++) begin
+      m[e] = 1'b0;
+      if (e < ROUTE_ENTRIES) begin
+        m[e] = valid_i && entry_valid_i[e] &&
+               (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
+      end
+      m_port[e]  = (e < ROUTE_ENTRIES && m[e]) ? entry_port_i[e]  : '0;
+      m_amask[e] = (e < ROUTE_ENTRIES && m[e]) ? entry_amask_i[e] : '0;
+    end
+    // level by level, pair k of the level below into slot k (read before it is written)
+    for (int unsigned w = Leaves / 2; w >= 1; w = w / 2) begin
+      for (int unsigned k = 0; k < w; k++) begin
+        m_port[k]  = m[2*k] ? m_port[2*k]  : m_port[2*k+1];
+        m_amask[k] = m[2*k] ? m_amask[2*k] : m_amask[2*k+1];
+        m[k]       = m[2*k] || m[2*k+1];
       end
     end
+    any_match = m[0];
+    sel_port  = m_port[0];
+    sel_amask = m_amask[0];
   end
 
   assign hit_o  = any_match && (32'(sel_port) < NPORTS);
