@@ -45,26 +45,35 @@ module rcube_route_lookup #(
     logic [Leaves-1:0]      m;
     logic [Leaves-1:0][2:0] m_port;
     logic [Leaves-1:0][7:0] m_amask;
-    for (int unsigned e = 0; e < Leaves; e++) begin
-      m[e] = 1'b0;
-      if (e < ROUTE_ENTRIES) begin
-        m[e] = valid_i && entry_valid_i[e] &&
-               (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
+    m         = '0;
+    m_port    = '0;
+    m_amask   = '0;
+    any_match = 1'b0;
+    sel_port  = '0;
+    sel_amask = '0;
+    // Only a head's lookup evaluates the table (the simulator's cycles, above).
+    if (valid_i) begin
+      for (int unsigned e = 0; e < Leaves; e++) begin
+        m[e] = 1'b0;
+        if (e < ROUTE_ENTRIES) begin
+          m[e] = entry_valid_i[e] &&
+                 (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
+        end
+        m_port[e]  = (e < ROUTE_ENTRIES && m[e]) ? entry_port_i[e]  : '0;
+        m_amask[e] = (e < ROUTE_ENTRIES && m[e]) ? entry_amask_i[e] : '0;
       end
-      m_port[e]  = (e < ROUTE_ENTRIES && m[e]) ? entry_port_i[e]  : '0;
-      m_amask[e] = (e < ROUTE_ENTRIES && m[e]) ? entry_amask_i[e] : '0;
-    end
-    // level by level, pair k of the level below into slot k (read before it is written)
-    for (int unsigned w = Leaves / 2; w >= 1; w = w / 2) begin
-      for (int unsigned k = 0; k < w; k++) begin
-        m_port[k]  = m[2*k] ? m_port[2*k]  : m_port[2*k+1];
-        m_amask[k] = m[2*k] ? m_amask[2*k] : m_amask[2*k+1];
-        m[k]       = m[2*k] || m[2*k+1];
+      // level by level, pair k of the level below into slot k (read before it is written)
+      for (int unsigned w = Leaves / 2; w >= 1; w = w / 2) begin
+        for (int unsigned k = 0; k < w; k++) begin
+          m_port[k]  = m[2*k] ? m_port[2*k]  : m_port[2*k+1];
+          m_amask[k] = m[2*k] ? m_amask[2*k] : m_amask[2*k+1];
+          m[k]       = m[2*k] || m[2*k+1];
+        end
       end
+      any_match = m[0];
+      sel_port  = m_port[0];
+      sel_amask = m_amask[0];
     end
-    any_match = m[0];
-    sel_port  = m_port[0];
-    sel_amask = m_amask[0];
   end
 
   assign hit_o  = any_match && (32'(sel_port) < NPORTS);
