@@ -54,7 +54,6 @@ module rcube_route_lookup #(
     // Only a head's lookup evaluates the table (the simulator's cycles, above).
     if (valid_i) begin
       for (int unsigned e = 0; e < Leaves; e++) begin
-        m[e] = 1'b0;
         if (e < ROUTE_ENTRIES) begin
           m[e] = entry_valid_i[e] &&
                  (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
