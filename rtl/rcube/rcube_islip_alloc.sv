@@ -371,6 +371,7 @@ module rcube_islip_alloc #(
   // ones kept (broadcasts not released now), and a new match's output; a broadcast taken now
   // adds the winner's set (bc_win_mask), as no input takes and releases in one cycle
   logic [NPORTS-1:0][NPORTS-1:0] conn_next, bc_stay;
+  logic [NPORTS-1:0]             bc_release;   // the set is released at this edge
   always_comb begin
     pop_bc_o   = '0;
     bc_start_o = '0;
@@ -393,12 +394,12 @@ module rcube_islip_alloc #(
         bc_conn_d[i]  = !bc_last_i[i];
       end
       // the set is released at the edge its last flit is popped
-      if (bc_go[i] && bc_last_i[i]) bc_held_d[i] = '0;
+      bc_release[i] = bc_go[i] && bc_last_i[i];
+      if (bc_release[i]) bc_held_d[i] = '0;
       // a winner's take is its set, never empty (bc_cand)
-      bc_hold_d[i] = !(bc_go[i] && bc_last_i[i]) &&
-                     (bc_hold_q[i] || (bc_win[i] && !bc_clash[i]));
+      bc_hold_d[i] = !bc_release[i] && (bc_hold_q[i] || (bc_win[i] && !bc_clash[i]));
       conn_next[i] = in_conn_d[i] ? (conn_oh[i] | acc_oh[i]) : '0;
-      bc_stay[i]   = (bc_go[i] && bc_last_i[i]) ? '0 : bc_keep[i];
+      bc_stay[i]   = bc_release[i] ? '0 : bc_keep[i];
     end
     out_open_d = any_input(conn_next | bc_stay) | (bc_win_ok ? bc_win_mask : '0);
     if (bc_win_ok) bptr_d = next_of(onehot_index(bc_win));
