@@ -54,12 +54,12 @@ module rcube_route_lookup #(
     // Only a head's lookup evaluates the table (the simulator's cycles, above).
     if (valid_i) begin
       for (int unsigned e = 0; e < Leaves; e++) begin
-        if (e < ROUTE_ENTRIES) begin
-          m[e] = entry_valid_i[e] &&
-                 (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
+        if (e < ROUTE_ENTRIES) begin   // the leaves past the table keep their zeros
+          m[e]       = entry_valid_i[e] &&
+                       (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
+          m_port[e]  = m[e] ? entry_port_i[e]  : '0;
+          m_amask[e] = m[e] ? entry_amask_i[e] : '0;
         end
-        m_port[e]  = (e < ROUTE_ENTRIES && m[e]) ? entry_port_i[e]  : '0;
-        m_amask[e] = (e < ROUTE_ENTRIES && m[e]) ? entry_amask_i[e] : '0;
       end
       // level by level, pair k of the level below into slot k (read before it is written)
       for (int unsigned w = Leaves / 2; w >= 1; w = w / 2) begin
