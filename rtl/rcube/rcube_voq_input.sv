@@ -22,7 +22,10 @@
 // buffer without a slot (inj_i): that flit is popped through the connection like any
 // last flit, which closes it, returns no credit and is counted (tmo_o). A flit that
 // arrives after all starts a new packet (its receiver drops it as malformed).
-// A dropped (unroutable) packet is just ended.
+// A dropped (unroutable) packet is just ended. With REG_AVAIL and REG_POP the offer does
+// not wait for the link's flit register (the arriving flit would start the allocator's
+// path): a flit that arrives in the cycle the offer is taken is the cut packet's rest,
+// and it is dropped with the rest of that packet, like an unroutable one.
 //
 // Adaptive packets (header flag DESC_FLAG_ADAPTIVE, table entry with a non-empty amask)
 // pick their output when the head arrives, as RCUBE did: the entry's port unless that
@@ -159,13 +162,15 @@ module rcube_voq_input #(
   // without REG_POP: empty_next then depends on this cycle's pop, which would put the
   // allocator's whole cycle in front of the register, a longer path than the one it
   // takes out.
+  // With REG_AVAIL too, a flit arriving now does not withdraw the offer (see the top):
+  // it is written a cycle later, so the offer and the write never meet in the buffer.
   if (REG_POP) begin : gen_inj_ahead
     logic inj_ready_q;   // inj but for this cycle's flit and the packet being open
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) inj_ready_q <= 1'b0;
       else inj_ready_q <= idle_ge_d && !pkt_drop_d && empty_next[pkt_port_q];
     end
-    assign inj = inj_ready_q && in_pkt_q && !in_flit_i.valid;
+    assign inj = inj_ready_q && in_pkt_q && (REG_AVAIL || !in_flit_i.valid);
   end else begin : gen_inj_now
     logic unused_empty_next;
     assign unused_empty_next = ^empty_next;
@@ -208,12 +213,18 @@ module rcube_voq_input #(
   assign route_port = (is_adapt && alt_any && (out_busy_i[lookup_port] || queued[lookup_port]))
                     ? alt_port : lookup_port;
 
+  // cut_rest: this cycle's flit arrived with the EEP taken (only with REG_AVAIL and
+  // REG_POP). The flit is in the stage register by then; the drop acts there and on the
+  // packet's later flits a cycle on (cut_q), so the allocator's pop ends in flops here.
+  logic cut_rest, cut_q;
+  assign cut_rest = inj_taken && in_flit_i.valid;
   always_comb begin
     in_pkt_d   = in_pkt_q;
     pkt_port_d = pkt_port_q;
     pkt_drop_d = pkt_drop_q;
     if (in_flit_i.valid) in_pkt_d = !in_flit_i.last;
-    if (tmo_o) in_pkt_d = 1'b0;
+    if (tmo_o && !in_flit_i.valid) in_pkt_d = 1'b0;
+    if (cut_q) pkt_drop_d = 1'b1;
     if (is_head) begin
       pkt_port_d = is_bcast ? QW'(NPORTS) : QW'(route_port);
       pkt_drop_d = is_bcast ? (bc_fwd == '0) : !lookup_hit;
@@ -253,7 +264,7 @@ module rcube_voq_input #(
         s_fwd_q       <= bc_fwd;
       end
     end
-    assign w_push      = s_push_q;
+    assign w_push      = s_push_q && !cut_q;   // a cut packet's rest: dropped (credits below)
     assign w_mask_push = s_mask_push_q;
     assign w_q         = s_q_q;
     assign w_data      = s_data_q;
@@ -348,9 +359,25 @@ module rcube_voq_input #(
   end else begin : gen_slot_now
     assign pop_slot = pop_slot_now;
   end
+  // The flit a cut drops in the stage (cut_q) is one more; the late drop_flit is added
+  // last, to a sum of flops.
+  logic [CntW-1:0] drop_pend_base;
   always_comb begin
-    slot_freed  = pop_slot || (drop_pend_q != '0);
-    drop_pend_d = drop_pend_q + CntW'(drop_flit) - CntW'(!pop_slot && drop_pend_q != '0);
+    slot_freed     = pop_slot || (drop_pend_q != '0);
+    drop_pend_base = drop_pend_q + CntW'(cut_q) - CntW'(!pop_slot && drop_pend_q != '0);
+    drop_pend_d    = drop_pend_base + CntW'(drop_flit);
+  end
+
+  if (REG_AVAIL && REG_POP) begin : gen_cut_reg
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) cut_q <= 1'b0;
+      else         cut_q <= cut_rest;
+    end
+  end else begin : gen_no_cut
+    // The offer is withdrawn when a flit arrives, so no flit comes with it taken.
+    logic unused_cut_rest;
+    assign unused_cut_rest = cut_rest;
+    assign cut_q = 1'b0;
   end
 
   link_credit_return #(
@@ -387,8 +414,10 @@ module rcube_voq_input #(
       assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
       assert (!bc_start_i || mask_valid || w_mask_push)
         else $error("rcube_voq_input: broadcast start without a queued broadcast");
-      // inj, decided a cycle ahead, is what it would be from this cycle's state
-      assert (inj == (expired && !pkt_drop_q && count[pkt_port_q] == '0))
+      // inj, decided a cycle ahead, is what it would be from this cycle's state (with
+      // REG_AVAIL and REG_POP whatever this cycle's flit)
+      assert (inj == (in_pkt_q && idle_ge_q && ((REG_AVAIL && REG_POP) || !in_flit_i.valid) &&
+                      !pkt_drop_q && count[pkt_port_q] == '0))
         else $error("rcube_voq_input: injection offer differs from the queue state");
     end
   end

@@ -17,6 +17,9 @@
 //     depth, nothing is lost or duplicated, flow resumes;
 //   table rewrite in the middle of a packet does not split it;
 //   drops of unroutable packets and EEP packets, RT_DROP / RT_EEP counters;
+//   stall timeout (VOQ): a stalled packet is ended with EEP, RT_TMO, also behind a blocked
+//     output; with REG_AVAIL and REG_POP, the packet's next flit arriving in the very
+//     cycle its EEP is taken is dropped with the rest of the packet;
 //   random traffic on all inputs (random dests incl. unroutable, lengths 1..20, EEPs,
 //     sink stalls, table churn): every packet delivered once, intact, in order per
 //     input/output pair; at the end every input has returned all its credits.
@@ -81,6 +84,15 @@ module tb_rcube_router_env #(
     .cfg_rsp_valid_o(cfg_rsp_valid),
     .cfg_rsp_rdata_o(cfg_rdata)
   );
+
+  // The stall timeout's EEP taken at input 1 (rcube_voq_input inj_taken), for the test of
+  // a flit arriving in that very cycle, which cannot be told from the ports.
+  logic probe_cut_taken;
+  if (VOQ && REG_AVAIL && REG_POP) begin : gen_probe
+    assign probe_cut_taken = dut.gen_voq.gen_in[1].u_in.inj_taken;
+  end else begin : gen_no_probe
+    assign probe_cut_taken = 1'b0;
+  end
 
   initial name = $sformatf("tb_rcube_router[%0dx%0d/%0d %s%s%s%s]", NP, NP, DEPTH,
                            VOQ ? "voq" : "fifo", REG_AVAIL ? " reg_avail" : "",
@@ -589,6 +601,34 @@ module tb_rcube_router_env #(
         if (rx_flits[o] != n1 + 1 + 1)
           $fatal(1, "%s: after the drain %0d flits, want 2", name, rx_flits[o] - n1);
         check_counters("after timeout behind a blocked output");
+      end
+      // REG_AVAIL with REG_POP: an arriving flit does not withdraw the offer. The packet's
+      // next flit arriving in the very cycle its EEP is taken is the cut packet's rest: it
+      // and the flits behind it are dropped (not sent on as a packet of their own), with
+      // their credits back and no RT_DROP (the cut is counted in RT_TMO).
+      if (REG_AVAIL && REG_POP) begin
+        int n2, t = 0;
+        n2 = rx_flits[o];
+        send_pkt(i, dest_for(i, o), 10, 1'b0);
+        src_wr[i] -= 6;   // 4 flits now, the other 6 in the cycle the EEP is taken
+        exp_cut[o] = 1;
+        exp_tmo[i] = 3;
+        // inj_taken comes from flops with these options: settled just after the edge
+        while (!probe_cut_taken && t < 300) begin
+          @(posedge clk); #1; t++;
+        end
+        if (!probe_cut_taken) $fatal(1, "%s: no EEP taken for the stalled packet", name);
+        src_wr[i] += 6;
+        @(negedge clk); #1;
+        if (!in_flit[i].valid || !probe_cut_taken)
+          $fatal(1, "tb: the packet's rest did not arrive in the cycle its EEP was taken");
+        wait_idle(300, "timeout with the rest arriving");
+        if (exp_cut[o] != 0) $fatal(1, "%s: stalled packet not ended", name);
+        if (rx_flits[o] != n2 + 4 + 1)
+          $fatal(1, "%s: %0d flits on output %0d for a packet cut after 4, want 5 (the rest dropped)",
+                 name, rx_flits[o] - n2, o);
+        check_counters("after a cut with the rest arriving");
+        check_credits_home("after a cut with the rest arriving");
       end
       // A short timeout stays on through the random traffic below: its sources pause at
       // most a few cycles inside a packet when they hold a credit, so nothing may be cut.
