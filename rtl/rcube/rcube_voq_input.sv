@@ -214,10 +214,10 @@ module rcube_voq_input #(
                     ? alt_port : lookup_port;
 
   // cut_rest: this cycle's flit arrived with the EEP taken (only with REG_AVAIL and
-  // REG_POP). The flit is in the stage register by then; the drop acts there and on the
-  // packet's later flits a cycle on (cut_q), so the allocator's pop ends in flops here.
+  // REG_POP). It is kept out of the stage register (whose push is the buffer's, on the way
+  // to avail_o: it stays a plain flop); its credit and the drop of the packet's later
+  // flits follow a cycle on (cut_q), so the allocator's pop ends in flops here.
   logic cut_rest, cut_q;
-  assign cut_rest = inj_taken && in_flit_i.valid;
   always_comb begin
     in_pkt_d   = in_pkt_q;
     pkt_port_d = pkt_port_q;
@@ -257,14 +257,14 @@ module rcube_voq_input #(
         s_data_q      <= '0;
         s_fwd_q       <= '0;
       end else begin
-        s_push_q      <= a_push;
+        s_push_q      <= a_push && !cut_rest;
         s_mask_push_q <= a_mask_push;
         s_q_q         <= pkt_port_d;
         s_data_q      <= {in_flit_i.last, in_flit_i.err, in_flit_i.data};
         s_fwd_q       <= bc_fwd;
       end
     end
-    assign w_push      = s_push_q && !cut_q;   // a cut packet's rest: dropped (credits below)
+    assign w_push      = s_push_q;
     assign w_mask_push = s_mask_push_q;
     assign w_q         = s_q_q;
     assign w_data      = s_data_q;
@@ -273,6 +273,8 @@ module rcube_voq_input #(
       assign staged[o] = s_push_q && s_q_q == QW'(o);
     end
   end else begin : gen_no_stage
+    logic unused_cut_rest;   // no flit comes with the offer taken (gen_no_cut)
+    assign unused_cut_rest = cut_rest;
     assign w_push      = a_push;
     assign w_mask_push = a_mask_push;
     assign w_q         = pkt_port_d;
@@ -359,8 +361,8 @@ module rcube_voq_input #(
   end else begin : gen_slot_now
     assign pop_slot = pop_slot_now;
   end
-  // The flit a cut drops in the stage (cut_q) is one more; the late drop_flit is added
-  // last, to a sum of flops.
+  // The flit a cut kept out of the stage (cut_q) is one more; the late drop_flit is
+  // added last, to a sum of flops.
   logic [CntW-1:0] drop_pend_base;
   always_comb begin
     slot_freed     = pop_slot || (drop_pend_q != '0);
@@ -369,15 +371,15 @@ module rcube_voq_input #(
   end
 
   if (REG_AVAIL && REG_POP) begin : gen_cut_reg
+    assign cut_rest = inj_taken && in_flit_i.valid;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) cut_q <= 1'b0;
       else         cut_q <= cut_rest;
     end
   end else begin : gen_no_cut
     // The offer is withdrawn when a flit arrives, so no flit comes with it taken.
-    logic unused_cut_rest;
-    assign unused_cut_rest = cut_rest;
-    assign cut_q = 1'b0;
+    assign cut_rest = 1'b0;
+    assign cut_q    = 1'b0;
   end
 
   link_credit_return #(
