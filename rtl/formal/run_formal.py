@@ -55,6 +55,14 @@ def mutant(path, old, new, why):
     return {"path": path, "old": old, "new": new, "why": why}
 
 
+def islip_mutant(name, params, old, new, why):
+    """A must-fail job of the allocator's harness: BMC depth 8, without the strengthening
+    (it names the allocator's state, which a mutant may break first)."""
+    return job(name, "formal_rcube_islip_alloc", "bmc", 8, params, "fail",
+               mutant(ISLIP, old, new, why), rtl_asserts=False,
+               defines=["NO_STRENGTHEN"])
+
+
 # BMC depth of the ddc_csr jobs: reset, a ring size, an index, a read and its answer fit
 # in 5 cycles; one more for a write in between. Depth 8 took over 6 minutes for
 # csr_rw_rules (7 s at depth 6).
@@ -152,29 +160,24 @@ JOBS = [
     # the matching over two cycles (PIPE): grants a cycle old, checked again at the accept
     job("islip_alloc_n3_pipe", "formal_rcube_islip_alloc", "prove", 6,
         {"NPORTS": 3, "PIPE": 1}, rtl_asserts=False),
-    job("islip_alloc_pipe_mut_stale", "formal_rcube_islip_alloc", "bmc", 8,
-        {"NPORTS": 3, "PIPE": 1}, "fail",
-        mutant(ISLIP, "acc_in = PIPE ? (gnt_q & req) : gnt;", "acc_in = PIPE ? gnt_q : gnt;",
-               "a grant is accepted without checking it again: an output held since it was "
-               "granted is taken"),
-        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
+    islip_mutant("islip_alloc_pipe_mut_stale", {"NPORTS": 3, "PIPE": 1},
+                 "acc_in = PIPE ? (gnt_q & req) : gnt;", "acc_in = PIPE ? gnt_q : gnt;",
+                 "a grant is accepted without checking it again: an output held since it was "
+                 "granted is taken"),
     job("islip_alloc_cover", "formal_rcube_islip_alloc", "cover", 10, {"NPORTS": 3},
         rtl_asserts=False),
-    job("islip_alloc_mut_early_close", "formal_rcube_islip_alloc", "bmc", 8, {"NPORTS": 3},
-        "fail", mutant(ISLIP, "&& (uni_oh[i] & last_i[i]) == '0;",
-                       "&& uni_oh[i] == '0;",
-                       "a connection closes at any flit, not the last: packets interleave"),
-        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
-    job("islip_alloc_mut_steal", "formal_rcube_islip_alloc", "bmc", 8, {"NPORTS": 3}, "fail",
-        mutant(ISLIP, "assign out_free = ~out_open;",
-               "assign out_free = '1;",
-               "a free input can be matched to an output held by a connection"),
-        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
-    job("islip_alloc_mut_credit", "formal_rcube_islip_alloc", "bmc", 8, {"NPORTS": 3}, "fail",
-        mutant(ISLIP, "uni_oh[i]     = (conn_oh[i] & avail_i[i] & credit_ok_i) | acc_oh[i];",
-               "uni_oh[i]     = (conn_oh[i] & avail_i[i]) | acc_oh[i];",
-               "a connected input pops without a credit"),
-        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
+    islip_mutant("islip_alloc_mut_early_close", {"NPORTS": 3},
+                 "&& (uni_oh[i] & last_i[i]) == '0;",
+                 "&& uni_oh[i] == '0;",
+                 "a connection closes at any flit, not the last: packets interleave"),
+    islip_mutant("islip_alloc_mut_steal", {"NPORTS": 3},
+                 "assign out_free = ~out_open;",
+                 "assign out_free = '1;",
+                 "a free input can be matched to an output held by a connection"),
+    islip_mutant("islip_alloc_mut_credit", {"NPORTS": 3},
+                 "uni_oh[i]     = (conn_oh[i] & avail_i[i] & credit_ok_i) | acc_oh[i];",
+                 "uni_oh[i]     = (conn_oh[i] & avail_i[i]) | acc_oh[i];",
+                 "a connected input pops without a credit"),
     # broadcasts too (their queues free): sets, credits, reservations against the matching
     job("islip_alloc_n3_bc", "formal_rcube_islip_alloc", "prove", 6,
         {"NPORTS": 3, "BCAST": 1}, rtl_asserts=False),
@@ -184,25 +187,19 @@ JOBS = [
         {"NPORTS": 3, "PIPE": 1, "BCAST": 1}, rtl_asserts=False),
     job("islip_alloc_bc_cover", "formal_rcube_islip_alloc", "cover", 10,
         {"NPORTS": 3, "BCAST": 1}, rtl_asserts=False),
-    job("islip_alloc_bc_mut_credit", "formal_rcube_islip_alloc", "bmc", 8,
-        {"NPORTS": 3, "BCAST": 1}, "fail",
-        mutant(ISLIP, "bc_go[i]    = bc_avail_i[i] && bc_ready[i] && bc_hold_q[i] &&",
-               "bc_go[i]    = bc_avail_i[i] && bc_hold_q[i] &&",
-               "a broadcast pops while an output of its set has no credit"),
-        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
-    job("islip_alloc_bc_mut_clash", "formal_rcube_islip_alloc", "bmc", 8,
-        {"NPORTS": 3, "BCAST": 1}, "fail",
-        mutant(ISLIP, "bc_clash[i] = (bc_mask_i[i] & out_matched) != '0;",
-               "bc_clash[i] = 1'b0;",
-               "a broadcast takes an output the matching gave a unicast packet in the same "
-               "cycle"),
-        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
-    job("islip_alloc_bc_mut_release", "formal_rcube_islip_alloc", "bmc", 8,
-        {"NPORTS": 3, "BCAST": 1}, "fail",
-        mutant(ISLIP, "bc_release[i] = bc_go[i] && bc_last_i[i];",
-               "bc_release[i] = bc_go[i];",
-               "a broadcast's set is released after its first flit, not its last"),
-        rtl_asserts=False, defines=["NO_STRENGTHEN"]),
+    islip_mutant("islip_alloc_bc_mut_credit", {"NPORTS": 3, "BCAST": 1},
+                 "bc_go[i]    = bc_avail_i[i] && bc_ready[i] && bc_hold_q[i] &&",
+                 "bc_go[i]    = bc_avail_i[i] && bc_hold_q[i] &&",
+                 "a broadcast pops while an output of its set has no credit"),
+    islip_mutant("islip_alloc_bc_mut_clash", {"NPORTS": 3, "BCAST": 1},
+                 "bc_clash[i] = (bc_mask_i[i] & out_matched) != '0;",
+                 "bc_clash[i] = 1'b0;",
+                 "a broadcast takes an output the matching gave a unicast packet in the same "
+                 "cycle"),
+    islip_mutant("islip_alloc_bc_mut_release", {"NPORTS": 3, "BCAST": 1},
+                 "bc_release[i] = bc_go[i] && bc_last_i[i];",
+                 "bc_release[i] = bc_go[i];",
+                 "a broadcast's set is released after its first flit, not its last"),
     # ddc_csr, bounded: write/read-back of rw registers
     # (one csr_rw_plain<i> job per plain register is added below from the contract)
     job("csr_rw_rules", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH, {"SEL": 0, "RULES": 1}),
