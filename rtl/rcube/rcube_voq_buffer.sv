@@ -10,12 +10,9 @@
 // c takes the front of queue pop_q_i at the edge and rd_data_o shows it during c+1.
 // The flit pushed in the same cycle may be popped at once (it bypasses the memory),
 // which is what keeps a router hop at 2 cycles. avail_o says which queues may be
-// popped this cycle. inj_oh_i offers inj_data_i to the empty queue of its (one) set bit
-// for this cycle only, without a slot: it is taken if popped now (bypass) and forgotten
-// if not (the router input uses it to end a stalled packet with an EEP flit). The offer
-// has its own queue and data ports, one-hot, so that the write port's queue select and
-// data carry no offer: the input decides the offer a cycle ahead, and its flops then
-// reach avail_o through one OR per queue.
+// popped this cycle. inj_i offers push_data_i to an empty queue push_q_i for this
+// cycle only, without a slot: it is taken if popped now (bypass) and forgotten if not
+// (the router input uses it to end a stalled packet with an EEP flit).
 //
 // REG_POP = 1 registers the pop: pop_i in cycle c is a decision, carried out at the
 // edge that ends c+1, and rd_data_o shows the entry during c+2. The scheduler's path
@@ -23,7 +20,7 @@
 // free-list state. avail_o and head_last_o look ahead: they describe the queues as the
 // registered pop leaves them (plus this cycle's push or offer), so the scheduler may pop
 // a queue again in the cycle after, and pops this module carries out never find their
-// queue empty, except an offered entry taken (inj_oh_i and pop_i on its queue in the same
+// queue empty, except an offered entry taken (inj_i and pop_i on its queue in the same
 // cycle): its data is kept until the pop is carried out. count_o and has_free_o stay the
 // stored state (a slot is free again when the pop is carried out).
 //
@@ -66,11 +63,9 @@ module rcube_voq_buffer #(
   input  logic                     rst_ni,
   // write side: at most one entry per cycle, into queue push_q_i
   input  logic                     push_i,
+  input  logic                     inj_i,        // offer without a slot (see above); not with push_i
   input  logic [QW-1:0]            push_q_i,
   input  logic [W-1:0]             push_data_i,
-  // offer without a slot (see above), at most one queue, never with push_i
-  input  logic [NQ-1:0]            inj_oh_i,
-  input  logic [W-1:0]             inj_data_i,
   // read side
   output logic [NQ-1:0]            avail_o,      // queue has an entry now or pushed now
   output logic [NQ-1:0]            head_last_o,  // top bit of the entry a pop would take now
@@ -123,7 +118,7 @@ module rcube_voq_buffer #(
         pop_r_q    <= pop_i;
         pop_q_r_q  <= pop_q_i;
         pop_oh_r_q <= pop_oh_i;
-        inj_r_q    <= (inj_oh_i & pop_oh_i) != '0;
+        inj_r_q    <= inj_i && pop_oh_i[push_q_i];
       end
     end
     assign x_pop  = pop_r_q;
@@ -149,15 +144,9 @@ module rcube_voq_buffer #(
       avail_o[q]     = !empty_after[q];
       head_last_o[q] = la_rel[q] ? h2l_now[q] : hl_q[q];
     end
-    if (push_i && !REG_AVAIL) begin
+    if ((push_i && !REG_AVAIL) || inj_i) begin
       avail_o[push_q_i] = 1'b1;
       if (empty_after[push_q_i]) head_last_o[push_q_i] = push_data_i[W-1];
-    end
-    for (int unsigned q = 0; q < NQ; q++) begin
-      if (inj_oh_i[q]) begin
-        avail_o[q] = 1'b1;
-        if (empty_after[q]) head_last_o[q] = inj_data_i[W-1];
-      end
     end
   end
   assign count_o = cnt_q;
@@ -367,14 +356,14 @@ module rcube_voq_buffer #(
   logic [AW:0]   next_q [DEPTH];   // {top bit of the entry, its slot}
   logic [W-1:0]  rd_mem_q, byp_data_q;
   // With REG_POP an offered entry taken is carried out into the read register from
-  // byp_data_q, the bypass data of the cycle before, which is the offered entry then
-  // (no register of its own, and nothing of the pop decision on the data's way).
+  // byp_data_q, the write port's data of the cycle before, which is the offered entry
+  // then (no register of its own, and nothing of the pop decision on the data's way).
   always_ff @(posedge clk_i) begin
     if (push_i) mem_q[wr_slot] <= push_data_i;
     if (x_pop) rd_mem_q <= x_inj ? byp_data_q : mem_q[head_q[x_q]];
     if (link_push) next_q[push_tail] <= {push_data_i[W-1], wr_slot};
     if (read_next) {next_rd_l_q, next_rd_q} <= next_q[pop_h2];
-    byp_data_q <= (inj_oh_i != '0) ? inj_data_i : push_data_i;
+    byp_data_q <= push_data_i;
   end
 
   logic byp_q, rd_valid_q;
@@ -404,9 +393,8 @@ module rcube_voq_buffer #(
       assert (pop_oh_i == (pop_i ? NQ'(1) << pop_q_i : '0))
         else $error("rcube_voq_buffer: one-hot pop %b is not pop %b of queue %0d", pop_oh_i,
                     pop_i, pop_q_i);
-      assert (!(push_i && inj_oh_i != '0)) else $error("rcube_voq_buffer: push and inject together");
-      assert ($onehot0(inj_oh_i)) else $error("rcube_voq_buffer: offer to two queues");
-      assert ((inj_oh_i & ~q_empty) == '0) else $error("rcube_voq_buffer: inject into a busy queue");
+      assert (!(push_i && inj_i)) else $error("rcube_voq_buffer: push and inject together");
+      assert (!inj_i || cnt_q[push_q_i] == '0) else $error("rcube_voq_buffer: inject into a busy queue");
       assert (!REG_POP || !x_pop || !pop_empty || x_inj)
         else $error("rcube_voq_buffer: registered pop of an empty queue");
       // the lookahead flop is what the pending pop makes of the queues

@@ -19,7 +19,7 @@
 // the buffer had room (so the sender held a credit and did not use it) lost its end,
 // e.g. on a faulty link, and would hold its output (wormhole) until this input sends
 // again. Once its queue has drained, it is ended with an EEP flit offered to the
-// buffer without a slot (inj_oh_i): that flit is popped through the connection like any
+// buffer without a slot (inj_i): that flit is popped through the connection like any
 // last flit, which closes it, returns no credit and is counted (tmo_o). A flit that
 // arrives after all starts a new packet (its receiver drops it as malformed).
 // A dropped (unroutable) packet is just ended. With REG_AVAIL and REG_POP the offer does
@@ -147,7 +147,6 @@ module rcube_voq_input #(
   logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
   logic        idle_ge_q, idle_ge_d;   // idle_q >= tmo_cycles_i != 0
   logic        expired, inj, inj_taken, has_free;
-  logic [NPORTS:0]             inj_oh;  // the offer's queue, one-hot (the buffer's inj_oh_i)
   logic [NPORTS:0][CntW-1:0]   count;   // per queue, the broadcast queue last
   logic [NPORTS:0]             empty_next;
   // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
@@ -165,33 +164,28 @@ module rcube_voq_input #(
   // takes out.
   // With REG_AVAIL too, a flit arriving now does not withdraw the offer (see the top):
   // it is written a cycle later, so the offer and the write never meet in the buffer.
-  // The flop holds the offer one-hot: its queue's avail bit is then an AND of flops.
   if (REG_POP) begin : gen_inj_ahead
-    logic [NPORTS:0] inj_oh_q;   // inj_oh but for this cycle's flit and the packet being open
+    logic inj_ready_q;   // inj but for this cycle's flit and the packet being open
     always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) inj_oh_q <= '0;
-      else if (idle_ge_d && !pkt_drop_d && empty_next[pkt_port_q])
-        inj_oh_q <= (NPORTS + 1)'(1) << pkt_port_q;
-      else inj_oh_q <= '0;
+      if (!rst_ni) inj_ready_q <= 1'b0;
+      else inj_ready_q <= idle_ge_d && !pkt_drop_d && empty_next[pkt_port_q];
     end
-    assign inj_oh = (in_pkt_q && (REG_AVAIL || !in_flit_i.valid)) ? inj_oh_q : '0;
-    assign inj    = inj_oh != '0;
+    assign inj = inj_ready_q && in_pkt_q && (REG_AVAIL || !in_flit_i.valid);
   end else begin : gen_inj_now
     logic unused_empty_next;
     assign unused_empty_next = ^empty_next;
-    assign inj    = expired && !pkt_drop_q && count[pkt_port_q] == '0;
-    assign inj_oh = inj ? (NPORTS + 1)'(1) << pkt_port_q : '0;
+    assign inj = expired && !pkt_drop_q && count[pkt_port_q] == '0;
   end
   // The EEP leaves through the queue the packet was in: the broadcast queue for a
   // broadcast (its connection holds the whole output set until this last flit).
-  // With REG_POP from the one-hot pop against the offer's one-hot (instead of the port
-  // compare, on the way from the allocator's decision to in_pkt_q); without, the compare:
-  // with a select the default router took 27.7k instead of 26.4k LUT4 in Yosys' depth
-  // mapping, which swings by that much on any rewrite (session 32).
+  // With REG_POP from the one-hot pop (a bit select instead of the port compare, on the
+  // way from the allocator's decision to in_pkt_q); without, the compare: with the select
+  // the default router took 27.7k instead of 26.4k LUT4 in Yosys' depth mapping, which
+  // swings by that much on any rewrite (session 32).
   logic [NPORTS:0] pop_q_oh;   // the queue popped, one-hot, the broadcast queue last
   assign pop_q_oh  = {pop_bc_i, pop_oh_i};
   if (REG_POP) begin : gen_taken_oh
-    assign inj_taken = (inj_oh & pop_q_oh) != '0;
+    assign inj_taken = inj && pop_q_oh[pkt_port_q];
   end else begin : gen_taken_port
     assign inj_taken = inj && ((pkt_port_q == QW'(NPORTS)) ? pop_bc_i
                                                            : pop_i && QW'(pop_port_i) == pkt_port_q);
@@ -304,11 +298,10 @@ module rcube_voq_input #(
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .push_i      (w_push),
-    .push_q_i    (w_q),
-    .push_data_i (w_data),
-    .inj_oh_i    (inj_oh),
+    .inj_i       (inj),
+    .push_q_i    (inj ? pkt_port_q : w_q),
     // The EEP flit carries zero data: it only has to end the packet.
-    .inj_data_i  ({1'b1, 1'b1, 64'd0}),
+    .push_data_i (inj ? {1'b1, 1'b1, 64'd0} : w_data),
     .avail_o     (q_avail),
     .head_last_o (q_last),
     .pop_i       (pop_i || pop_bc_i),

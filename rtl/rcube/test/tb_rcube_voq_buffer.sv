@@ -7,7 +7,7 @@
 //   - long random runs with skewed queue choice, pops and pushes in the same cycle,
 //     the buffer kept near full; after draining, the whole buffer is usable again
 //     (no slot leaked from the free list).
-//   - a flit offered with inj_oh_i reaches rd_data_o if popped at once and takes no slot.
+//   - a flit offered with inj_i reaches rd_data_o if popped at once and takes no slot.
 //   - with REG_POP the same, with every pop carried out a cycle after it is decided:
 //     rd_data_o a cycle later, count_o and has_free_o the stored state until then,
 //     avail_o and head_last_o the state the pending pop leaves (checked against the model,
@@ -46,8 +46,7 @@ module tb_rcube_voq_buffer_env #(
   rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL),
                      .REG_POP(REG_POP)) dut (
     .clk_i(clk), .rst_ni(rst_n),
-    .push_i(push), .push_q_i(push_q), .push_data_i(push_data),
-    .inj_oh_i(inj ? NQ'(1) << push_q : '0), .inj_data_i(push_data),
+    .push_i(push), .inj_i(inj), .push_q_i(push_q), .push_data_i(push_data),
     .avail_o(avail), .head_last_o(head_last), .pop_i(pop), .pop_q_i(pop_q), .pop_oh_i(pop_oh),
     .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count), .empty_next_o(empty_next),
     .has_free_o(has_free)
