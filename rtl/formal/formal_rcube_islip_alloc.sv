@@ -157,6 +157,8 @@ module formal_rcube_islip_alloc #(
             n_conn += int'(dut.bc_held_q[i][o]);
           end
           assert (n_conn <= 1);
+          // the allocator's own simulation assertion a_out_open: its held outputs' flop
+          assert (dut.out_open_q[o] == (n_conn != 0));
         end
         if (out_open_q[o]) begin
           assert (32'(out_own_q[o]) < NPORTS);
@@ -216,22 +218,12 @@ module formal_rcube_islip_alloc #(
         if (bconn_q[i]) assert (dut.bc_held_q[i] == bset_q[i] && bset_q[i] != '0);
         if (bconn_q[i] || conn_q[i]) assert (pkt_bc_q[i] == bconn_q[i]);
         if (conn_q[i]) assert (dut.bc_held_q[i] == '0);
-        if (rd_valid_q[i] && rd_bc_q[i]) assert (rd_set_q[i] == bset_q[i] && pkt_bc_q[i]);
-        if (rd_valid_q[i] && !rd_bc_q[i]) assert (!pkt_bc_q[i]);
-        // the allocator's own simulation assertions (a_bc_hold, a_out_open)
+        if (rd_valid_q[i]) assert (pkt_bc_q[i] == rd_bc_q[i]);
+        if (rd_valid_q[i] && rd_bc_q[i]) assert (rd_set_q[i] == bset_q[i]);
+        // the allocator's own simulation assertion a_bc_hold
         assert (dut.bc_hold_q[i] == (dut.bc_held_q[i] != '0));
 `endif
       end
-`ifndef NO_STRENGTHEN
-      for (int unsigned o = 0; o < NPORTS; o++) begin
-        logic held;
-        held = 1'b0;
-        for (int unsigned i = 0; i < NPORTS; i++) begin
-          held = held || (conn_q[i] && port_q[i] == PortW'(o)) || dut.bc_held_q[i][o];
-        end
-        assert (dut.out_open_q[o] == held);
-      end
-`endif
       cover (xvalid[0] && out_open_q[0] && rd_last_q[xsel[0]] && avail_i[1][0] && pop != '0);
       // a broadcast to two outputs crossing while another input's unicast crosses the third
       if (BCAST) cover (rd_bc_q[0] && rd_set_q[0] == NPORTS'(3) && xvalid[2] && xsel[2] != '0);
