@@ -223,7 +223,7 @@ module rcube_voq_input #(
     pkt_port_d = pkt_port_q;
     pkt_drop_d = pkt_drop_q;
     if (in_flit_i.valid) in_pkt_d = !in_flit_i.last;
-    if (tmo_o && !in_flit_i.valid) in_pkt_d = 1'b0;
+    if (tmo_o && !cut_rest) in_pkt_d = 1'b0;   // a cut's rest keeps it open to its last
     if (cut_q) pkt_drop_d = 1'b1;
     if (is_head) begin
       pkt_port_d = is_bcast ? QW'(NPORTS) : QW'(route_port);
@@ -273,8 +273,6 @@ module rcube_voq_input #(
       assign staged[o] = s_push_q && s_q_q == QW'(o);
     end
   end else begin : gen_no_stage
-    logic unused_cut_rest;   // no flit comes with the offer taken (gen_no_cut)
-    assign unused_cut_rest = cut_rest;
     assign w_push      = a_push;
     assign w_mask_push = a_mask_push;
     assign w_q         = pkt_port_d;
