@@ -4,9 +4,10 @@
 // `last` bit of its front flit, and the outputs' credits for a whole broadcast).
 //
 // Environment as in rcube_router: the `last` bit of the flit a pop of each queue takes is
-// shown to the allocator (free), an input popped at an edge shows that flit in the next
-// cycle, and the crossbar setting of that cycle (xvalid_o/xsel_o) routes it. Queue
-// availability and output credits are free. Checked:
+// shown to the allocator (free), an input popped at an edge shows that flit XBAR_LAT
+// cycles later (1; 2 behind the buffer's registered pop, rcube_router REG_POP), and the
+// crossbar setting of that cycle (xvalid_o/xsel_o) routes it. Queue availability and
+// output credits are free. Checked:
 // - pops only from an available queue of an output with a credit, at most one pop per
 //   output per cycle (one credit spent per flit);
 // - an input inside a packet pops only the queue of that packet's output;
@@ -22,7 +23,8 @@ module formal_rcube_islip_alloc #(
   parameter int unsigned NPORTS = 3,
   parameter int unsigned ITERS  = 1,
   parameter bit          PIPE   = 1'b0,  // grant and accept in consecutive cycles
-  parameter bit          BCAST  = 1'b0   // broadcast queues in use (above)
+  parameter bit          BCAST  = 1'b0,  // broadcast queues in use (above)
+  parameter int unsigned XBAR_LAT = 1     // cycles from a pop to its flit's crossing
 ) (
   input logic                          clk_i,
   input logic                          rst_ni,
@@ -36,7 +38,7 @@ module formal_rcube_islip_alloc #(
 );
   localparam int unsigned PortW = (NPORTS > 1) ? $clog2(NPORTS) : 1;
 
-  logic [NPORTS-1:0]            rd_valid_q, rd_last_q, pop, xvalid;
+  logic [NPORTS-1:0]            pop, xvalid;
   logic [NPORTS-1:0][PortW-1:0] pop_port, xsel;
   logic [NPORTS-1:0][NPORTS-1:0] pop_oh;   // [input][output]
   logic [NPORTS-1:0]            pop_bc, bc_start;
@@ -52,7 +54,8 @@ module formal_rcube_islip_alloc #(
   rcube_islip_alloc #(
     .NPORTS(NPORTS),
     .ITERS (ITERS),
-    .PIPE  (PIPE)
+    .PIPE  (PIPE),
+    .XBAR_LAT(XBAR_LAT)
   ) dut (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -80,14 +83,44 @@ module formal_rcube_islip_alloc #(
 
   // ---- harness state ----
   logic [NPORTS-1:0]            conn_q;       // input inside a packet (popped, last not seen)
-  logic [NPORTS-1:0][PortW-1:0] port_q;       // its output; also the port of the shown flit
+  logic [NPORTS-1:0][PortW-1:0] port_q;       // its output (or its last packet's)
   logic [NPORTS-1:0]            out_open_q;   // output inside a packet
   logic [NPORTS-1:0][PortW-1:0] out_own_q;    // from this input
   logic [NPORTS-1:0]            bconn_q;      // input inside a broadcast packet ...
   logic [NPORTS-1:0][NPORTS-1:0] bset_q;      // ... to these outputs
   logic [NPORTS-1:0]            pkt_bc_q;     // the input's last packet popped is a broadcast
-  logic [NPORTS-1:0]            rd_bc_q;      // the shown flit is a broadcast's ...
-  logic [NPORTS-1:0][NPORTS-1:0] rd_set_q;    // ... for these outputs
+  // The flits popped and not crossed yet, by age: stage XBAR_LAT-1 is the one shown now,
+  // stage 0 the one popped at the last edge. Per input: popped, its `last`, a broadcast's
+  // (and for which outputs), or a unicast's (for which output).
+  logic [XBAR_LAT-1:0][NPORTS-1:0]             sh_valid_q, sh_last_q, sh_bc_q;
+  logic [XBAR_LAT-1:0][NPORTS-1:0][NPORTS-1:0] sh_set_q;
+  logic [XBAR_LAT-1:0][NPORTS-1:0][PortW-1:0]  sh_port_q;
+  logic [NPORTS-1:0]             rd_valid_q, rd_last_q, rd_bc_q;   // the flit shown now
+  logic [NPORTS-1:0][NPORTS-1:0] rd_set_q;
+  logic [NPORTS-1:0][PortW-1:0]  rd_port_q;
+  assign rd_valid_q = sh_valid_q[XBAR_LAT-1];
+  assign rd_last_q  = sh_last_q[XBAR_LAT-1];
+  assign rd_bc_q    = sh_bc_q[XBAR_LAT-1];
+  assign rd_set_q   = sh_set_q[XBAR_LAT-1];
+  assign rd_port_q  = sh_port_q[XBAR_LAT-1];
+  // Per stage and input: a flit popped before this one (an older stage) ended its packet,
+  // or one popped after it (a younger stage) did; and whether any flit still to cross did.
+  logic [XBAR_LAT-1:0][NPORTS-1:0] end_older, end_younger, young_valid;
+  logic [NPORTS-1:0]               end_any;
+  always_comb begin
+    end_any = '0;
+    for (int unsigned s = 0; s < XBAR_LAT; s++) begin
+      end_older[s]   = '0;
+      end_younger[s] = '0;
+      young_valid[s] = '0;
+      for (int unsigned t = 0; t < XBAR_LAT; t++) begin
+        if (t > s) end_older[s] |= sh_valid_q[t] & sh_last_q[t];
+        if (t < s) end_younger[s] |= sh_valid_q[t] & sh_last_q[t];
+        if (t < s) young_valid[s] |= sh_valid_q[t];
+      end
+      end_any |= sh_valid_q[s] & sh_last_q[s];
+    end
+  end
 
   // `last` of each input's popped flit, from the queue it was popped from; the outputs a
   // broadcast pop is for (a head: the front set it starts with)
@@ -103,8 +136,11 @@ module formal_rcube_islip_alloc #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      rd_valid_q <= '0;
-      rd_last_q  <= '0;
+      sh_valid_q <= '0;
+      sh_last_q  <= '0;
+      sh_bc_q    <= '0;
+      sh_set_q   <= '0;
+      sh_port_q  <= '0;
       conn_q     <= '0;
       port_q     <= '0;
       out_open_q <= '0;
@@ -112,13 +148,19 @@ module formal_rcube_islip_alloc #(
       bconn_q    <= '0;
       bset_q     <= '0;
       pkt_bc_q   <= '0;
-      rd_bc_q    <= '0;
-      rd_set_q   <= '0;
     end else begin
-      rd_valid_q <= pop | pop_bc;
-      rd_last_q  <= pop_last;
-      rd_bc_q    <= pop_bc;
-      rd_set_q   <= pop_set;
+      sh_valid_q[0] <= pop | pop_bc;
+      sh_last_q[0]  <= pop_last;
+      sh_bc_q[0]    <= pop_bc;
+      sh_set_q[0]   <= pop_set;
+      sh_port_q[0]  <= pop_port;
+      for (int unsigned s = 1; s < XBAR_LAT; s++) begin
+        sh_valid_q[s] <= sh_valid_q[s-1];
+        sh_last_q[s]  <= sh_last_q[s-1];
+        sh_bc_q[s]    <= sh_bc_q[s-1];
+        sh_set_q[s]   <= sh_set_q[s-1];
+        sh_port_q[s]  <= sh_port_q[s-1];
+      end
       for (int unsigned i = 0; i < NPORTS; i++) begin
         // a connection ends with the pop of its last flit
         if (pop[i]) conn_q[i] <= !pop_last[i];
@@ -162,19 +204,26 @@ module formal_rcube_islip_alloc #(
         end
         if (out_open_q[o]) begin
           assert (32'(out_own_q[o]) < NPORTS);
-          // its packet's connection is open, or was closed by the pop of the last flit
-          // that crosses now
-          assert (conn_q[out_own_q[o]] || bconn_q[out_own_q[o]] ||
-                  (rd_valid_q[out_own_q[o]] && rd_last_q[out_own_q[o]]));
-          assert (pkt_bc_q[out_own_q[o]] ? bset_q[out_own_q[o]][o]
-                                         : port_q[out_own_q[o]] == PortW'(o));
+          // its packet's connection is open, or was closed by the pop of a last flit that
+          // has not crossed yet; the owner's flits up to that one are for this output
+          if (!end_any[out_own_q[o]]) begin
+            assert (conn_q[out_own_q[o]] || bconn_q[out_own_q[o]]);
+            assert (pkt_bc_q[out_own_q[o]] ? bset_q[out_own_q[o]][o]
+                                           : port_q[out_own_q[o]] == PortW'(o));
+          end
+          for (int unsigned s = 0; s < XBAR_LAT; s++) begin
+            if (sh_valid_q[s][out_own_q[o]] && !end_older[s][out_own_q[o]]) begin
+              assert (sh_bc_q[s][out_own_q[o]] ? sh_set_q[s][out_own_q[o]][o]
+                                               : sh_port_q[s][out_own_q[o]] == PortW'(o));
+            end
+          end
         end
 `endif
         if (xvalid[o]) begin
           // the flit crossing is one popped for this output ...
           assert (32'(xsel[o]) < NPORTS);
           assert (rd_valid_q[xsel[o]] && (rd_bc_q[xsel[o]] ? rd_set_q[xsel[o]][o]
-                                                           : port_q[xsel[o]] == PortW'(o)));
+                                                           : rd_port_q[xsel[o]] == PortW'(o)));
           // ... and no other packet's
           if (out_open_q[o]) assert (xsel[o] == out_own_q[o]);
         end
@@ -213,13 +262,28 @@ module formal_rcube_islip_alloc #(
         assert (dut.in_conn_q[i] == conn_q[i]);
         if (conn_q[i]) assert (dut.in_port_q[i] == port_q[i]);
         if (conn_q[i]) assert (32'(port_q[i]) < NPORTS);
-        if (rd_valid_q[i] && !rd_last_q[i]) assert (pkt_bc_q[i] ? bconn_q[i] : conn_q[i]);
         assert (dut.bc_conn_q[i] == bconn_q[i]);
         if (bconn_q[i]) assert (dut.bc_held_q[i] == bset_q[i] && bset_q[i] != '0);
         if (bconn_q[i] || conn_q[i]) assert (pkt_bc_q[i] == bconn_q[i]);
         if (conn_q[i]) assert (dut.bc_held_q[i] == '0);
-        if (rd_valid_q[i]) assert (pkt_bc_q[i] == rd_bc_q[i]);
-        if (rd_valid_q[i] && rd_bc_q[i]) assert (rd_set_q[i] == bset_q[i]);
+        // the flits still to cross: one inside its packet (neither it nor a later one
+        // ended it) has its connection open; the latest one is of the last packet popped;
+        // a flit not ending its packet is followed by one of the same packet
+        for (int unsigned s = 0; s < XBAR_LAT; s++) begin
+          if (sh_valid_q[s][i] && !sh_last_q[s][i] && !end_younger[s][i]) begin
+            assert (sh_bc_q[s][i] ? bconn_q[i] : conn_q[i]);
+          end
+          if (sh_valid_q[s][i] && !young_valid[s][i]) begin
+            assert (pkt_bc_q[i] == sh_bc_q[s][i]);
+            if (sh_bc_q[s][i]) assert (sh_set_q[s][i] == bset_q[i]);
+            else               assert (sh_port_q[s][i] == port_q[i]);
+          end
+          if (s > 0 && sh_valid_q[s][i] && !sh_last_q[s][i] && sh_valid_q[s-1][i]) begin
+            assert (sh_bc_q[s-1][i] == sh_bc_q[s][i]);
+            if (sh_bc_q[s][i]) assert (sh_set_q[s-1][i] == sh_set_q[s][i]);
+            else               assert (sh_port_q[s-1][i] == sh_port_q[s][i]);
+          end
+        end
         // the allocator's own simulation assertion a_bc_hold
         assert (dut.bc_hold_q[i] == (dut.bc_held_q[i] != '0));
 `endif
@@ -227,6 +291,16 @@ module formal_rcube_islip_alloc #(
       cover (xvalid[0] && out_open_q[0] && rd_last_q[xsel[0]] && avail_i[1][0] && pop != '0);
       // a broadcast to two outputs crossing while another input's unicast crosses the third
       if (BCAST) cover (rd_bc_q[0] && rd_set_q[0] == NPORTS'(3) && xvalid[2] && xsel[2] != '0);
+    end
+  end
+  // behind a two-cycle crossbar: a packet's last flit about to cross while the same input's
+  // next packet, to another output, is already popped (the case the staged checks are for)
+  if (XBAR_LAT > 1) begin : gen_cover_lat
+    always_comb begin
+      if (!init_q && rst_ni) begin
+        cover (sh_valid_q[1][0] && sh_last_q[1][0] && sh_valid_q[0][0] && !sh_bc_q[1][0] &&
+               !sh_bc_q[0][0] && sh_port_q[1][0] != sh_port_q[0][0]);
+      end
     end
   end
 endmodule

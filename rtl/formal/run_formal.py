@@ -200,6 +200,23 @@ JOBS = [
                  "bc_release[i] = bc_go[i] && bc_last_i[i];",
                  "bc_release[i] = bc_go[i];",
                  "a broadcast's set is released after its first flit, not its last"),
+    # the crossbar setting two cycles after the decision, as behind the buffer's
+    # registered pop (rcube_router REG_POP; with ALLOC_PIPE: the pipelined router's
+    # allocator): every popped flit is in flight a cycle longer before it crosses
+    job("islip_alloc_n3_x2", "formal_rcube_islip_alloc", "prove", 6,
+        {"NPORTS": 3, "XBAR_LAT": 2}, rtl_asserts=False),
+    job("islip_alloc_n3_pipe_x2", "formal_rcube_islip_alloc", "prove", 6,
+        {"NPORTS": 3, "PIPE": 1, "XBAR_LAT": 2}, rtl_asserts=False),
+    job("islip_alloc_n3_pipe_bc_x2", "formal_rcube_islip_alloc", "prove", 6,
+        {"NPORTS": 3, "PIPE": 1, "BCAST": 1, "XBAR_LAT": 2}, rtl_asserts=False),
+    job("islip_alloc_n4_bc_x2", "formal_rcube_islip_alloc", "prove", 6,
+        {"NPORTS": 4, "BCAST": 1, "XBAR_LAT": 2}, rtl_asserts=False),
+    job("islip_alloc_x2_cover", "formal_rcube_islip_alloc", "cover", 10,
+        {"NPORTS": 3, "BCAST": 1, "XBAR_LAT": 2}, rtl_asserts=False),
+    islip_mutant("islip_alloc_x2_mut_skew", {"NPORTS": 3, "XBAR_LAT": 2},
+                 "xsel_q[s]   <= xsel_q[s-1];", "xsel_q[s]   <= xsel_d;",
+                 "the select skips a stage of the crossbar's delay: a flit crosses with the "
+                 "next decision's setting"),
     # ddc_csr, bounded: write/read-back of rw registers
     # (one csr_rw_plain<i> job per plain register is added below from the contract)
     job("csr_rw_rules", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH, {"SEL": 0, "RULES": 1}),
