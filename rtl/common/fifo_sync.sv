@@ -10,18 +10,10 @@
 // (DP16KD, RAMB), where the pointer, with its asynchronous reset, only allows
 // distributed RAM and its read-multiplexer tree. For deep FIFOs (the NIC's packet
 // buffers).
-//
-// REG_OUT = 1 keeps the head item in a register of its own, refilled from the storage (or
-// straight from the input when the FIFO is empty, or holds one item that is popped as a
-// new one comes in). The ports behave the same cycle for cycle; the consumers' logic then
-// starts at a flop instead of at the storage's read multiplexer, whose distributed RAM is
-// placed where the writes are. WIDTH more flops. For wide records read by logic spread
-// over the chip (the NIC's packet jobs). Not with REG_READ.
 module fifo_sync #(
   parameter int unsigned WIDTH = 8,
   parameter int unsigned DEPTH = 4,
   parameter bit          REG_READ = 1'b0,
-  parameter bit          REG_OUT  = 1'b0,
   localparam int unsigned CountW = $clog2(DEPTH + 1)
 ) (
   input  logic              clk_i,
@@ -54,33 +46,7 @@ module fifo_sync #(
     return (ptr == PtrW'(DEPTH - 1)) ? '0 : ptr + 1'b1;
   endfunction
 
-  if (REG_OUT) begin : gen_reg_out
-    // The item after the head is at the read pointer's next value, kept in a register so
-    // the refill reads the storage from a flop.
-    logic [PtrW-1:0]  rd_next_q;
-    logic [WIDTH-1:0] head_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni)  rd_next_q <= next_ptr('0);
-      else if (pop) rd_next_q <= next_ptr(rd_next_q);
-    end
-    // Empty: the head follows the input, so a push lands in it (its value is not shown
-    // before). One item popped: the input's (if it pushes now, it is the next head).
-    always_ff @(posedge clk_i) begin
-      if (pop)                head_q <= (count_q == CountW'(1)) ? in_data_i : mem_q[rd_next_q];
-      else if (count_q == '0) head_q <= in_data_i;
-    end
-    assign out_data_o = head_q;
-`ifndef SYNTHESIS
-    always_comb begin : a_head
-      if (rst_ni) begin
-        assert (rd_next_q == next_ptr(rd_ptr_q)) else $error("fifo_sync: next read pointer stale");
-        if (out_valid_o) begin
-          assert (head_q == mem_q[rd_ptr_q]) else $error("fifo_sync: head register stale");
-        end
-      end
-    end
-`endif
-  end else if (REG_READ) begin : gen_reg_read
+  if (REG_READ) begin : gen_reg_read
     // Equal to rd_ptr_q after every clock edge out of reset, and the FIFO is empty
     // until there has been one: the data is the same as the pointer's read.
     logic [PtrW-1:0] rd_addr_q;

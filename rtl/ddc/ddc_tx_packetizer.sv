@@ -132,13 +132,9 @@ module ddc_tx_packetizer
   logic job_valid, job_pop;
   logic [$clog2(JobDepth + 1)-1:0] job_count_unused;
 
-  // The head job in a register (REG_OUT): the header flits, the CRC, the realigner and the
-  // state machine all read it, and from the storage's read multiplexer that fan-out was
-  // the placed node's longest path (docs/SYNTH.md, session 36).
   fifo_sync #(
-    .WIDTH  ($bits(job_t)),
-    .DEPTH  (JobDepth),
-    .REG_OUT(1'b1)
+    .WIDTH($bits(job_t)),
+    .DEPTH(JobDepth)
   ) u_job_fifo (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

@@ -7,8 +7,7 @@
 module formal_fifo_sync #(
   parameter int unsigned DEPTH    = 4,
   parameter int unsigned WIDTH    = 8,
-  parameter bit          REG_READ = 1'b0,
-  parameter bit          REG_OUT  = 1'b0
+  parameter bit          REG_READ = 1'b0
 ) (
   input logic             clk_i,
   input logic             rst_ni,
@@ -27,8 +26,7 @@ module formal_fifo_sync #(
   fifo_sync #(
     .WIDTH   (WIDTH),
     .DEPTH   (DEPTH),
-    .REG_READ(REG_READ),
-    .REG_OUT (REG_OUT)
+    .REG_READ(REG_READ)
   ) dut (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

@@ -98,17 +98,6 @@ JOBS = [
         "fail", mutant(FIFO, "rd_addr_q <= pop ? next_ptr(rd_ptr_q) : rd_ptr_q;",
                        "rd_addr_q <= rd_ptr_q;",
                        "reads at the pointer of the cycle before: the popped item again")),
-    # REG_OUT (the head in a register: the NIC's packet jobs): same proof; the mutant is
-    # bounded and without the RTL's own assertions, so the harness's order check is what
-    # fails
-    job("fifo_sync_d5_reg_out", "formal_fifo_sync", "prove", 8, {"DEPTH": 5, "REG_OUT": 1}),
-    job("fifo_sync_d1_reg_out", "formal_fifo_sync", "prove", 4, {"DEPTH": 1, "REG_OUT": 1}),
-    job("fifo_sync_mut_reg_out", "formal_fifo_sync", "bmc", 8, {"DEPTH": 5, "REG_OUT": 1},
-        "fail", mutant(FIFO, "head_q <= (count_q == CountW'(1)) ? in_data_i : mem_q[rd_next_q];",
-                       "head_q <= mem_q[rd_next_q];",
-                       "refills the head from the storage when the one item is popped as "
-                       "another is pushed: the new item is not shown"),
-        rtl_asserts=False),
     # lowest_set: against the first-match loop, all inputs (combinational: depth 1 is all)
     job("lowest_set_n5", "formal_lowest_set", "prove", 1, {"N": 5}),
     job("lowest_set_n13", "formal_lowest_set", "prove", 1, {"N": 13}),
