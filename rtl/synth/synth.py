@@ -435,6 +435,42 @@ def summarize_path(path):
     }
 
 
+def slack_spread(log_text, target_mhz=PNR_FREQ_MHZ, near=0.20):
+    """How many timing endpoints are near the worst path, from nextpnr's last slack
+    histogram: whether one cut can move Fmax (a few near the worst) or only many can (the
+    paths within 20% of the worst are those a 25% faster clock needs shortened).
+    Returns {"endpoints", "failing" (slack < 0 at target_mhz), "within_20pct" (paths within
+    `near` of the worst one's delay)}, each [low, high]: a histogram bar counts whole
+    multiples of its scale, with '+' for a remainder of 1 to scale-1, and a bucket that
+    straddles a limit counts in the high bound only. None without a histogram."""
+    parts = log_text.split("Slack histogram:")
+    if len(parts) < 2:
+        return None
+    hist = parts[-1]
+    m = re.search(r"\* represents (\d+) endpoint", hist)
+    if not m:
+        return None
+    scale = int(m.group(1))
+    buckets = [(int(a), int(b), len(stars), plus == "+") for a, b, stars, plus in
+               re.findall(r"\[\s*(-?\d+),\s*(-?\d+)\)\s*\|(\**)(\+?)", hist)]
+    if not buckets:
+        return None
+    period_ps = 1e6 / target_mhz
+    worst_slack = min(a for a, _, _, _ in buckets)
+    # slack below this: a path longer than (1 - near) times the worst one
+    limit = worst_slack + near * (period_ps - worst_slack)
+    out = {"endpoints": [0, 0], "failing": [0, 0], "within_20pct": [0, 0]}
+    for a, b, stars, plus in buckets:
+        lo, hi = stars * scale + plus, stars * scale + (scale - 1 if plus else 0)
+        for key, edge in (("endpoints", None), ("failing", 0), ("within_20pct", limit)):
+            if edge is None or b <= edge:
+                out[key][0] += lo
+                out[key][1] += hi
+            elif a < edge:
+                out[key][1] += hi
+    return out
+
+
 def router2_watch(log_file, max_iter=ROUTER2_MAX_ITER, diverging=ROUTER2_DIVERGING):
     """A yw.run watch: a message once nextpnr's log shows router2 past `max_iter`
     iterations (it then has overused wires left, or it would have finished), or with more
@@ -538,6 +574,7 @@ def place_and_route(block, seeds=None):
     log(f"{block}/ecp5: placed and routed in {dt:.0f}s: Fmax {fmax} MHz (seed {pnr['seed']}"
         + (f"; seeds {pnr['unrouted_seeds']} did not route" if pnr["unrouted_seeds"] else "")
         + ")")
+    pnr = dict(pnr, spread=slack_spread((out / "nextpnr.log").read_text(errors="replace")))
     return fmax, crit, util, dt, pnr
 
 
@@ -563,6 +600,13 @@ def print_table(rows):
                   f"{c['logic_levels']} logic levels ({c['logic_ns']} ns logic, "
                   f"{c['routing_ns']} ns routing), from {c.get('from')} to {c.get('to')}; "
                   f"via " + (", ".join(c["via"]) or "-"))
+        if r.get("slack_spread"):
+            sp = r["slack_spread"]
+            print(f"endpoints {r['block']}/{r['target']}: {sp['endpoints'][0]}-"
+                  f"{sp['endpoints'][1]}, failing {PNR_FREQ_MHZ} MHz {sp['failing'][0]}-"
+                  f"{sp['failing'][1]}, within 20% of the worst path (what a 25% "
+                  f"faster clock has to shorten) {sp['within_20pct'][0]}-"
+                  f"{sp['within_20pct'][1]}")
 
 
 def worse(old, new):
@@ -831,6 +875,8 @@ def main():
             if pnr is not None and not isinstance(pnr, Exception):
                 row["fmax_mhz"], row["critical_path"], row["pnr_utilization"], dt, seeds = pnr
                 row["pnr_seed"] = seeds["seed"]
+                if seeds.get("spread"):
+                    row["slack_spread"] = seeds["spread"]
                 if seeds["unrouted_seeds"]:
                     row["pnr_unrouted_seeds"] = seeds["unrouted_seeds"]
                 times[f"{block}/{target} P&R"] = round(dt)

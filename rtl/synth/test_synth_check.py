@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Unit tests of synth.py's record rules (no tools needed; run by `make synth-check`):
 the 10% comparison, the reason rule against the base revision, the blocks placed, the
-placement seeds tried in turn, the source staging and watched runs of the shared
-YoWASP runner, logic_depth's path estimate (--paths) and fanout's load count on
-hand-made netlists, and docs/SYNTH.md's Results table against the committed report."""
+placement seeds tried in turn, the slack histogram's spread, the source staging and
+watched runs of the shared YoWASP runner, logic_depth's path estimate (--paths) and
+fanout's load count on hand-made netlists, and docs/SYNTH.md's Results table against the
+committed report."""
 
 import json
 import sys
@@ -138,7 +139,7 @@ class Seeds(unittest.TestCase):
         (fmax, _, _, _, pnr), logs = self.place([1, 2, 3], {1})
         self.assertEqual(self.tried, [1, 2])
         self.assertEqual(fmax, 12.0)
-        self.assertEqual(pnr, {"seed": 2, "unrouted_seeds": [1]})
+        self.assertEqual(pnr, {"seed": 2, "unrouted_seeds": [1], "spread": None})
         self.assertEqual(logs, ["nextpnr-seed1-unrouted.log", "nextpnr.log"])
         # the NIC's block names its placer, and every seed's run uses it
         self.assertEqual(self.placers, ["static", "static"])
@@ -148,7 +149,7 @@ class Seeds(unittest.TestCase):
         (fmax, _, _, _, pnr), _ = self.place([1, 2], {3}, override=[3, 5])
         self.assertEqual(self.tried, [3, 5])
         self.assertEqual(fmax, 15.0)
-        self.assertEqual(pnr, {"seed": 5, "unrouted_seeds": [3]})
+        self.assertEqual(pnr, {"seed": 5, "unrouted_seeds": [3], "spread": None})
 
     def test_bad_seeds_rejected(self):
         for bad in ["", "0", "1,x", "-2"]:
@@ -194,6 +195,39 @@ class Seeds(unittest.TestCase):
             yw.run(["true"], t, t / "log", "true", watch=lambda: calls.append(1), poll_s=5)
             with self.assertRaises(yw.ToolError):
                 yw.run(["false"], t, t / "log", "false", watch=lambda: None, poll_s=5)
+
+
+class SlackSpread(unittest.TestCase):
+    # nextpnr prints a histogram after placement and one after routing: the last counts
+    HIST = """Info: Slack histogram:
+Info:  legend: * represents 10 endpoint(s)
+Info:          + represents [1,10) endpoint(s)
+Info: [{first}, -10000) |+
+Info: [-10000,  -8000) |**+
+Info: [ -8000,  -6000) |*****
+Info: [ -6000,  -4000) |***
+Info: [ -4000,  -2000) |*
+Info: [ -2000,      0) |**
+Info: [     0,   2000) |****+
+"""
+
+    def spread(self, near=0.20):
+        placed = self.HIST.format(first=-30000).replace("|**+", "|*******")
+        routed = self.HIST.format(first=-12000)
+        return synth.slack_spread("Info: placed\n" + placed + "Info: routed\n" + routed,
+                                  target_mhz=125, near=near)
+
+    def test_counts_from_the_last_histogram(self):
+        # worst path 8 + 12 = 20 ns; within 20%: slack below -8000 ps, the first two bars
+        self.assertEqual(self.spread(), {"endpoints": [173, 197], "failing": [132, 148],
+                                         "within_20pct": [22, 38]})
+
+    def test_a_bar_across_the_limit_counts_in_the_high_bound_only(self):
+        # within 25%: slack below -7000 ps, inside the third bar
+        self.assertEqual(self.spread(near=0.25)["within_20pct"], [22, 88])
+
+    def test_no_histogram(self):
+        self.assertIsNone(synth.slack_spread("Info: Program finished normally.\n"))
 
 
 class Breakdown(unittest.TestCase):
