@@ -439,8 +439,8 @@ def slack_spread(log_text, target_mhz=PNR_FREQ_MHZ, near=0.20):
     """How many timing endpoints are near the worst path, from nextpnr's last slack
     histogram: whether one cut can move Fmax (a few near the worst) or only many can (the
     paths within 20% of the worst are those a 25% faster clock needs shortened).
-    Returns {"endpoints", "failing" (slack < 0 at target_mhz), "within_20pct" (paths within
-    `near` of the worst one's delay)}, each [low, high]: a histogram bar counts whole
+    Returns {"endpoints", "failing" (slack < 0 at target_mhz), "within_<near>pct" (paths
+    within `near` of the worst one's delay, "within_20pct" by default)}, each [low, high]: a histogram bar counts whole
     multiples of its scale, with '+' for a remainder of 1 to scale-1, and a bucket that
     straddles a limit counts in the high bound only. None without a histogram."""
     parts = log_text.split("Slack histogram:")
@@ -459,10 +459,11 @@ def slack_spread(log_text, target_mhz=PNR_FREQ_MHZ, near=0.20):
     worst_slack = min(a for a, _, _, _ in buckets)
     # slack below this: a path longer than (1 - near) times the worst one
     limit = worst_slack + near * (period_ps - worst_slack)
-    out = {"endpoints": [0, 0], "failing": [0, 0], "within_20pct": [0, 0]}
+    near_key = f"within_{round(near * 100)}pct"
+    out = {"endpoints": [0, 0], "failing": [0, 0], near_key: [0, 0]}
     for a, b, stars, plus in buckets:
         lo, hi = stars * scale + plus, stars * scale + (scale - 1 if plus else 0)
-        for key, edge in (("endpoints", None), ("failing", 0), ("within_20pct", limit)):
+        for key, edge in (("endpoints", None), ("failing", 0), (near_key, limit)):
             if edge is None or b <= edge:
                 out[key][0] += lo
                 out[key][1] += hi

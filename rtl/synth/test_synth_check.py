@@ -224,7 +224,7 @@ Info: [     0,   2000) |****+
 
     def test_a_bar_across_the_limit_counts_in_the_high_bound_only(self):
         # within 25%: slack below -7000 ps, inside the third bar
-        self.assertEqual(self.spread(near=0.25)["within_20pct"], [22, 88])
+        self.assertEqual(self.spread(near=0.25)["within_25pct"], [22, 88])
 
     def test_no_histogram(self):
         self.assertIsNone(synth.slack_spread("Info: Program finished normally.\n"))
