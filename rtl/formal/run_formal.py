@@ -55,6 +55,16 @@ def mutant(path, old, new, why):
     return {"path": path, "old": old, "new": new, "why": why}
 
 
+# The allocator's proofs (k-induction at depth 6) and covers (depth 10), read without its
+# own simulation assertions (see docs/FORMAL.md)
+ISLIP_DEPTH = {"prove": 6, "cover": 10}
+
+
+def islip_job(name, mode, params):
+    return job(name, "formal_rcube_islip_alloc", mode, ISLIP_DEPTH[mode], params,
+               rtl_asserts=False)
+
+
 def islip_mutant(name, params, old, new, why):
     """A must-fail job of the allocator's harness: BMC depth 8, without the strengthening
     (it names the allocator's state, which a mutant may break first)."""
@@ -149,23 +159,17 @@ JOBS = [
         "fail", mutant(OPORT, "assign can_send = (credit_q != '0);",
                        "assign can_send = 1'b1;", "sends without a credit"),
         rtl_asserts=False, defines=["NO_STRENGTHEN"]),
-    # rcube_islip_alloc (the VOQ router's wormhole lock); its own simulation assertion is
-    # not read (see docs/FORMAL.md)
-    job("islip_alloc_n3", "formal_rcube_islip_alloc", "prove", 6, {"NPORTS": 3},
-        rtl_asserts=False),
-    job("islip_alloc_n3_i2", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 3, "ITERS": 2}, rtl_asserts=False),
-    job("islip_alloc_n4", "formal_rcube_islip_alloc", "prove", 6, {"NPORTS": 4},
-        rtl_asserts=False),
+    # rcube_islip_alloc (the VOQ router's wormhole lock)
+    islip_job("islip_alloc_n3", "prove", {"NPORTS": 3}),
+    islip_job("islip_alloc_n3_i2", "prove", {"NPORTS": 3, "ITERS": 2}),
+    islip_job("islip_alloc_n4", "prove", {"NPORTS": 4}),
     # the matching over two cycles (PIPE): grants a cycle old, checked again at the accept
-    job("islip_alloc_n3_pipe", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 3, "PIPE": 1}, rtl_asserts=False),
+    islip_job("islip_alloc_n3_pipe", "prove", {"NPORTS": 3, "PIPE": 1}),
     islip_mutant("islip_alloc_pipe_mut_stale", {"NPORTS": 3, "PIPE": 1},
                  "acc_in = PIPE ? (gnt_q & req) : gnt;", "acc_in = PIPE ? gnt_q : gnt;",
                  "a grant is accepted without checking it again: an output held since it was "
                  "granted is taken"),
-    job("islip_alloc_cover", "formal_rcube_islip_alloc", "cover", 10, {"NPORTS": 3},
-        rtl_asserts=False),
+    islip_job("islip_alloc_cover", "cover", {"NPORTS": 3}),
     islip_mutant("islip_alloc_mut_early_close", {"NPORTS": 3},
                  "&& (uni_oh[i] & last_i[i]) == '0;",
                  "&& uni_oh[i] == '0;",
@@ -179,14 +183,10 @@ JOBS = [
                  "uni_oh[i]     = (conn_oh[i] & avail_i[i]) | acc_oh[i];",
                  "a connected input pops without a credit"),
     # broadcasts too (their queues free): sets, credits, reservations against the matching
-    job("islip_alloc_n3_bc", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 3, "BCAST": 1}, rtl_asserts=False),
-    job("islip_alloc_n4_bc", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 4, "BCAST": 1}, rtl_asserts=False),
-    job("islip_alloc_n3_pipe_bc", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 3, "PIPE": 1, "BCAST": 1}, rtl_asserts=False),
-    job("islip_alloc_bc_cover", "formal_rcube_islip_alloc", "cover", 10,
-        {"NPORTS": 3, "BCAST": 1}, rtl_asserts=False),
+    islip_job("islip_alloc_n3_bc", "prove", {"NPORTS": 3, "BCAST": 1}),
+    islip_job("islip_alloc_n4_bc", "prove", {"NPORTS": 4, "BCAST": 1}),
+    islip_job("islip_alloc_n3_pipe_bc", "prove", {"NPORTS": 3, "PIPE": 1, "BCAST": 1}),
+    islip_job("islip_alloc_bc_cover", "cover", {"NPORTS": 3, "BCAST": 1}),
     islip_mutant("islip_alloc_bc_mut_credit", {"NPORTS": 3, "BCAST": 1},
                  "bc_go[i]    = bc_avail_i[i] && bc_ready[i] && bc_hold_q[i] &&",
                  "bc_go[i]    = bc_avail_i[i] && bc_hold_q[i] &&",
@@ -203,16 +203,12 @@ JOBS = [
     # the crossbar setting two cycles after the decision, as behind the buffer's
     # registered pop (rcube_router REG_POP; with ALLOC_PIPE: the pipelined router's
     # allocator): every popped flit is in flight a cycle longer before it crosses
-    job("islip_alloc_n3_x2", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 3, "XBAR_LAT": 2}, rtl_asserts=False),
-    job("islip_alloc_n3_pipe_x2", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 3, "PIPE": 1, "XBAR_LAT": 2}, rtl_asserts=False),
-    job("islip_alloc_n3_pipe_bc_x2", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 3, "PIPE": 1, "BCAST": 1, "XBAR_LAT": 2}, rtl_asserts=False),
-    job("islip_alloc_n4_bc_x2", "formal_rcube_islip_alloc", "prove", 6,
-        {"NPORTS": 4, "BCAST": 1, "XBAR_LAT": 2}, rtl_asserts=False),
-    job("islip_alloc_x2_cover", "formal_rcube_islip_alloc", "cover", 10,
-        {"NPORTS": 3, "BCAST": 1, "XBAR_LAT": 2}, rtl_asserts=False),
+    islip_job("islip_alloc_n3_x2", "prove", {"NPORTS": 3, "XBAR_LAT": 2}),
+    islip_job("islip_alloc_n3_pipe_x2", "prove", {"NPORTS": 3, "PIPE": 1, "XBAR_LAT": 2}),
+    islip_job("islip_alloc_n3_pipe_bc_x2", "prove",
+              {"NPORTS": 3, "PIPE": 1, "BCAST": 1, "XBAR_LAT": 2}),
+    islip_job("islip_alloc_n4_bc_x2", "prove", {"NPORTS": 4, "BCAST": 1, "XBAR_LAT": 2}),
+    islip_job("islip_alloc_x2_cover", "cover", {"NPORTS": 3, "BCAST": 1, "XBAR_LAT": 2}),
     islip_mutant("islip_alloc_x2_mut_skew", {"NPORTS": 3, "XBAR_LAT": 2},
                  "xsel_q[s]   <= xsel_q[s-1];", "xsel_q[s]   <= xsel_d;",
                  "the select skips a stage of the crossbar's delay: a flit crosses with the "
