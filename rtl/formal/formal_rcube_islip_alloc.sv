@@ -24,7 +24,12 @@ module formal_rcube_islip_alloc #(
   parameter int unsigned ITERS  = 1,
   parameter bit          PIPE   = 1'b0,  // grant and accept in consecutive cycles
   parameter bit          BCAST  = 1'b0,  // broadcast queues in use (above)
-  parameter int unsigned XBAR_LAT = 1     // cycles from a pop to its flit's crossing
+  parameter int unsigned XBAR_LAT = 1,    // cycles from a pop to its flit's crossing
+  parameter int unsigned FAIR   = 2 * NPORTS, // the allocator's FAIR_MATCHES (0: plain iSLIP)
+  // > 0: the waiting bound, checked by BMC under fairness (every output has a credit in
+  // every cycle, packets of at most 2 flits, no broadcasts): no queue holds a flit for
+  // more than WAIT_BOUND cycles without a pop
+  parameter int unsigned WAIT_BOUND = 0
 ) (
   input logic                          clk_i,
   input logic                          rst_ni,
@@ -55,7 +60,8 @@ module formal_rcube_islip_alloc #(
     .NPORTS(NPORTS),
     .ITERS (ITERS),
     .PIPE  (PIPE),
-    .XBAR_LAT(XBAR_LAT)
+    .XBAR_LAT(XBAR_LAT),
+    .FAIR_MATCHES(FAIR)
   ) dut (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -293,6 +299,39 @@ module formal_rcube_islip_alloc #(
       if (BCAST) cover (rd_bc_q[0] && rd_set_q[0] == NPORTS'(3) && xvalid[2] && xsel[2] != '0);
     end
   end
+  // ---- waiting bound (WAIT_BOUND > 0) ----
+  if (WAIT_BOUND > 0) begin : gen_wait
+    localparam int unsigned WaitW = $clog2(WAIT_BOUND + 2);
+    logic [NPORTS-1:0][NPORTS-1:0] mid_q;   // the queue's front flit is inside a packet
+    logic [NPORTS-1:0][NPORTS-1:0][WaitW-1:0] wait_q;   // cycles with a flit, no pop
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        mid_q  <= '0;
+        wait_q <= '0;
+      end else begin
+        for (int unsigned i = 0; i < NPORTS; i++) begin
+          for (int unsigned o = 0; o < NPORTS; o++) begin
+            if (pop_oh[i][o]) mid_q[i][o] <= !last_i[i][o];
+            if (!avail_i[i][o] || pop_oh[i][o]) wait_q[i][o] <= '0;
+            else if (32'(wait_q[i][o]) <= WAIT_BOUND) wait_q[i][o] <= wait_q[i][o] + 1'b1;
+          end
+        end
+      end
+    end
+    always_comb begin
+      if (!init_q && rst_ni) begin
+        // fairness: credits always there, packets of one or two flits
+        assume (credit_ok_i == '1);
+        for (int unsigned i = 0; i < NPORTS; i++) begin
+          for (int unsigned o = 0; o < NPORTS; o++) begin
+            if (mid_q[i][o]) assume (last_i[i][o]);
+            assert (32'(wait_q[i][o]) <= WAIT_BOUND);
+          end
+        end
+      end
+    end
+  end
+
   // behind a two-cycle crossbar: a packet's last flit about to cross while the same input's
   // next packet, to another output, is already popped (the case the staged checks are for)
   if (XBAR_LAT > 1) begin : gen_cover_lat

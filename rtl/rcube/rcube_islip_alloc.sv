@@ -20,14 +20,32 @@
 // free outputs with a credit are matched by ITERS iSLIP iterations: each output grants
 // the requesting input next from its grant pointer, each input accepts the granting
 // output next from its accept pointer. Pointers move one past the partner only on
-// first-iteration matches, which desynchronises them; every waiting head is served
-// within NPORTS matches of its output. GRANT_ALL = 1 moves the grant pointers on every
+// first-iteration matches, which desynchronises them. GRANT_ALL = 1 moves the grant pointers on every
 // iteration's matches: with ITERS = 2 it lifts 1-flit uniform saturation with deep
 // buffers from 0.948 to ~0.98 when no input sends to its own port (the first-iteration
 // rule lets the pointers settle into rotations that leave an output idle), but an
 // output's pointer may then pass a waiting input that a later iteration skipped, so the
 // waiting bound no longer holds. Off by default; the simulator's deep-buffer model uses
-// it (rtl/rcube/README.md). An output without credits requests nothing, so
+// it (rtl/rcube/README.md).
+//
+// Waiting bound (FAIR_MATCHES): plain iSLIP serves every waiting head within NPORTS
+// matches of its output only when packets are one flit. With packet-long connections an
+// output passes over an input that is inside another packet, and the two can fall into
+// step: the input frees while the output is taken and takes its other output, the output
+// frees while the input is taken and takes another input, for ever (3 ports, 4-flit
+// packets, one input with packets for two outputs: that queue never got a flit,
+// tb_rcube_islip_alloc). So each output remembers the first head it passed over (the first
+// queue with a flit at or after its grant pointer, when it matched another input); after
+// FAIR_MATCHES matches of other inputs while that head waits, its grant pointer is pinned
+// on that input, and the input, once outside its packet, requests only the outputs pinned
+// on it: it waits, holding nothing, for one of them to free, as a FIFO input waits for its
+// head's output (no dependency a FIFO router does not have), while the output keeps
+// serving others as long as the input is busy. A head is then served after at most
+// FAIR_MATCHES matches of others, the packet its input and the one its output are in,
+// and one packet for each other output pinned on the same input (accept pointer order).
+// The default, 2 * NPORTS, costs the router with 2048-flit buffers and 64-flit packets
+// 0.958 -> 0.952 of link rate at saturation (NPORTS: 0.935; tb_rcube_router_sat). 0 turns
+// it off (plain iSLIP). An output without credits requests nothing, so
 // it never ties up a free input, and a connection stalled on credits holds only its
 // own input and output.
 // (Letting a busy input take further connections, feeding one per cycle, was measured
@@ -65,6 +83,9 @@ module rcube_islip_alloc #(
   // cycles from a decision to the crossbar setting of its flits (1: the buffer pops at
   // the next edge; 2: the buffer pops a cycle later, rcube_voq_buffer REG_POP)
   parameter int unsigned  XBAR_LAT  = 1,
+  // matches of other inputs an output makes while the first head it passed over waits,
+  // before it pins its grant pointer on that head's input (above; 0: never)
+  parameter int unsigned  FAIR_MATCHES = 2 * NPORTS,
   localparam int unsigned PortW     = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
   input  logic                           clk_i,
@@ -225,7 +246,11 @@ module rcube_islip_alloc #(
   logic [NPORTS-1:0] in_free, out_free;
   assign in_free  = ~in_open & ~bc_busy;
   assign out_free = ~out_open;
-  assign req      = pairs(in_free, out_free, avail_i, credit_ok_i);
+  // allow_q[i]: the outputs input i may request (all, or the ones pinned on it: waiting
+  // bound, below); a flop, so the requests take one more AND and no decision
+  logic [NPORTS-1:0][NPORTS-1:0] allow_q, avail_ok;   // [input][output]
+  assign avail_ok = avail_i & allow_q;
+  assign req      = pairs(in_free, out_free, avail_ok, credit_ok_i);
 
   // PIPE: the grants are for the next cycle, where a connection popping its last flit
   // now has freed its input and output (at this edge); the grants are registered.
@@ -239,7 +264,7 @@ module rcube_islip_alloc #(
       end
       out_close = any_input(close_oh);
     end
-    assign greq = pairs((~in_open | in_close) & ~bc_busy, out_free | out_close, avail_i,
+    assign greq = pairs((~in_open | in_close) & ~bc_busy, out_free | out_close, avail_ok,
                         credit_ok_i);
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) gnt_q <= '0;
@@ -257,6 +282,8 @@ module rcube_islip_alloc #(
   // the pointers did not desynchronise (full load of 1-flit packets: no perfect matching,
   // tb_rcube_islip_alloc).
   localparam int unsigned NBanks = PIPE ? 2 : 1;
+  logic [NPORTS-1:0]            pin_d;        // grant pointer pinned at the next edge ...
+  logic [NPORTS-1:0][PortW-1:0] wait_idx_d;   // ... on this input (waiting bound, below)
   logic [NBanks-1:0][NPORTS-1:0][PortW-1:0] gptr_q, aptr_q;
   logic phase_q, bank_a;   // the bank granting now (stays 0 without PIPE), the one accepting
   assign bank_a = PIPE ? !phase_q : 1'b0;
@@ -276,6 +303,11 @@ module rcube_islip_alloc #(
       phase_q         <= PIPE ? (phase_q ^ (avail_i != '0)) : 1'b0;
       gptr_q[bank_a]  <= gptr_d;
       aptr_q[bank_a]  <= aptr_d;
+      // a pinned pointer holds in both banks, so the grants of either phase see it (one
+      // bank: the same value as gptr_d)
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        if (pin_d[o]) gptr_q[NBanks - 1 - 32'(bank_a)][o] <= wait_idx_d[o];
+      end
     end
   end
 
@@ -318,6 +350,69 @@ module rcube_islip_alloc #(
       for (int unsigned i = 0; i < NPORTS; i++) col[i] = acc_oh[i][o];
       out_pick[o] = onehot_index(col);
     end
+  end
+
+  // ---- waiting bound: an output pins its pointer on a head it keeps passing over ----
+  // wait_q[i][o]: output o passed over input i's head and counts its matches of others
+  // since (at most one input per output); pin_q[o]: FAIR_MATCHES reached. The tracking
+  // ends when o matches that input, or when its head is gone. Nothing here is on the
+  // matching's path: it starts from the matches and ends in flops.
+  if (FAIR_MATCHES > 0) begin : gen_fair
+    localparam int unsigned CntW = $clog2(FAIR_MATCHES + 1);
+    logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d;   // [input][output]
+    logic [NPORTS-1:0][CntW-1:0]   cnt_q, cnt_d;
+    logic [NPORTS-1:0]             pin_q;
+    logic [NPORTS-1:0]             wcol, acol_o, fcol, hcol;
+    always_comb begin
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        for (int unsigned i = 0; i < NPORTS; i++) begin
+          wcol[i]   = wait_q[i][o];
+          acol_o[i] = acc_oh[i][o];
+          hcol[i]   = avail_i[i][o];
+        end
+        // the first head at or after the pointer the matches were granted from
+        fcol     = rr_onehot(hcol, gptr_a[o]);
+        cnt_d[o] = cnt_q[o];
+        pin_d[o] = pin_q[o];
+        if (wcol != '0) begin
+          if ((wcol & acol_o) != '0 || (wcol & hcol) == '0) begin
+            wcol     = '0;        // served, or its head gone
+            cnt_d[o] = '0;
+            pin_d[o] = 1'b0;
+          end else if (out_matched[o]) begin
+            if (32'(cnt_q[o]) < FAIR_MATCHES) cnt_d[o] = cnt_q[o] + 1'b1;
+            pin_d[o] = pin_q[o] || 32'(cnt_q[o]) + 1 >= FAIR_MATCHES;
+          end
+        end else if (out_matched[o] && (fcol & acol_o) == '0) begin
+          wcol     = fcol;        // passed over: start counting
+          cnt_d[o] = CntW'(1);
+          pin_d[o] = FAIR_MATCHES <= 1;
+        end
+        for (int unsigned i = 0; i < NPORTS; i++) wait_d[i][o] = wcol[i];
+        wait_idx_d[o] = onehot_index(wcol);
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        wait_q  <= '0;
+        cnt_q   <= '0;
+        pin_q   <= '0;
+        allow_q <= '1;
+      end else begin
+        wait_q <= wait_d;
+        cnt_q  <= cnt_d;
+        pin_q  <= pin_d;
+        // from the pins as they stand, so a pin restricts its input one cycle after it is
+        // set (and frees it one cycle after it is cleared)
+        for (int unsigned i = 0; i < NPORTS; i++) begin
+          allow_q[i] <= (wait_q[i] & pin_q) != '0 ? (wait_q[i] & pin_q) : '1;
+        end
+      end
+    end
+  end else begin : gen_no_fair
+    assign allow_q    = '1;
+    assign pin_d      = '0;
+    assign wait_idx_d = '0;
   end
 
   // ---- broadcast acquisition: a whole set in one cycle, or nothing ----
@@ -407,7 +502,7 @@ module rcube_islip_alloc #(
       for (int unsigned i = 0; i < NPORTS; i++) src[o][i] = uni_oh[i][o] || bc_oh[i][o];
       xvalid_d[o] = src[o] != '0;
       xsel_d[o]   = xvalid_d[o] ? onehot_index(src[o]) : xsel_q[0][o];
-      gptr_d[o]   = gptr_move[o] ? next_of(out_pick[o]) : gptr_a[o];
+      gptr_d[o]   = pin_d[o] ? wait_idx_d[o] : gptr_move[o] ? next_of(out_pick[o]) : gptr_a[o];
     end
   end
 

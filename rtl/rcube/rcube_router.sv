@@ -22,7 +22,7 @@ module rcube_router #(
   parameter bit          VOQ       = 1'b1, // virtual output queues + iSLIP (else FIFO inputs)
   parameter int unsigned ITERS     = 1,    // iSLIP iterations per cycle (VOQ only)
   // VOQ, ITERS > 1: grant pointers also move on later iterations' matches (faster
-  // desynchronisation; gives up iSLIP's waiting bound; rcube_islip_alloc)
+  // desynchronisation; the allocator's waiting bound still holds: rcube_islip_alloc)
   parameter bit          GRANT_ALL = 1'b0,
   // VOQ only: 1 registers each input's arrival logic (route and broadcast lookup,
   // adaptive choice) before the buffer, out of the allocator's cycle (zero-load latency

@@ -9,19 +9,26 @@
 //     flits only continue their input's connection; a connection whose queue has a flit
 //     and whose output has a credit always pops (no arbitration for open connections);
 //   - with ITERS = NPORTS the matching is maximal (no free input with a request to a
-//     free output is left unmatched).
+//     free output is left unmatched; an input whose requests the waiting bound narrows to
+//     its pinned outputs counts with those only).
 // Phases: random traffic with random credits; full load of 1-flit packets, where iSLIP
-// desynchronises its pointers and must reach a perfect matching every cycle; and
-// starvation freedom (under full load every queue is served within a bound).
+// desynchronises its pointers and must reach a perfect matching every cycle; lockstep:
+// input 0 sends 4-flit packets to outputs 0 and 1, input 1 to output 1, which plain iSLIP
+// with one iteration never serves 0 -> 1; full load of 4-flit packets on every queue.
+// Under the three loads every queue is served within a bound (waiting bound:
+// rcube_islip_alloc FAIR_MATCHES).
 // Instances: 8 ports / 1 iteration (the router), 8 / 8 iterations, 3 / 1, 5 / 2,
-// 8 / 2 with GRANT_ALL (the simulator's deep-buffer model), and 8 / 1 with PIPE (grants
-// accepted the next cycle: the same checks, perfect matchings included).
+// 8 / 2 with GRANT_ALL (the simulator's deep-buffer model), 8 / 1 with PIPE (grants
+// accepted the next cycle: the same checks, perfect matchings included), and 3 / 1 with
+// the waiting bound off (FAIR_MATCHES = 0), which must starve queue 0 -> 1 in lockstep:
+// the phase does catch what the bound is for.
 
 module tb_rcube_islip_alloc_env #(
   parameter int NP        = 8,
   parameter int ITERS     = 1,
   parameter bit GRANT_ALL = 1'b0,
-  parameter bit PIPE      = 1'b0
+  parameter bit PIPE      = 1'b0,
+  parameter int FAIR      = 2 * NP   // FAIR_MATCHES (the allocator's default)
 ) (
   output logic done_o
 );
@@ -41,7 +48,8 @@ module tb_rcube_islip_alloc_env #(
 
   logic [NP-1:0] unused_pop_bc, unused_bc_start, sched, sched_q;
   logic [NP-1:0] unused_out_open;   // read by the inputs' adaptive choice: tb_rcube_router_adapt
-  rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS), .GRANT_ALL(GRANT_ALL), .PIPE(PIPE)) dut (
+  rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS), .GRANT_ALL(GRANT_ALL), .PIPE(PIPE),
+                      .FAIR_MATCHES(FAIR)) dut (
     .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
     .last_i(last), .bc_last_i('0), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
     .pop_o(pop), .pop_port_o(pop_port), .pop_oh_o(pop_oh), .pop_bc_o(unused_pop_bc),
@@ -56,7 +64,7 @@ module tb_rcube_islip_alloc_env #(
   end
   // Unicast only here; broadcasts are checked in tb_rcube_router_bcast. sched_o must
   // name exactly the outputs the registered crossbar setting will carry.
-  always_ff @(posedge clk) sched_q <= sched;
+  always_ff @(posedge clk) sched_q <= rst_n ? sched : '0;   // the lockstep phase resets the DUT
   always_ff @(posedge clk) begin
     if (rst_n && sched_q != xvalid) $fatal(1, "%s: sched_o %b != xvalid %b", name, sched_q, xvalid);
     if (rst_n && (unused_pop_bc | unused_bc_start) != '0) $fatal(1, "%s: broadcast pop", name);
@@ -65,7 +73,8 @@ module tb_rcube_islip_alloc_env #(
   string name;
   initial begin
     name = $sformatf("tb_rcube_islip_alloc[%0d ports, %0d iter", NP, ITERS);
-    name = {name, GRANT_ALL ? ", grant all" : "", PIPE ? ", pipe]" : "]"};
+    name = {name, GRANT_ALL ? ", grant all" : "", PIPE ? ", pipe" : "",
+            FAIR == 0 ? ", no waiting bound]" : "]"};
   end
 
   // Queue model: per input/output a ring of flits, each flit = its 'last' bit.
@@ -77,7 +86,9 @@ module tb_rcube_islip_alloc_env #(
   bit exp_xv[NP];
   int exp_xs[NP];
   int credit_pct = 100, fill_pct = 50, max_len = 8;
-  bit full_load = 1'b0;
+  // load: 0 random, 1 full load of 1-flit packets, 2 lockstep, 3 full load of 4-flit ones
+  int load = 0;
+  bit full_load = 1'b0;   // measuring waits (a backlogged load)
   int cyc = 0, n_pops = 0, n_perfect = 0;
   int last_served[NP][NP];
   int max_wait = 0;
@@ -113,7 +124,8 @@ module tb_rcube_islip_alloc_env #(
       if (ITERS >= NP) begin
         for (int i = 0; i < NP; i++) begin
           for (int o = 0; o < NP; o++) begin
-            automatic bit in_free = (conn[i] < 0) && !pop[i];
+            // dut.allow_q: the outputs the waiting bound lets the input request
+            automatic bit in_free = (conn[i] < 0) && !pop[i] && dut.allow_q[i][o];
             automatic bit out_free = (owner[o] < 0);
             for (int k = 0; k < NP; k++) if (pop[k] && int'(pop_port[k]) == o) out_free = 1'b0;
             if (in_free && out_free && avail[i][o] && credit_ok[o])
@@ -167,8 +179,12 @@ module tb_rcube_islip_alloc_env #(
     if (rst_n) begin
       for (int i = 0; i < NP; i++) begin
         for (int o = 0; o < NP; o++) begin
-          if (full_load) begin
+          if (load == 1) begin
             if (q_size(i, o) < 2) add_pkt(i, o, 1);
+          end else if (load == 2) begin
+            if ((i == 0 && o < 2 || i == 1 && o == 1) && q_size(i, o) < 8) add_pkt(i, o, 4);
+          end else if (load == 3) begin
+            if (q_size(i, o) < 8) add_pkt(i, o, 4);
           end else if (q_size(i, o) + max_len <= QL && $urandom_range(1, 100) <= fill_pct &&
                        $urandom_range(0, 7) == 0) begin
             add_pkt(i, o, $urandom_range(1, max_len));
@@ -180,6 +196,46 @@ module tb_rcube_islip_alloc_env #(
       for (int o = 0; o < NP; o++) credit_ok[o] = ($urandom_range(1, 100) <= credit_pct);
     end
   end
+
+  // Drain (up to 64 queues of QL flits: QL * NP cycles at link rate, twice that allowed).
+  task automatic drain();
+    automatic int left = 1, t = 0;
+    load = 0; fill_pct = 0; credit_pct = 100;
+    while (left != 0) begin
+      @(negedge clk);
+      t++;
+      left = 0;
+      for (int i = 0; i < NP; i++) for (int o = 0; o < NP; o++) left += q_size(i, o);
+      if (t > 2 * QL * NP) $fatal(1, "%s: %0d flits not drained in %0d cycles", name, left, t);
+    end
+    $display("%s: drained in %0d cycles", name, t);
+    for (int i = 0; i < NP; i++) if (conn[i] >= 0) $fatal(1, "%s: packet not drained", name);
+  endtask
+
+  // A backlogged load with every credit: longest gap between two pops of a queue (every
+  // queue of the load has flits throughout), perfect matchings, pops per cycle.
+  task automatic run_load(int which, int cycles);
+    automatic int pops0;
+    load = which; credit_pct = 100;
+    for (int i = 0; i < NP; i++) for (int o = 0; o < NP; o++) last_served[i][o] = cyc;
+    full_load = 1'b1;
+    repeat (200) @(negedge clk);
+    n_perfect = 0;
+    max_wait = 0;
+    pops0 = n_pops;
+    repeat (cycles) @(negedge clk);
+    full_load = 1'b0;
+    // a queue never served in the window waits still
+    for (int i = 0; i < NP; i++) begin
+      for (int o = 0; o < NP; o++) begin
+        if (q_size(i, o) != 0 && cyc - last_served[i][o] > max_wait)
+          max_wait = cyc - last_served[i][o];
+      end
+    end
+    $display("%s: load %0d: %0d of %0d cycles perfect matchings, %0.3f flits per output and cycle, longest wait %0d cycles",
+             name, which, n_perfect, cycles, real'(n_pops - pops0) / (cycles * NP), max_wait);
+    load = 0;
+  endtask
 
   initial begin
     done_o = 1'b0;
@@ -199,45 +255,49 @@ module tb_rcube_islip_alloc_env #(
       max_len    = (ph % 2 == 0) ? 4 : 20;
       repeat (2000) @(negedge clk);
     end
-    // Drain (up to 64 queues of QL flits: QL * NP cycles at link rate, twice that
-    // allowed), then full load of 1-flit packets.
-    fill_pct = 0; credit_pct = 100;
-    begin
-      automatic int left = 1, t = 0;
-      while (left != 0) begin
-        @(negedge clk);
-        t++;
-        left = 0;
-        for (int i = 0; i < NP; i++) for (int o = 0; o < NP; o++) left += q_size(i, o);
-        if (t > 2 * QL * NP) $fatal(1, "%s: %0d flits not drained in %0d cycles", name, left, t);
-      end
-      $display("%s: drained in %0d cycles", name, t);
-    end
-    for (int i = 0; i < NP; i++) if (conn[i] >= 0) $fatal(1, "%s: packet not drained", name);
-    for (int i = 0; i < NP; i++) for (int o = 0; o < NP; o++) last_served[i][o] = cyc;
-    full_load = 1'b1;
-    repeat (200) @(negedge clk);
-    n_perfect = 0;
-    max_wait = 0;
-    repeat (1000) @(negedge clk);
-    full_load = 1'b0;
-    $display("%s: %0d pops; full load: %0d of 1000 cycles perfect matchings, longest wait %0d cycles",
-             name, n_pops, n_perfect, max_wait);
+    drain();
+    run_load(1, 1000);
     // iSLIP at full uniform load: pointers desynchronise into a perfect matching.
     if (n_perfect < 990) $fatal(1, "%s: iSLIP did not reach perfect matchings", name);
     if (max_wait > NP * NP) $fatal(1, "%s: a queue waited %0d cycles", name, max_wait);
+    // Lockstep and 4-flit full load: a head waits for at most FAIR_MATCHES packets of
+    // others on its output before it is pinned, then for the packet its input is in, its
+    // output's, and one for each other output pinned on the same input; before it is the
+    // first head its output passes over, up to NP - 1 heads ahead of it go through that.
+    // At 4 flits a packet (the harness's queue lengths keep every queue backlogged).
+    // From reset, so the pointers start where they fall into step without the bound
+    // (from other states plain iSLIP may or may not).
+    drain();
+    repeat (2) @(negedge clk);   // the last flit's crossing
+    rst_n = 1'b0;
+    repeat (2) @(negedge clk);
+    rst_n = 1'b1;
+    run_load(2, 2000);
+    if (FAIR == 0) begin
+      if (max_wait < 1500) $fatal(1, "%s: lockstep did not starve 0 -> 1 (waited %0d)", name,
+                                  max_wait);
+    end else if (max_wait > 4 * (FAIR + NP + 2) + 4) begin
+      $fatal(1, "%s: lockstep: a queue waited %0d cycles", name, max_wait);
+    end
+    if (FAIR != 0) begin
+      drain();
+      run_load(3, 4000);
+      if (max_wait > NP * 4 * (FAIR + NP + 2)) $fatal(1, "%s: a queue waited %0d cycles", name,
+                                                      max_wait);
+    end
     done_o = 1'b1;
   end
 endmodule
 
 module tb_rcube_islip_alloc;
-  logic [5:0] done;
+  logic [6:0] done;
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(1)) u8_1 (.done_o(done[0]));
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(8)) u8_8 (.done_o(done[1]));
   tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1)) u3_1 (.done_o(done[2]));
   tb_rcube_islip_alloc_env #(.NP(5), .ITERS(2)) u5_2 (.done_o(done[3]));
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(2), .GRANT_ALL(1'b1)) u8_2g (.done_o(done[4]));
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(1), .PIPE(1'b1)) u8_1p (.done_o(done[5]));
+  tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1), .FAIR(0)) u3_1n (.done_o(done[6]));
   initial begin
     wait (&done);
     $display("tb_rcube_islip_alloc: PASS");
