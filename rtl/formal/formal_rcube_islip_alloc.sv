@@ -303,15 +303,18 @@ module formal_rcube_islip_alloc #(
   if (WAIT_BOUND > 0) begin : gen_wait
     localparam int unsigned WaitW = $clog2(WAIT_BOUND + 2);
     logic [NPORTS-1:0][NPORTS-1:0] mid_q;   // the queue's front flit is inside a packet
+    logic [NPORTS-1:0][NPORTS-1:0] held_q;  // the queue had a flit it did not pop
     logic [NPORTS-1:0][NPORTS-1:0][WaitW-1:0] wait_q;   // cycles with a flit, no pop
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         mid_q  <= '0;
+        held_q <= '0;
         wait_q <= '0;
       end else begin
         for (int unsigned i = 0; i < NPORTS; i++) begin
           for (int unsigned o = 0; o < NPORTS; o++) begin
             if (pop_oh[i][o]) mid_q[i][o] <= !last_i[i][o];
+            held_q[i][o] <= avail_i[i][o] && !pop_oh[i][o];
             if (!avail_i[i][o] || pop_oh[i][o]) wait_q[i][o] <= '0;
             else if (32'(wait_q[i][o]) <= WAIT_BOUND) wait_q[i][o] <= wait_q[i][o] + 1'b1;
           end
@@ -320,8 +323,13 @@ module formal_rcube_islip_alloc #(
     end
     always_comb begin
       if (!init_q && rst_ni) begin
-        // fairness: credits always there, packets of one or two flits
+        // fairness: credits always there, packets of one or two flits whose second flit is
+        // there once the head has left (a packet stalled upstream holds its output for as
+        // long as it likes); and a queue keeps its flit until it is popped (as a VOQ does;
+        // free, the solver could withdraw the head an output tracks and reset its count)
         assume (credit_ok_i == '1);
+        assume ((held_q & ~avail_i) == '0);
+        assume ((mid_q & ~avail_i) == '0);
         for (int unsigned i = 0; i < NPORTS; i++) begin
           for (int unsigned o = 0; o < NPORTS; o++) begin
             if (mid_q[i][o]) assume (last_i[i][o]);

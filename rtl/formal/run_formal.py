@@ -60,6 +60,12 @@ def mutant(path, old, new, why):
 ISLIP_DEPTH = {"prove": 6, "cover": 10}
 
 
+# The allocator's waiting bound (3 ports, FAIR_MATCHES 3, packets of 1-2 flits, every
+# credit): the longest a queue holds a flit without a pop, checked over WAIT_DEPTH cycles
+WAIT_BOUND = int(os.environ.get("WAIT_BOUND", "12"))
+WAIT_DEPTH = int(os.environ.get("WAIT_DEPTH", "20"))
+
+
 def islip_job(name, mode, params):
     return job(name, "formal_rcube_islip_alloc", mode, ISLIP_DEPTH[mode], params,
                rtl_asserts=False)
@@ -213,6 +219,12 @@ JOBS = [
                  "xsel_q[s]   <= xsel_q[s-1];", "xsel_q[s]   <= xsel_d;",
                  "the select skips a stage of the crossbar's delay: a flit crosses with the "
                  "next decision's setting"),
+    # the waiting bound, bounded: BMC under fairness (credits always, packets of 1-2
+    # flits); plain iSLIP (FAIR 0) must break the same bound
+    job("islip_alloc_wait_n3", "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
+        {"NPORTS": 3, "FAIR": 1, "WAIT_BOUND": WAIT_BOUND}, rtl_asserts=False),
+    job("islip_alloc_wait_n3_plain", "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
+        {"NPORTS": 3, "WAIT_BOUND": WAIT_BOUND, "FAIR": 0}, "fail", rtl_asserts=False),
     # ddc_csr, bounded: write/read-back of rw registers
     # (one csr_rw_plain<i> job per plain register is added below from the contract)
     job("csr_rw_rules", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH, {"SEL": 0, "RULES": 1}),

@@ -353,16 +353,26 @@ module rcube_islip_alloc #(
   end
 
   // ---- waiting bound: an output pins its pointer on a head it keeps passing over ----
-  // wait_q[i][o]: output o passed over input i's head and counts its matches of others
-  // since (at most one input per output); pin_q[o]: FAIR_MATCHES reached. The tracking
-  // ends when o matches that input, or when its head is gone. Nothing here is on the
-  // matching's path: it starts from the matches and ends in flops.
+  // wait_q[i][o]: output o passed over input i's head and counts since (at most one input
+  // per output); pin_q[o]: FAIR_MATCHES reached. A pass is a cycle in which o could take
+  // a new packet (free, a credit) and did not take that head: o matched another input, or
+  // none (the head's input was busy, or restricted to outputs pinned on it). Idle cycles
+  // count too: otherwise an output nobody else uses never pins its head, while other
+  // outputs' pins keep that input from ever requesting it (found by the bounded check,
+  // rtl/formal). The tracking ends when o matches that input, or when its head is gone.
+  // Nothing here is on the matching's path: it starts from the matches and ends in flops.
   if (FAIR_MATCHES > 0) begin : gen_fair
     localparam int unsigned CntW = $clog2(FAIR_MATCHES + 1);
     logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d;   // [input][output]
     logic [NPORTS-1:0][CntW-1:0]   cnt_q, cnt_d;
     logic [NPORTS-1:0]             pin_q;
+    // per input, the one pinned output it waits for: kept until that output serves it,
+    // then the next pinned one from the accept pointer. Waiting for any pinned output
+    // instead, the input took whichever freed first, and its accept pointer passed a
+    // busy pinned one each time: the lockstep again (found by the bounded check).
+    logic [NPORTS-1:0][NPORTS-1:0] tgt_q, tgt_d, pins_in;   // [input][output]
     logic [NPORTS-1:0]             wcol, acol_o, fcol, hcol;
+    logic                          pass;   // o could take a packet and did not take fcol's
     always_comb begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
         for (int unsigned i = 0; i < NPORTS; i++) begin
@@ -372,24 +382,38 @@ module rcube_islip_alloc #(
         end
         // the first head at or after the pointer the matches were granted from
         fcol     = rr_onehot(hcol, gptr_a[o]);
+        pass     = fcol != '0 && (fcol & acol_o) == '0 &&
+                   (out_matched[o] || (out_free[o] && credit_ok_i[o]));
         cnt_d[o] = cnt_q[o];
         pin_d[o] = pin_q[o];
-        if (wcol != '0) begin
-          if ((wcol & acol_o) != '0 || (wcol & hcol) == '0) begin
-            wcol     = '0;        // served, or its head gone
-            cnt_d[o] = '0;
-            pin_d[o] = 1'b0;
-          end else if (out_matched[o]) begin
+        // Tracking a head that is still waiting: count the passes. Otherwise (none, or the
+        // one tracked was served or is gone now) a pass starts on the first head, in the
+        // same cycle: a match moves the pointer past that head, so a pass dropped here
+        // would wait a whole round for the next one.
+        if (wcol != '0 && (wcol & acol_o) == '0 && (wcol & hcol) != '0) begin
+          if (out_matched[o] || (out_free[o] && credit_ok_i[o])) begin
             if (32'(cnt_q[o]) < FAIR_MATCHES) cnt_d[o] = cnt_q[o] + 1'b1;
             pin_d[o] = pin_q[o] || 32'(cnt_q[o]) + 1 >= FAIR_MATCHES;
           end
-        end else if (out_matched[o] && (fcol & acol_o) == '0) begin
+        end else if (pass) begin
           wcol     = fcol;        // passed over: start counting
           cnt_d[o] = CntW'(1);
           pin_d[o] = FAIR_MATCHES <= 1;
+        end else begin
+          wcol     = '0;
+          cnt_d[o] = '0;
+          pin_d[o] = 1'b0;
         end
         for (int unsigned i = 0; i < NPORTS; i++) wait_d[i][o] = wcol[i];
         wait_idx_d[o] = onehot_index(wcol);
+      end
+    end
+    // from the pins as they stand, so a pin restricts its input one cycle after it is set
+    // (and frees it one cycle after it is cleared)
+    always_comb begin
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        pins_in[i] = wait_q[i] & pin_q;
+        tgt_d[i]   = (tgt_q[i] & pins_in[i]) != '0 ? tgt_q[i] : rr_onehot(pins_in[i], aptr_a[i]);
       end
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -397,16 +421,14 @@ module rcube_islip_alloc #(
         wait_q  <= '0;
         cnt_q   <= '0;
         pin_q   <= '0;
+        tgt_q   <= '0;
         allow_q <= '1;
       end else begin
         wait_q <= wait_d;
         cnt_q  <= cnt_d;
         pin_q  <= pin_d;
-        // from the pins as they stand, so a pin restricts its input one cycle after it is
-        // set (and frees it one cycle after it is cleared)
-        for (int unsigned i = 0; i < NPORTS; i++) begin
-          allow_q[i] <= (wait_q[i] & pin_q) != '0 ? (wait_q[i] & pin_q) : '1;
-        end
+        tgt_q  <= tgt_d;
+        for (int unsigned i = 0; i < NPORTS; i++) allow_q[i] <= tgt_d[i] != '0 ? tgt_d[i] : '1;
       end
     end
   end else begin : gen_no_fair

@@ -276,33 +276,40 @@ module tb_rcube_router_sat;
   ) u_fifo (.done_o(done[0]));
 
   // VOQ with the FIFO's 16-flit buffers (what the card and simulator use today): floors
-  // a little under the measured 0.78 / 0.81 / 0.62 / 0.63, so a regression shows.
+  // a little under the measured 0.78 / 0.81 / 0.62 / 0.63 (1 / 4 / 16 / 64 flits; the same
+  // with the allocator's waiting bound, session 37), so a regression shows.
   tb_rcube_router_sat_env #(
     .DEPTH(16), .VOQ(1'b1), .MEAS(10000),
     .MIN_UNIFORM({16'd580, 16'd580, 16'd780, 16'd740})
   ) u_voq16 (.done_o(done[1]));
 
   // The same with the three pipeline options (REG_AVAIL, REG_POP, ALLOC_PIPE): three cycles
-  // more per hop, credits back a cycle later, new connections a cycle later. Measured 0.62 /
-  // 0.76 / 0.62 / 0.62: the grants, a cycle older than the accepts, collide more often
-  // (iSLIP's pointers move on accepts), which costs short packets only.
+  // more per hop, credits back a cycle later, new connections a cycle later. Measured 0.74 /
+  // 0.75 / 0.60 / 0.62 (0.62 / 0.76 / 0.62 / 0.62 before the allocator's waiting bound,
+  // session 37: pinned pointers break up the rotations the older grants fell into): the
+  // grants, a cycle older than the accepts, collide more often (iSLIP's pointers move on
+  // accepts), which costs short packets only.
   tb_rcube_router_sat_env #(
     .DEPTH(16), .VOQ(1'b1), .REG_AVAIL(1'b1), .REG_POP(1'b1), .ALLOC_PIPE(1'b1), .MEAS(10000),
     .MIN_UNIFORM({16'd580, 16'd580, 16'd720, 16'd590})
   ) u_voq16_pipe (.done_o(done[4]));
 
   // VOQ with 1024-flit buffers: the 0.95 goal for 1, 4 and 16-flit packets (measured
-  // 0.99 / 0.98 / 0.97); 64-flit packets need 2048 (next instance).
+  // 0.99 / 0.97 / 0.97; 0.99 / 0.98 / 0.97 before the waiting bound); 64-flit packets need
+  // 2048 (next instance).
   tb_rcube_router_sat_env #(
     .DEPTH(1024), .VOQ(1'b1), .MEAS(10000), .NLEN(3), .LENS({8'd16, 8'd4, 8'd1}),
     .MIN_UNIFORM({16'd950, 16'd950, 16'd950})
   ) u_voq1024 (.done_o(done[2]));
 
-  // VOQ with 2048-flit buffers, 64-flit packets: measured 0.958 here, 0.951 alone (another
-  // random stream), 0.956 over 20000 cycles; the floor leaves room for that noise.
+  // VOQ with 2048-flit buffers, 64-flit packets: measured 0.943 here with the allocator's
+  // waiting bound (session 37): a pinned input waits for its output's current packet, up
+  // to 64 flits. Before it 0.958 here, 0.951 alone (another random stream), 0.956 over
+  // 20000 cycles. The floor was 0.945 (the 0.95 goal less noise); the goal itself is met
+  // by the simulator's voq/4096 model (2 iterations), not by this one.
   tb_rcube_router_sat_env #(
     .DEPTH(2048), .VOQ(1'b1), .MEAS(10000), .NLEN(1), .LENS(32'd64),
-    .MIN_UNIFORM(64'd945)
+    .MIN_UNIFORM(64'd940)
   ) u_voq2048 (.done_o(done[3]));
 
   initial begin
