@@ -60,10 +60,17 @@ def mutant(path, old, new, why):
 ISLIP_DEPTH = {"prove": 6, "cover": 10}
 
 
-# The allocator's waiting bound (3 ports, FAIR_MATCHES 3, packets of 1-2 flits, every
-# credit): the longest a queue holds a flit without a pop, checked over WAIT_DEPTH cycles
-WAIT_BOUND = int(os.environ.get("WAIT_BOUND", "12"))
-WAIT_DEPTH = int(os.environ.get("WAIT_DEPTH", "20"))
+# The allocator's waiting bound (3 ports, packets of 1-2 flits, every credit): the longest
+# a queue holds a flit without a pop, checked by BMC over WAIT_DEPTH cycles. Not a bound
+# established yet (docs/FORMAL.md): these jobs are run by name only, not by `make formal`.
+WAIT_BOUND = int(os.environ.get("WAIT_BOUND", "36"))
+WAIT_DEPTH = int(os.environ.get("WAIT_DEPTH", "44"))
+EXPLORE = [
+    job("explore_islip_wait_n3", "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
+        {"NPORTS": 3, "FAIR": 1, "WAIT_BOUND": WAIT_BOUND}, rtl_asserts=False),
+    job("explore_islip_wait_n3_plain", "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
+        {"NPORTS": 3, "WAIT_BOUND": WAIT_BOUND, "FAIR": 0}, "fail", rtl_asserts=False),
+]
 
 
 def islip_job(name, mode, params):
@@ -219,12 +226,6 @@ JOBS = [
                  "xsel_q[s]   <= xsel_q[s-1];", "xsel_q[s]   <= xsel_d;",
                  "the select skips a stage of the crossbar's delay: a flit crosses with the "
                  "next decision's setting"),
-    # the waiting bound, bounded: BMC under fairness (credits always, packets of 1-2
-    # flits); plain iSLIP (FAIR 0) must break the same bound
-    job("islip_alloc_wait_n3", "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
-        {"NPORTS": 3, "FAIR": 1, "WAIT_BOUND": WAIT_BOUND}, rtl_asserts=False),
-    job("islip_alloc_wait_n3_plain", "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
-        {"NPORTS": 3, "WAIT_BOUND": WAIT_BOUND, "FAIR": 0}, "fail", rtl_asserts=False),
     # ddc_csr, bounded: write/read-back of rw registers
     # (one csr_rw_plain<i> job per plain register is added below from the contract)
     job("csr_rw_rules", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH, {"SEL": 0, "RULES": 1}),
@@ -412,6 +413,8 @@ def main():
     all_jobs = JOBS + [job(f"csr_rw_{n.lower()}", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH,
                            {"SEL": i, "RULES": 0}) for i, n in enumerate(plain) if i > 0]
     jobs = [j for j in all_jobs if not a.filter or any(s in j["name"] for s in a.filter)]
+    # exploration jobs only when a filter names them
+    jobs += [j for j in EXPLORE if any(s in j["name"] for s in a.filter)]
     if a.no_mutants:
         jobs = [j for j in jobs if not j["mutant"]]
     if a.list:

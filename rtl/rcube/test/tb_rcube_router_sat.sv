@@ -276,8 +276,9 @@ module tb_rcube_router_sat;
   ) u_fifo (.done_o(done[0]));
 
   // VOQ with the FIFO's 16-flit buffers (what the card and simulator use today): floors
-  // a little under the measured 0.78 / 0.81 / 0.62 / 0.63 (1 / 4 / 16 / 64 flits; the same
-  // with the allocator's waiting bound, session 37), so a regression shows.
+  // a little under the measured 0.78 / 0.81 / 0.62 / 0.63 (1 / 4 / 16 / 64 flits; 0.78 /
+  // 0.81 / 0.62 / 0.62 with the allocator's waiting bound, session 37), so a regression
+  // shows.
   tb_rcube_router_sat_env #(
     .DEPTH(16), .VOQ(1'b1), .MEAS(10000),
     .MIN_UNIFORM({16'd580, 16'd580, 16'd780, 16'd740})
@@ -285,7 +286,7 @@ module tb_rcube_router_sat;
 
   // The same with the three pipeline options (REG_AVAIL, REG_POP, ALLOC_PIPE): three cycles
   // more per hop, credits back a cycle later, new connections a cycle later. Measured 0.74 /
-  // 0.75 / 0.60 / 0.62 (0.62 / 0.76 / 0.62 / 0.62 before the allocator's waiting bound,
+  // 0.75 / 0.62 / 0.62 (0.62 / 0.76 / 0.62 / 0.62 before the allocator's waiting bound,
   // session 37: pinned pointers break up the rotations the older grants fell into): the
   // grants, a cycle older than the accepts, collide more often (iSLIP's pointers move on
   // accepts), which costs short packets only.
@@ -295,8 +296,8 @@ module tb_rcube_router_sat;
   ) u_voq16_pipe (.done_o(done[4]));
 
   // VOQ with 1024-flit buffers: the 0.95 goal for 1, 4 and 16-flit packets (measured
-  // 0.99 / 0.97 / 0.97; 0.99 / 0.98 / 0.97 before the waiting bound); 64-flit packets need
-  // 2048 (next instance).
+  // 0.99 / 0.98 / 0.97 before the allocator's waiting bound; 0.99 / 0.97 / 0.97 with its
+  // first version, session 37); 64-flit packets need 2048 (next instance).
   tb_rcube_router_sat_env #(
     .DEPTH(1024), .VOQ(1'b1), .MEAS(10000), .NLEN(3), .LENS({8'd16, 8'd4, 8'd1}),
     .MIN_UNIFORM({16'd950, 16'd950, 16'd950})
