@@ -20,13 +20,13 @@
 // free outputs with a credit are matched by ITERS iSLIP iterations: each output grants
 // the requesting input next from its grant pointer, each input accepts the granting
 // output next from its accept pointer. Pointers move one past the partner only on
-// first-iteration matches, which desynchronises them. GRANT_ALL = 1 moves the grant pointers on every
-// iteration's matches: with ITERS = 2 it lifts 1-flit uniform saturation with deep
-// buffers from 0.948 to ~0.98 when no input sends to its own port (the first-iteration
-// rule lets the pointers settle into rotations that leave an output idle), but an
-// output's pointer may then pass a waiting input that a later iteration skipped, so the
-// waiting bound no longer holds. Off by default; the simulator's deep-buffer model uses
-// it (rtl/rcube/README.md).
+// first-iteration matches, which desynchronises them. GRANT_ALL = 1 moves the grant
+// pointers on every iteration's matches: with ITERS = 2 it lifts 1-flit uniform
+// saturation with deep buffers from 0.948 to ~0.98 when no input sends to its own port
+// (the first-iteration rule lets the pointers settle into rotations that leave an output
+// idle); an output's pointer may then pass a waiting input that a later iteration
+// skipped, which the waiting bound below counts as a pass like any other. Off by
+// default; the simulator's deep-buffer model uses it (rtl/rcube/README.md).
 //
 // Waiting bound (FAIR_MATCHES): plain iSLIP serves every waiting head within NPORTS
 // matches of its output only when packets are one flit. With packet-long connections an
@@ -34,17 +34,19 @@
 // step: the input frees while the output is taken and takes its other output, the output
 // frees while the input is taken and takes another input, for ever (3 ports, 4-flit
 // packets, one input with packets for two outputs: that queue never got a flit,
-// tb_rcube_islip_alloc). So each output remembers the first head it passed over (the first
-// queue with a flit at or after its grant pointer, when it matched another input); after
-// FAIR_MATCHES matches of other inputs while that head waits, its grant pointer is pinned
-// on that input, and the input, once outside its packet, requests only the outputs pinned
-// on it: it waits, holding nothing, for one of them to free, as a FIFO input waits for its
-// head's output (no dependency a FIFO router does not have), while the output keeps
-// serving others as long as the input is busy. A head is then served after at most
-// FAIR_MATCHES matches of others, the packet its input and the one its output are in,
-// and one packet for each other output pinned on the same input (accept pointer order).
-// The default, 2 * NPORTS, costs the router with 2048-flit buffers and 64-flit packets
-// 0.958 -> 0.952 of link rate at saturation (NPORTS: 0.935; tb_rcube_router_sat). 0 turns
+// tb_rcube_islip_alloc; at 8-port full load with 4-flit packets a queue waited a whole
+// 4,200-cycle window). So each output remembers the first head it passes over (the first
+// queue with a flit at or after its grant pointer, in a cycle the output could take a new
+// packet and took another input or none); after FAIR_MATCHES such passes while that head
+// waits, its grant pointer is pinned on that input. The input waits, once outside its
+// packet, for one pinned output at a time (its target, kept until it serves the input),
+// requesting nothing else and holding nothing, as a FIFO input waits for its head's
+// output (no dependency a FIFO router does not have), while the output keeps serving
+// others as long as the input is busy. Simulation bounds the waits (tb_rcube_islip_alloc);
+// a bounded formal check (rtl/formal, docs/FORMAL.md) shaped this design but has not yet
+// established a bound. The default, 2 * NPORTS, costs the 1-iteration router with
+// 2048-flit buffers and 64-flit packets 0.958 -> 0.943 of link rate at saturation
+// (tb_rcube_router_sat). 0 turns
 // it off (plain iSLIP). An output without credits requests nothing, so
 // it never ties up a free input, and a connection stalled on credits holds only its
 // own input and output.
