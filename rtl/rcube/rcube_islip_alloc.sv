@@ -363,7 +363,9 @@ module rcube_islip_alloc #(
   // count too: otherwise an output nobody else uses never pins its head, while other
   // outputs' pins keep that input from ever requesting it (found by the bounded check,
   // rtl/formal). The tracking ends when o matches that input, or when its head is gone.
-  // Nothing here is on the matching's path: it starts from the matches and ends in flops.
+  // No matching path goes through it (it starts from the matches and ends in flops), but
+  // its first-head picks read avail_i, and that fanout cost the pipelined router Fmax
+  // (docs/SYNTH.md, session 37): registered copies of its inputs are the next step.
   if (FAIR_MATCHES > 0) begin : gen_fair
     localparam int unsigned CntW = $clog2(FAIR_MATCHES + 1);
     logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d;   // [input][output]
