@@ -86,9 +86,9 @@ module tb_rcube_islip_alloc_env #(
   bit exp_xv[NP];
   int exp_xs[NP];
   int credit_pct = 100, fill_pct = 50, max_len = 8;
-  // load: 0 random, 1 full load of 1-flit packets, 2 lockstep, 3 full load of 4-flit ones
+  // load: 0 random, 1 full load of 1-flit packets, 2 lockstep, 3 full load of 4-flit ones;
+  // waits are measured under the backlogged ones (1-3)
   int load = 0;
-  bit full_load = 1'b0;   // measuring waits (a backlogged load)
   int cyc = 0, n_pops = 0, n_perfect = 0;
   int last_served[NP][NP];
   int max_wait = 0;
@@ -161,13 +161,13 @@ module tb_rcube_islip_alloc_env #(
           exp_xv[o] = 1'b1;
           exp_xs[o] = i;
           n_pops++;
-          if (full_load) begin
+          if (load != 0) begin
             if (cyc - last_served[i][o] > max_wait) max_wait = cyc - last_served[i][o];
           end
           last_served[i][o] = cyc;
         end
       end
-      if (full_load) begin
+      if (load != 0) begin
         automatic int n = 0;
         for (int i = 0; i < NP; i++) n += int'(pop[i]);
         if (n == NP) n_perfect++;
@@ -218,13 +218,11 @@ module tb_rcube_islip_alloc_env #(
     automatic int pops0;
     load = which; credit_pct = 100;
     for (int i = 0; i < NP; i++) for (int o = 0; o < NP; o++) last_served[i][o] = cyc;
-    full_load = 1'b1;
     repeat (200) @(negedge clk);
     n_perfect = 0;
     max_wait = 0;
     pops0 = n_pops;
     repeat (cycles) @(negedge clk);
-    full_load = 1'b0;
     // a queue never served in the window waits still
     for (int i = 0; i < NP; i++) begin
       for (int o = 0; o < NP; o++) begin
@@ -260,9 +258,9 @@ module tb_rcube_islip_alloc_env #(
     // iSLIP at full uniform load: pointers desynchronise into a perfect matching.
     if (n_perfect < 990) $fatal(1, "%s: iSLIP did not reach perfect matchings", name);
     if (max_wait > NP * NP) $fatal(1, "%s: a queue waited %0d cycles", name, max_wait);
-    // Lockstep and 4-flit full load: a head waits for at most FAIR_MATCHES packets of
-    // others on its output before it is pinned, then for the packet its input is in, its
-    // output's, and one for each other output pinned on the same input; before it is the
+    // Lockstep and 4-flit full load: a head waits for FAIR_MATCHES passes of its output
+    // (at most a packet each) before it is pinned, then for the packet its input is in, its
+    // output's, and its input's other pinned outputs, one at a time; before it is the
     // first head its output passes over, up to NP - 1 heads ahead of it go through that.
     // At 4 flits a packet (the harness's queue lengths keep every queue backlogged).
     // From reset, so the pointers start where they fall into step without the bound
