@@ -73,6 +73,13 @@ def islip_job(name, mode, params):
                rtl_asserts=False)
 
 
+def islip_wait_job(name, fair, expect="pass", timeout=600):
+    """The allocator's waiting bound (above) at 3 ports with FAIR_MATCHES = fair."""
+    return job(name, "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
+               {"NPORTS": 3, "FAIR": fair, "WAIT_BOUND": WAIT_BOUND}, expect,
+               rtl_asserts=False, timeout=timeout)
+
+
 def islip_mutant(name, params, old, new, why):
     """A must-fail job of the allocator's harness: BMC depth 8, without the strengthening
     (it names the allocator's state, which a mutant may break first)."""
@@ -99,8 +106,7 @@ CSR = "ddc/ddc_csr.sv"
 
 JOBS = [
     # the allocator's waiting bound (above): the longest job, started first
-    job("islip_alloc_wait_n3", "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
-        {"NPORTS": 3, "FAIR": 1, "WAIT_BOUND": WAIT_BOUND}, rtl_asserts=False, timeout=900),
+    islip_wait_job("islip_alloc_wait_n3", 1, timeout=900),
     # fifo_sync: a power-of-two depth, one that is not, and 1
     job("fifo_sync_d4", "formal_fifo_sync", "prove", 8, {"DEPTH": 4}),
     job("fifo_sync_d5", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}),
@@ -222,8 +228,7 @@ JOBS = [
     islip_job("islip_alloc_x2_cover", "cover", {"NPORTS": 3, "BCAST": 1, "XBAR_LAT": 2}),
     # the waiting bound, bounded (above; its pass is first in the list, so the longest job
     # runs beside all the others); plain iSLIP must break it
-    job("islip_alloc_wait_n3_plain", "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
-        {"NPORTS": 3, "FAIR": 0, "WAIT_BOUND": WAIT_BOUND}, "fail", rtl_asserts=False),
+    islip_wait_job("islip_alloc_wait_n3_plain", 0, "fail"),
     islip_mutant("islip_alloc_x2_mut_skew", {"NPORTS": 3, "XBAR_LAT": 2},
                  "xsel_q[s]   <= xsel_q[s-1];", "xsel_q[s]   <= xsel_d;",
                  "the select skips a stage of the crossbar's delay: a flit crosses with the "
