@@ -603,11 +603,14 @@ def print_table(rows):
                   f"via " + (", ".join(c["via"]) or "-"))
         if r.get("slack_spread"):
             sp = r["slack_spread"]
+            # the near-worst count under the key slack_spread named after its fraction
+            near_key = next(k for k in sp if k.startswith("within_"))
+            pct = int(near_key[len("within_"):-len("pct")])
             print(f"endpoints {r['block']}/{r['target']}: {sp['endpoints'][0]}-"
                   f"{sp['endpoints'][1]}, failing {PNR_FREQ_MHZ} MHz {sp['failing'][0]}-"
-                  f"{sp['failing'][1]}, within 20% of the worst path (what a 25% "
-                  f"faster clock has to shorten) {sp['within_20pct'][0]}-"
-                  f"{sp['within_20pct'][1]}")
+                  f"{sp['failing'][1]}, within {pct}% of the worst path (what a "
+                  f"{round(100 * pct / (100 - pct))}% faster clock has to shorten) "
+                  f"{sp[near_key][0]}-{sp[near_key][1]}")
 
 
 def worse(old, new):
