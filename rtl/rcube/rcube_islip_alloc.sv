@@ -86,8 +86,9 @@ module rcube_islip_alloc #(
   // cycles from a decision to the crossbar setting of its flits (1: the buffer pops at
   // the next edge; 2: the buffer pops a cycle later, rcube_voq_buffer REG_POP)
   parameter int unsigned  XBAR_LAT  = 1,
-  // matches of other inputs an output makes while the first head it passed over waits,
-  // before it pins its grant pointer on that head's input (above; 0: never)
+  // passes an output makes (cycles it could take a new packet and took another input or
+  // none) while the first head it passed over waits, before it pins its grant pointer on
+  // that head's input (above; 0: never)
   parameter int unsigned  FAIR_MATCHES = 2 * NPORTS,
   localparam int unsigned PortW     = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
@@ -377,7 +378,8 @@ module rcube_islip_alloc #(
     // busy pinned one each time: the lockstep again (found by the bounded check).
     logic [NPORTS-1:0][NPORTS-1:0] tgt_q, tgt_d, pins_in;   // [input][output]
     logic [NPORTS-1:0]             wcol, acol_o, fcol, hcol;
-    logic                          pass;   // o could take a packet and did not take fcol's
+    logic                          chance; // o could take a new packet now
+    logic                          pass;   // ... and did not take fcol's
     always_comb begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
         for (int unsigned i = 0; i < NPORTS; i++) begin
@@ -387,8 +389,8 @@ module rcube_islip_alloc #(
         end
         // the first head at or after the pointer the matches were granted from
         fcol     = rr_onehot(hcol, gptr_a[o]);
-        pass     = fcol != '0 && (fcol & acol_o) == '0 &&
-                   (out_matched[o] || (out_free[o] && credit_ok_i[o]));
+        chance   = out_matched[o] || (out_free[o] && credit_ok_i[o]);
+        pass     = chance && fcol != '0 && (fcol & acol_o) == '0;
         cnt_d[o] = cnt_q[o];
         pin_d[o] = pin_q[o];
         // Tracking a head that is still waiting: count the passes. Otherwise (none, or the
@@ -396,7 +398,7 @@ module rcube_islip_alloc #(
         // same cycle: a match moves the pointer past that head, so a pass dropped here
         // would wait a whole round for the next one.
         if (wcol != '0 && (wcol & acol_o) == '0 && (wcol & hcol) != '0) begin
-          if (out_matched[o] || (out_free[o] && credit_ok_i[o])) begin
+          if (chance) begin
             if (32'(cnt_q[o]) < FAIR_MATCHES) cnt_d[o] = cnt_q[o] + 1'b1;
             pin_d[o] = pin_q[o] || 32'(cnt_q[o]) + 1 >= FAIR_MATCHES;
           end
