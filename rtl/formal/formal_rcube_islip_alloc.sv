@@ -26,6 +26,7 @@ module formal_rcube_islip_alloc #(
   parameter bit          BCAST  = 1'b0,  // broadcast queues in use (above)
   parameter int unsigned XBAR_LAT = 1,    // cycles from a pop to its flit's crossing
   parameter int unsigned FAIR   = 2 * NPORTS, // the allocator's FAIR_MATCHES (0: plain iSLIP)
+  parameter bit          FAIR_REG = PIPE,   // ... its FAIR_REG (tracking a cycle late)
   // > 0: the waiting bound, checked by BMC under fairness (every output has a credit in
   // every cycle, packets of at most 2 flits, no broadcasts): no queue holds a flit for
   // more than WAIT_BOUND cycles without a pop
@@ -61,7 +62,8 @@ module formal_rcube_islip_alloc #(
     .ITERS (ITERS),
     .PIPE  (PIPE),
     .XBAR_LAT(XBAR_LAT),
-    .FAIR_MATCHES(FAIR)
+    .FAIR_MATCHES(FAIR),
+    .FAIR_REG(FAIR_REG)
   ) dut (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

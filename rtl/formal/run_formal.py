@@ -73,11 +73,11 @@ def islip_job(name, mode, params):
                rtl_asserts=False)
 
 
-def islip_wait_job(name, fair, expect="pass", timeout=600):
+def islip_wait_job(name, fair, expect="pass", timeout=600, params=None):
     """The allocator's waiting bound (above) at 3 ports with FAIR_MATCHES = fair."""
     return job(name, "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
-               {"NPORTS": 3, "FAIR": fair, "WAIT_BOUND": WAIT_BOUND}, expect,
-               rtl_asserts=False, timeout=timeout)
+               {"NPORTS": 3, "FAIR": fair, "WAIT_BOUND": WAIT_BOUND, **(params or {})},
+               expect, rtl_asserts=False, timeout=timeout)
 
 
 def islip_mutant(name, params, old, new, why):
@@ -107,6 +107,8 @@ CSR = "ddc/ddc_csr.sv"
 JOBS = [
     # the allocator's waiting bound (above): the longest job, started first
     islip_wait_job("islip_alloc_wait_n3", 1, timeout=900),
+    # ... with the tracking a cycle late (FAIR_REG, the pipelined router's)
+    islip_wait_job("islip_alloc_wait_n3_late", 1, timeout=900, params={"FAIR_REG": 1}),
     # fifo_sync: a power-of-two depth, one that is not, and 1
     job("fifo_sync_d4", "formal_fifo_sync", "prove", 8, {"DEPTH": 4}),
     job("fifo_sync_d5", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}),

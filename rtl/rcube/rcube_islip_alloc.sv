@@ -90,6 +90,9 @@ module rcube_islip_alloc #(
   // none) while the first head it passed over waits, before it pins its grant pointer on
   // that head's input (above; 0: never)
   parameter int unsigned  FAIR_MATCHES = 2 * NPORTS,
+  // the waiting bound's tracking reads registered copies of what it watches and acts a
+  // cycle late (below): the pipelined build's choice, for Fmax
+  parameter bit           FAIR_REG  = PIPE,
   localparam int unsigned PortW     = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
   input  logic                           clk_i,
@@ -365,8 +368,8 @@ module rcube_islip_alloc #(
   // outputs' pins keep that input from ever requesting it (found by the bounded check,
   // rtl/formal). The tracking ends when o matches that input, or when its head is gone.
   // No matching path goes through it (it starts from the matches and ends in flops), but
-  // its first-head picks read avail_i, and that fanout cost the pipelined router Fmax
-  // (docs/SYNTH.md, session 37): registered copies of its inputs are the next step.
+  // read live, its first-head picks load avail_i, and that cost the pipelined router 9-25%
+  // of its Fmax (docs/SYNTH.md, session 37); FAIR_REG, on with PIPE, reads flopped copies.
   if (FAIR_MATCHES > 0) begin : gen_fair
     localparam int unsigned CntW = $clog2(FAIR_MATCHES + 1);
     logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d;   // [input][output]
@@ -377,20 +380,49 @@ module rcube_islip_alloc #(
     // instead, the input took whichever freed first, and its accept pointer passed a
     // busy pinned one each time: the lockstep again (found by the bounded check).
     logic [NPORTS-1:0][NPORTS-1:0] tgt_q, tgt_d, pins_in;   // [input][output]
-    logic [NPORTS-1:0]             wcol, acol_o, fcol, hcol;
-    logic                          chance; // o could take a new packet now
-    logic                          pass;   // ... and did not take fcol's
+    logic [NPORTS-1:0]             wcol, acol_o, acol_now, fcol, hcol;
+    logic                          pass;   // o could take a new packet and did not take fcol's
+    // What the tracking watches: the heads, the matches, the grant pointers they were made
+    // from, and whether each output could take a new packet (chance). FAIR_REG: a cycle
+    // late, from flops, so that the tracking adds no load to avail_i and the matches,
+    // the nets of the buffer-allocator loop that sets the pipelined router's clock
+    // (docs/SYNTH.md). A pin then comes a cycle after the pass that reaches FAIR_MATCHES,
+    // and is dropped if that output takes the head in that cycle (acol_now, below).
+    logic [NPORTS-1:0][NPORTS-1:0] seen_avail, seen_acc;   // [input][output]
+    logic [NPORTS-1:0][PortW-1:0]  seen_gptr;
+    logic [NPORTS-1:0]             seen_chance, chance;
+    assign chance = out_matched | (out_free & credit_ok_i);
+    if (FAIR_REG) begin : gen_seen_reg
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          seen_avail  <= '0;
+          seen_acc    <= '0;
+          seen_gptr   <= '0;
+          seen_chance <= '0;
+        end else begin
+          seen_avail  <= avail_i;
+          seen_acc    <= acc_oh;
+          seen_gptr   <= gptr_a;
+          seen_chance <= chance;
+        end
+      end
+    end else begin : gen_seen_now
+      assign seen_avail  = avail_i;
+      assign seen_acc    = acc_oh;
+      assign seen_gptr   = gptr_a;
+      assign seen_chance = chance;
+    end
     always_comb begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
         for (int unsigned i = 0; i < NPORTS; i++) begin
-          wcol[i]   = wait_q[i][o];
-          acol_o[i] = acc_oh[i][o];
-          hcol[i]   = avail_i[i][o];
+          wcol[i]     = wait_q[i][o];
+          acol_o[i]   = seen_acc[i][o];
+          acol_now[i] = acc_oh[i][o];
+          hcol[i]     = seen_avail[i][o];
         end
         // the first head at or after the pointer the matches were granted from
-        fcol     = rr_onehot(hcol, gptr_a[o]);
-        chance   = out_matched[o] || (out_free[o] && credit_ok_i[o]);
-        pass     = chance && fcol != '0 && (fcol & acol_o) == '0;
+        fcol     = rr_onehot(hcol, seen_gptr[o]);
+        pass     = seen_chance[o] && fcol != '0 && (fcol & acol_o) == '0;
         cnt_d[o] = cnt_q[o];
         pin_d[o] = pin_q[o];
         // Tracking a head that is still waiting: count the passes. Otherwise (none, or the
@@ -398,7 +430,7 @@ module rcube_islip_alloc #(
         // same cycle: a match moves the pointer past that head, so a pass dropped here
         // would wait a whole round for the next one.
         if (wcol != '0 && (wcol & acol_o) == '0 && (wcol & hcol) != '0) begin
-          if (chance) begin
+          if (seen_chance[o]) begin
             if (32'(cnt_q[o]) < FAIR_MATCHES) cnt_d[o] = cnt_q[o] + 1'b1;
             pin_d[o] = pin_q[o] || 32'(cnt_q[o]) + 1 >= FAIR_MATCHES;
           end
@@ -413,6 +445,12 @@ module rcube_islip_alloc #(
         end
         for (int unsigned i = 0; i < NPORTS; i++) wait_d[i][o] = wcol[i];
         wait_idx_d[o] = onehot_index(wcol);
+        // FAIR_REG: no pin on a head its output takes now, which the late tracking does not
+        // see yet; pinned, the pointer stayed on the input it had just served, and the
+        // pinned input took that output twice running (3 ports, 4-flit full load: 0.833 of
+        // link rate against 0.958, tb_rcube_islip_alloc). An AND-OR of a match column
+        // beside the pointer's own move (gptr_d), ending in flops as that does.
+        if (FAIR_REG && (wcol & acol_now) != '0) pin_d[o] = 1'b0;
       end
     end
     // from the pins as they stand, so a pin restricts its input one cycle after it is set

@@ -19,16 +19,18 @@
 // rcube_islip_alloc FAIR_MATCHES).
 // Instances: 8 ports / 1 iteration (the router), 8 / 8 iterations, 3 / 1, 5 / 2,
 // 8 / 2 with GRANT_ALL (the simulator's deep-buffer model), 8 / 1 with PIPE (grants
-// accepted the next cycle: the same checks, perfect matchings included), and 3 / 1 with
-// the waiting bound off (FAIR_MATCHES = 0), which must starve queue 0 -> 1 in lockstep:
-// the phase does catch what the bound is for.
+// accepted the next cycle: the same checks, perfect matchings included; its waiting
+// bound's tracking runs a cycle late, FAIR_REG), 3 / 1 with that late tracking alone, and
+// 3 / 1 with the waiting bound off (FAIR_MATCHES = 0), which must starve queue 0 -> 1 in
+// lockstep: the phase does catch what the bound is for.
 
 module tb_rcube_islip_alloc_env #(
   parameter int NP        = 8,
   parameter int ITERS     = 1,
   parameter bit GRANT_ALL = 1'b0,
   parameter bit PIPE      = 1'b0,
-  parameter int FAIR      = 2 * NP   // FAIR_MATCHES (the allocator's default)
+  parameter int FAIR      = 2 * NP,  // FAIR_MATCHES (the allocator's default)
+  parameter bit FAIR_REG  = PIPE     // the waiting bound's tracking a cycle late
 ) (
   output logic done_o
 );
@@ -49,7 +51,7 @@ module tb_rcube_islip_alloc_env #(
   logic [NP-1:0] unused_pop_bc, unused_bc_start, sched, sched_q;
   logic [NP-1:0] unused_out_open;   // read by the inputs' adaptive choice: tb_rcube_router_adapt
   rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS), .GRANT_ALL(GRANT_ALL), .PIPE(PIPE),
-                      .FAIR_MATCHES(FAIR)) dut (
+                      .FAIR_MATCHES(FAIR), .FAIR_REG(FAIR_REG)) dut (
     .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
     .last_i(last), .bc_last_i('0), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
     .pop_o(pop), .pop_port_o(pop_port), .pop_oh_o(pop_oh), .pop_bc_o(unused_pop_bc),
@@ -74,7 +76,7 @@ module tb_rcube_islip_alloc_env #(
   initial begin
     name = $sformatf("tb_rcube_islip_alloc[%0d ports, %0d iter", NP, ITERS);
     name = {name, GRANT_ALL ? ", grant all" : "", PIPE ? ", pipe" : "",
-            FAIR == 0 ? ", no waiting bound]" : "]"};
+            FAIR_REG ? ", late tracking" : "", FAIR == 0 ? ", no waiting bound]" : "]"};
   end
 
   // Queue model: per input/output a ring of flits, each flit = its 'last' bit.
@@ -288,7 +290,7 @@ module tb_rcube_islip_alloc_env #(
 endmodule
 
 module tb_rcube_islip_alloc;
-  logic [6:0] done;
+  logic [7:0] done;
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(1)) u8_1 (.done_o(done[0]));
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(8)) u8_8 (.done_o(done[1]));
   tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1)) u3_1 (.done_o(done[2]));
@@ -296,6 +298,7 @@ module tb_rcube_islip_alloc;
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(2), .GRANT_ALL(1'b1)) u8_2g (.done_o(done[4]));
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(1), .PIPE(1'b1)) u8_1p (.done_o(done[5]));
   tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1), .FAIR(0)) u3_1n (.done_o(done[6]));
+  tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1), .FAIR_REG(1'b1)) u3_1r (.done_o(done[7]));
   initial begin
     wait (&done);
     $display("tb_rcube_islip_alloc: PASS");
