@@ -741,6 +741,31 @@ def run_bitstream(board):
     return bitstream.build(board)
 
 
+def merge_rows(old_rows, rows, reason):
+    """The report with `rows` merged into `old_rows`: rows not re-run are kept. A row
+    more than 10% worse than before takes `reason`; other rows keep theirs. Returns the
+    rows in block order and the moves left without a reason."""
+    merged = {(r["block"], r["target"]): r for r in old_rows}
+    unexplained = []
+    for r in rows:
+        o = merged.get((r["block"], r["target"]))
+        moved = worse(o, r)[0] if o else []
+        if moved and reason:
+            r["reason"] = reason
+        elif o and not moved and o.get("reason"):
+            r["reason"] = o["reason"]
+        elif moved:
+            r["reason"] = ""
+            unexplained.append("; ".join(moved))
+        else:
+            r["reason"] = "" if o else "first measurement"
+        merged[(r["block"], r["target"])] = r
+    order = {(b, t): i for i, (b, t) in
+             enumerate((b, t) for b in BLOCKS for t in TARGETS)}
+    out_rows = sorted(merged.values(), key=lambda r: order.get((r["block"], r["target"]), 99))
+    return out_rows, unexplained
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--blocks", default=",".join(BLOCKS),
@@ -922,26 +947,12 @@ def main():
         print(f"synth check ok (within 10% of {REPORT_REL})")
         return 0
 
-    # Merge into the committed report: rows not re-run this time are kept. A row more
-    # than 10% worse than before takes --reason; other rows keep theirs.
-    merged = {(r["block"], r["target"]): r for r in old_rows}
-    unexplained = []
-    for r in rows:
-        o = merged.get((r["block"], r["target"]))
-        moved = worse(o, r)[0] if o else []
-        if moved and args.reason:
-            r["reason"] = args.reason
-        elif o and not moved and o.get("reason"):
-            r["reason"] = o["reason"]
-        elif moved:
-            r["reason"] = ""
-            unexplained.append("; ".join(moved))
-        else:
-            r["reason"] = "" if o else "first measurement"
-        merged[(r["block"], r["target"])] = r
-    order = {(b, t): i for i, (b, t) in
-             enumerate((b, t) for b in BLOCKS for t in TARGETS)}
-    out_rows = sorted(merged.values(), key=lambda r: order.get((r["block"], r["target"]), 99))
+    # Read the report again now: a run of another block that finished while this one
+    # placed (each takes minutes to tens of them) has written its rows since, and the copy
+    # read at the start would put them back as they were (session 38).
+    if REPORT.exists():
+        old_rows = json.loads(REPORT.read_text())
+    out_rows, unexplained = merge_rows(old_rows, rows, args.reason)
     REPORT.write_text(json.dumps(out_rows, indent=2) + "\n")
     print(f"wrote {REPORT_REL}")
     for u in unexplained:

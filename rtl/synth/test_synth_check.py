@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Unit tests of synth.py's record rules (no tools needed; run by `make synth-check`):
-the 10% comparison, the reason rule against the base revision, the blocks placed, the
+the 10% comparison, the reason rule against the base revision, the merge of a run's rows
+into the report, the blocks placed, the
 placement seeds tried in turn, the slack histogram's spread, the source staging and
 watched runs of the shared YoWASP runner, logic_depth's path estimate (--paths) and
 fanout's load count on hand-made netlists, and docs/SYNTH.md's Results table against the
@@ -68,6 +69,28 @@ class Reasons(unittest.TestCase):
     def test_no_base_skips(self):
         with mock.patch.object(synth, "base_report", return_value=(None, "no git")):
             self.assertEqual(synth.check_reasons([row(luts=9999)]), [])
+
+
+class Merge(unittest.TestCase):
+    def test_rows_not_run_are_kept_in_block_order(self):
+        # node_pipe was written by another run since this one started: it stays
+        old = [row(block="node_pipe", fmax=40.0), row(block="nic", reason="kept")]
+        out, unexplained = synth.merge_rows(old, [row(block="router_fifo", luts=1010)], "")
+        self.assertEqual([r["block"] for r in out], ["router_fifo", "nic", "node_pipe"])
+        self.assertEqual(out[2]["fmax_mhz"], 40.0)
+        self.assertEqual(out[1]["reason"], "kept")
+        self.assertEqual(out[0]["reason"], "first measurement")
+        self.assertEqual(unexplained, [])
+
+    def test_reasons(self):
+        old = [row(reason="old")]
+        out, unexplained = synth.merge_rows(old, [row(luts=1050)], "")
+        self.assertEqual((out[0]["reason"], unexplained), ("old", []))
+        out, unexplained = synth.merge_rows(old, [row(luts=2000)], "why")
+        self.assertEqual((out[0]["reason"], unexplained), ("why", []))
+        out, unexplained = synth.merge_rows(old, [row(luts=2000)], "")
+        self.assertEqual(out[0]["reason"], "")
+        self.assertEqual(len(unexplained), 1)
 
 
 class PlacedBlocks(unittest.TestCase):
