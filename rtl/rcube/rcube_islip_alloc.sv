@@ -44,8 +44,8 @@
 // output (no dependency a FIFO router does not have), while the output keeps serving
 // others as long as the input is busy. Simulation bounds the waits (tb_rcube_islip_alloc),
 // and a bounded formal check shaped this design: at 3 ports, FAIR_MATCHES 1 and packets of
-// 1-2 flits no queue waits more than 48 cycles over 56 from reset, where plain iSLIP does
-// (BMC, not a proof; docs/FORMAL.md). The default, 2 * NPORTS, costs the 1-iteration router with
+// 1-2 flits no queue waits more than 48 cycles over 56 from reset, where plain iSLIP does,
+// with PIPE as well (BMC, not a proof; docs/FORMAL.md). The default, 2 * NPORTS, costs the 1-iteration router with
 // 2048-flit buffers and 64-flit packets 0.958 -> 0.943 of link rate at saturation
 // (tb_rcube_router_sat). 0 turns
 // it off (plain iSLIP). An output without credits requests nothing, so
@@ -289,6 +289,7 @@ module rcube_islip_alloc #(
   // the pointers did not desynchronise (full load of 1-flit packets: no perfect matching,
   // tb_rcube_islip_alloc).
   localparam int unsigned NBanks = PIPE ? 2 : 1;
+  logic [NPORTS-1:0]            pin_now;      // grant pointer pinned now
   logic [NPORTS-1:0]            pin_d;        // grant pointer pinned at the next edge ...
   logic [NPORTS-1:0][PortW-1:0] wait_idx_d;   // ... on this input (waiting bound, below)
   logic [NBanks-1:0][NPORTS-1:0][PortW-1:0] gptr_q, aptr_q;
@@ -310,10 +311,14 @@ module rcube_islip_alloc #(
       phase_q         <= PIPE ? (phase_q ^ (avail_i != '0)) : 1'b0;
       gptr_q[bank_a]  <= gptr_d;
       aptr_q[bank_a]  <= aptr_d;
-      // a pinned pointer holds in both banks, so the grants of either phase see it (one
-      // bank: the same value as gptr_d)
+      // A pinned pointer holds in both banks, so the grants of either phase see it, and
+      // the pointer a pin ends with (one past the head, when it is served) goes to both as
+      // well: left pinned in the other bank, it gave the input just served the next grant
+      // of that phase again, and two inputs took an output in turn while a third's queue
+      // waited for good (3 ports, PIPE, the bounded check islip_alloc_wait_n3_pipe). One
+      // bank: the same value as gptr_d.
       for (int unsigned o = 0; o < NPORTS; o++) begin
-        if (pin_d[o]) gptr_q[NBanks - 1 - 32'(bank_a)][o] <= wait_idx_d[o];
+        if (pin_d[o] || pin_now[o]) gptr_q[NBanks - 1 - 32'(bank_a)][o] <= gptr_d[o];
       end
     end
   end
@@ -454,12 +459,36 @@ module rcube_islip_alloc #(
       end
     end
     // from the pins as they stand, so a pin restricts its input one cycle after it is set
-    // (and frees it one cycle after it is cleared)
+    // (and frees it one cycle after it is cleared). The next target is the first pinned
+    // output after the last one (tptr): every output that stays pinned on the input gets
+    // its turn. With one bank and one iteration the accept pointer is that pointer already
+    // (the input accepts its target in a first iteration, which moves it one past); with
+    // PIPE's two banks, or matches in later iterations, it is not: choosing from the
+    // accepting bank's pointer, an input pinned by all three outputs took two of them in
+    // turn and never the third (3 ports, PIPE: a queue waited 57 cycles and on, found by
+    // the bounded check islip_alloc_wait_n3_pipe).
+    localparam bit OwnTgtPtr = PIPE || ITERS > 1;
+    logic [NPORTS-1:0][PortW-1:0] tptr;
     always_comb begin
       for (int unsigned i = 0; i < NPORTS; i++) begin
         pins_in[i] = wait_q[i] & pin_q;
-        tgt_d[i]   = (tgt_q[i] & pins_in[i]) != '0 ? tgt_q[i] : rr_onehot(pins_in[i], aptr_a[i]);
+        tgt_d[i]   = (tgt_q[i] & pins_in[i]) != '0 ? tgt_q[i] : rr_onehot(pins_in[i], tptr[i]);
       end
+    end
+    if (OwnTgtPtr) begin : gen_tptr
+      logic [NPORTS-1:0][PortW-1:0] tptr_q;
+      assign tptr = tptr_q;
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          tptr_q <= '0;
+        end else begin
+          for (int unsigned i = 0; i < NPORTS; i++) begin
+            if (tgt_d[i] != '0 && tgt_d[i] != tgt_q[i]) tptr_q[i] <= next_of(onehot_index(tgt_d[i]));
+          end
+        end
+      end
+    end else begin : gen_tptr_accept
+      assign tptr = aptr_a;
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
@@ -476,7 +505,9 @@ module rcube_islip_alloc #(
         for (int unsigned i = 0; i < NPORTS; i++) allow_q[i] <= tgt_d[i] != '0 ? tgt_d[i] : '1;
       end
     end
+    assign pin_now = pin_q;
   end else begin : gen_no_fair
+    assign pin_now    = '0;
     assign allow_q    = '1;
     assign pin_d      = '0;
     assign wait_idx_d = '0;

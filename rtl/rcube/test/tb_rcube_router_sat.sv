@@ -303,8 +303,9 @@ module tb_rcube_router_sat;
 
   // The same with the three pipeline options (REG_AVAIL, REG_POP, ALLOC_PIPE): three cycles
   // more per hop, credits back a cycle later, new connections a cycle later. Measured
-  // 0.733-0.737 / 0.752-0.759 / 0.603-0.624 / 0.615-0.629 over five streams (session 38,
-  // the waiting bound's tracking a cycle late; 0.62 / 0.76 / 0.62 / 0.62 before the bound,
+  // 0.733-0.739 / 0.752-0.758 / 0.601-0.628 / 0.617-0.636 over five streams (session 38,
+  // the waiting bound's tracking a cycle late, the pointer banks fixed: rcube_islip_alloc;
+  // 0.62 / 0.76 / 0.62 / 0.62 before the bound,
   // session 37: pinned pointers break up the rotations the older grants fell into): the
   // grants, a cycle older than the accepts, collide more often (iSLIP's pointers move on
   // accepts), which costs short packets only.
