@@ -45,9 +45,9 @@
 // others as long as the input is busy. Simulation bounds the waits (tb_rcube_islip_alloc),
 // and a bounded formal check shaped this design: at 3 ports, FAIR_MATCHES 1 and packets of
 // 1-2 flits no queue waits more than 48 cycles over 56 from reset, where plain iSLIP does,
-// with PIPE as well (BMC, not a proof; docs/FORMAL.md). The default, 2 * NPORTS, costs the 1-iteration router with
-// 2048-flit buffers and 64-flit packets 0.958 -> 0.943 of link rate at saturation
-// (tb_rcube_router_sat). 0 turns
+// with PIPE as well (BMC, not a proof; docs/FORMAL.md). The default, 2 * NPORTS, costs the
+// 1-iteration router with 2048-flit buffers and 64-flit packets about 1.5 points of link
+// rate at saturation (0.958 -> 0.943 in one traffic stream; tb_rcube_router_sat). 0 turns
 // it off (plain iSLIP). An output without credits requests nothing, so
 // it never ties up a free input, and a connection stalled on credits holds only its
 // own input and output.
@@ -483,7 +483,9 @@ module rcube_islip_alloc #(
           tptr_q <= '0;
         end else begin
           for (int unsigned i = 0; i < NPORTS; i++) begin
-            if (tgt_d[i] != '0 && tgt_d[i] != tgt_q[i]) tptr_q[i] <= next_of(onehot_index(tgt_d[i]));
+            if (tgt_d[i] != '0 && tgt_d[i] != tgt_q[i]) begin
+              tptr_q[i] <= next_of(onehot_index(tgt_d[i]));
+            end
           end
         end
       end
