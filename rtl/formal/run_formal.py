@@ -231,8 +231,8 @@ JOBS = [
               {"NPORTS": 3, "PIPE": 1, "BCAST": 1, "XBAR_LAT": 2}),
     islip_job("islip_alloc_n4_bc_x2", "prove", {"NPORTS": 4, "BCAST": 1, "XBAR_LAT": 2}),
     islip_job("islip_alloc_x2_cover", "cover", {"NPORTS": 3, "BCAST": 1, "XBAR_LAT": 2}),
-    # the waiting bound, bounded (above; its pass is first in the list, so the longest job
-    # runs beside all the others); plain iSLIP must break it
+    # the waiting bound, bounded (above; its passes are first in the list, so the longest
+    # jobs run beside all the others); plain iSLIP must break it
     islip_wait_job("islip_alloc_wait_n3_plain", 0, "fail"),
     islip_mutant("islip_alloc_x2_mut_skew", {"NPORTS": 3, "XBAR_LAT": 2},
                  "xsel_q[s]   <= xsel_q[s-1];", "xsel_q[s]   <= xsel_d;",
