@@ -27,6 +27,7 @@ module formal_rcube_islip_alloc #(
   parameter int unsigned XBAR_LAT = 1,    // cycles from a pop to its flit's crossing
   parameter int unsigned FAIR   = 2 * NPORTS, // the allocator's FAIR_MATCHES (0: plain iSLIP)
   parameter bit          FAIR_REG = PIPE,   // ... its FAIR_REG (tracking a cycle late)
+  parameter bit          GRANT_ALL = 1'b0,  // ... its GRANT_ALL (ITERS > 1)
   // > 0: the waiting bound, checked by BMC under fairness (every output has a credit in
   // every cycle, packets of at most 2 flits, no broadcasts): no queue holds a flit for
   // more than WAIT_BOUND cycles without a pop
@@ -63,7 +64,8 @@ module formal_rcube_islip_alloc #(
     .PIPE  (PIPE),
     .XBAR_LAT(XBAR_LAT),
     .FAIR_MATCHES(FAIR),
-    .FAIR_REG(FAIR_REG)
+    .FAIR_REG(FAIR_REG),
+    .GRANT_ALL(GRANT_ALL)
   ) dut (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

@@ -112,6 +112,10 @@ JOBS = [
     islip_wait_job("islip_alloc_wait_n3", 1, timeout=900),
     # ... and with the tracking a cycle late alone (FAIR_REG)
     islip_wait_job("islip_alloc_wait_n3_late", 1, timeout=900, params={"FAIR_REG": 1}),
+    # ... and in the simulator's deep-buffer model: two iterations, every match moving
+    # the grant pointers (sim/build.rs, sim_router_deep)
+    islip_wait_job("islip_alloc_wait_n3_i2", 1, timeout=1800,
+                   params={"ITERS": 2, "GRANT_ALL": 1}),
     # fifo_sync: a power-of-two depth, one that is not, and 1
     job("fifo_sync_d4", "formal_fifo_sync", "prove", 8, {"DEPTH": 4}),
     job("fifo_sync_d5", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}),
