@@ -238,6 +238,9 @@ JOBS = [
     # the waiting bound, bounded (above; its passes are first in the list, so the longest
     # jobs run beside all the others); plain iSLIP must break it
     islip_wait_job("islip_alloc_wait_n3_plain", 0, "fail"),
+    # ... and in the deep-buffer model, where plain iSLIP breaks it at step 50 too
+    islip_wait_job("islip_alloc_wait_n3_i2_plain", 0, "fail",
+                   params={"ITERS": 2, "GRANT_ALL": 1}),
     islip_mutant("islip_alloc_x2_mut_skew", {"NPORTS": 3, "XBAR_LAT": 2},
                  "xsel_q[s]   <= xsel_q[s-1];", "xsel_q[s]   <= xsel_d;",
                  "the select skips a stage of the crossbar's delay: a flit crosses with the "
