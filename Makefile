@@ -30,7 +30,7 @@ help:
 	@echo "make test-rtl   every self-checking Verilator testbench (rtl/*/test/tb_*.sv)"
 	@echo "make test-rust  cargo test (release: the Verilator model runs at full speed)"
 	@echo "make synth      Yosys + nextpnr (PyPI yowasp) size/Fmax report -> docs/synth-report.json (REASON=\"why\" when a block got >10% worse)"
-	@echo "make synth-ci   the CI slice of synth-check (part of make test): ECP5 sizes of router_fifo/router_voq/nic, router_fifo Fmax, $(CI_BOARD) bitstream"
+	@echo "make synth-ci   the CI slice of synth-check (part of make test): ECP5 sizes of router_fifo/router_voq/nic, Fmax of router_fifo and of the allocator and arbiter alone, $(CI_BOARD) bitstream"
 	@echo "make synth-check  fresh synthesis vs the committed report (fail if a block grew or slowed >10% without a reason) + the $(CI_BOARD) bitstream"
 	@echo "make formal     SymbiYosys proofs of FIFO, credits, arbiter, wormhole lock, NIC CSRs (PyPI yowasp; docs/FORMAL.md)"
 	@echo "make bitstream BOARD=ulx3s  board bitstream with the open ECP5 tools -> target/bitstream/ (docs/BOARDS.md)"
@@ -147,8 +147,9 @@ soak: deps
 # --- synthesis (docs/SYNTH.md): single-threaded WebAssembly tools, $(JOBS) jobs at a time;
 # a job whose exact inputs were built before (target/synth, target/bitstream) is reused ---
 # `make test` runs synth-ci: the size record (docs/synth-report.json, 10% rule) for the
-# ECP5 rows of router_fifo, router_voq and nic, router_fifo's Fmax, and the CI board's
-# bitstream, in one job pool (~10 min cold on 2 cores). `make synth-check` is the whole
+# ECP5 rows of router_fifo, router_voq and nic, the Fmax of router_fifo and of two
+# building blocks alone (the pipelined router's allocator, a round-robin arbiter: about a
+# minute), and the CI board's bitstream, in one job pool (~10 min cold on 2 cores). `make synth-check` is the whole
 # record (both targets, both nodes' sizes, and the Fmax of router_fifo and node_fifo, the
 # NIC beside the FIFO router) and `make synth` rewrites it (placing router_voq and the NIC
 # too; the VOQ node, whose LUTs are mapped for area so that it routes on the 85F, ~20 min
@@ -166,7 +167,8 @@ ci-board: .venv/.synth-deps
 	$(PYTHON) rtl/synth/test_synth_check.py
 	$(PYTHON) rtl/boards/bitstream.py $(CI_BOARD)
 
-SYNTH_CI_ARGS ?= --blocks router_fifo,router_voq,nic --targets ecp5 --pnr router_fifo
+SYNTH_CI_ARGS ?= --blocks router_fifo,router_voq,nic,alloc_voq_pipe,arb_rr8 --targets ecp5 \
+	--pnr router_fifo,alloc_voq_pipe,arb_rr8
 synth-ci: .venv/.synth-deps
 	$(PYTHON) rtl/synth/test_synth_check.py
 	$(PYTHON) rtl/synth/synth.py -j$(JOBS) --check $(SYNTH_CI_ARGS) --bitstream $(CI_BOARD)

@@ -159,6 +159,25 @@ BLOCKS = {
         "abc9_delay_ps": PIPE_DELAY_PS,
         "pnr_on_request": True,
     },
+    # Two building blocks alone, every port registered (their wrappers): how fast the
+    # decisions inside a router can be on the device, whatever feeds them. The
+    # pipelined router's allocator (its configuration in router_voq_pipe) ...
+    "alloc_voq_pipe": {
+        "top": "rcube_islip_alloc",
+        "file": RTL / "rcube" / "rcube_islip_alloc.sv",
+        "params": {"NPORTS": 8, "PIPE": 1, "XBAR_LAT": 2},
+        "wrap": "synth_wrap_alloc",
+        "pnr_router": "router2",
+        "abc9_delay_ps": PIPE_DELAY_PS,
+    },
+    # ... and one 8-input round-robin arbiter (the FIFO router's per-output choice)
+    "arb_rr8": {
+        "top": "rcube_rr_arbiter",
+        "file": RTL / "rcube" / "rcube_rr_arbiter.sv",
+        "params": {"N": 8},
+        "wrap": "synth_wrap_arb",
+        "pnr_router": "router2",
+    },
 }
 TARGETS = ["ecp5", "xilinx"]
 
@@ -859,7 +878,8 @@ def main():
         jobs.append(("bitstream", args.bitstream, None))
     if do_pnr:
         jobs += [("pnr", b, "ecp5") for b in ("node", "node_pipe", "node_fifo", "nic",
-                                              "router_voq", "router_voq_pipe", "router_fifo")
+                                              "router_voq", "router_voq_pipe", "router_fifo",
+                                              "alloc_voq_pipe", "arb_rr8")
                  if b in placed]
         unordered = [b for b in placed if ("pnr", b, "ecp5") not in jobs]
         if unordered:
