@@ -102,7 +102,7 @@ pub struct RouterArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Clock of each router model compared, MHz (e.g. the placed Fmax of the node rows
-    /// in docs/synth-report.json: voq=16.4,voq-pipe=34.6): adds latencies in ns and
+    /// in docs/synth-report.json: voq=16.4,voq-pipe=34.9): adds latencies in ns and
     /// throughput in MB/s per node (8-byte flits) to the results, and the plot is drawn in
     /// those units. Every router compared needs one
     #[arg(long, value_name = "ROUTER=MHZ", value_delimiter = ',', value_parser = parse_clock)]
