@@ -73,6 +73,10 @@ def islip_job(name, mode, params):
                rtl_asserts=False)
 
 
+# The allocator of the simulator's deep-buffer router model (sim/build.rs, sim_router_deep)
+DEEP_ALLOC = {"ITERS": 2, "GRANT_ALL": 1}
+
+
 def islip_wait_job(name, fair, expect="pass", timeout=600, params=None):
     """The allocator's waiting bound (above) at 3 ports with FAIR_MATCHES = fair."""
     return job(name, "formal_rcube_islip_alloc", "bmc", WAIT_DEPTH,
@@ -113,9 +117,8 @@ JOBS = [
     # ... and with the tracking a cycle late alone (FAIR_REG)
     islip_wait_job("islip_alloc_wait_n3_late", 1, timeout=900, params={"FAIR_REG": 1}),
     # ... and in the simulator's deep-buffer model: two iterations, every match moving
-    # the grant pointers (sim/build.rs, sim_router_deep)
-    islip_wait_job("islip_alloc_wait_n3_i2", 1, timeout=1800,
-                   params={"ITERS": 2, "GRANT_ALL": 1}),
+    # the grant pointers
+    islip_wait_job("islip_alloc_wait_n3_i2", 1, timeout=1800, params=DEEP_ALLOC),
     # fifo_sync: a power-of-two depth, one that is not, and 1
     job("fifo_sync_d4", "formal_fifo_sync", "prove", 8, {"DEPTH": 4}),
     job("fifo_sync_d5", "formal_fifo_sync", "prove", 8, {"DEPTH": 5}),
@@ -239,8 +242,7 @@ JOBS = [
     # jobs run beside all the others); plain iSLIP must break it
     islip_wait_job("islip_alloc_wait_n3_plain", 0, "fail"),
     # ... and in the deep-buffer model, where plain iSLIP breaks it at step 50 too
-    islip_wait_job("islip_alloc_wait_n3_i2_plain", 0, "fail",
-                   params={"ITERS": 2, "GRANT_ALL": 1}),
+    islip_wait_job("islip_alloc_wait_n3_i2_plain", 0, "fail", params=DEEP_ALLOC),
     islip_mutant("islip_alloc_x2_mut_skew", {"NPORTS": 3, "XBAR_LAT": 2},
                  "xsel_q[s]   <= xsel_q[s-1];", "xsel_q[s]   <= xsel_d;",
                  "the select skips a stage of the crossbar's delay: a flit crosses with the "
