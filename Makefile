@@ -149,11 +149,11 @@ soak: deps
 # `make test` runs synth-ci: the size record (docs/synth-report.json, 10% rule) for the
 # ECP5 rows of router_fifo, router_voq and nic, the Fmax of router_fifo and of two
 # building blocks alone (the pipelined router's allocator, a round-robin arbiter: about a
-# minute), and the CI board's bitstream, in one job pool (~10 min cold on 2 cores). `make synth-check` is the whole
-# record (both targets, both nodes' sizes, and the Fmax of router_fifo and node_fifo, the
-# NIC beside the FIFO router) and `make synth` rewrites it (placing router_voq and the NIC
-# too; the VOQ node, whose LUTs are mapped for area so that it routes on the 85F, ~20 min
-# of P&R, only with SYNTH_ARGS="--pnr node").
+# minute), and the CI board's bitstream, in one job pool (~10 min cold on 2 cores).
+# `make synth-check` is the whole record (both targets, both nodes' sizes, and the Fmax
+# of router_fifo and node_fifo, the NIC beside the FIFO router) and `make synth` rewrites
+# it (placing router_voq and the NIC too; the VOQ node, whose LUTs are mapped for area so
+# that it routes on the 85F, ~20 min of P&R, only with SYNTH_ARGS="--pnr node").
 CI_BOARD ?= ulx3s
 .venv/.synth-deps: rtl/synth/requirements.txt
 	$(PYTHON) -m venv .venv
