@@ -159,7 +159,7 @@ BLOCKS = {
         "abc9_delay_ps": PIPE_DELAY_PS,
         "pnr_on_request": True,
     },
-    # Two building blocks alone, every port registered (their wrappers): how fast the
+    # Building blocks alone, every port registered (their wrappers): how fast the
     # decisions inside a router can be on the device, whatever feeds them. The
     # pipelined router's allocator (its configuration in router_voq_pipe) ...
     "alloc_voq_pipe": {
@@ -167,6 +167,16 @@ BLOCKS = {
         "file": RTL / "rcube" / "rcube_islip_alloc.sv",
         "params": {"NPORTS": 8, "PIPE": 1, "XBAR_LAT": 2},
         "wrap": "synth_wrap_alloc",
+        "pnr_router": "router2",
+        "abc9_delay_ps": PIPE_DELAY_PS,
+    },
+    # ... the three-stage speculative allocator in the same wrapper shape (a prototype of a
+    # faster router's allocator, not in any router yet) ...
+    "alloc_spec": {
+        "top": "rcube_spec_alloc",
+        "file": RTL / "rcube" / "rcube_spec_alloc.sv",
+        "params": {"NPORTS": 8, "XBAR_LAT": 2},
+        "wrap": "synth_wrap_alloc_spec",
         "pnr_router": "router2",
         "abc9_delay_ps": PIPE_DELAY_PS,
     },
@@ -879,7 +889,7 @@ def main():
     if do_pnr:
         jobs += [("pnr", b, "ecp5") for b in ("node", "node_pipe", "node_fifo", "nic",
                                               "router_voq", "router_voq_pipe", "router_fifo",
-                                              "alloc_voq_pipe", "arb_rr8")
+                                              "alloc_voq_pipe", "alloc_spec", "arb_rr8")
                  if b in placed]
         unordered = [b for b in placed if ("pnr", b, "ecp5") not in jobs]
         if unordered:

@@ -1,0 +1,56 @@
+// Place-and-route top for rcube_spec_alloc alone (8 ports, the pops a cycle behind the
+// decision, as alloc_voq_pipe): every input comes from a flop of synth_io_shift and every
+// output goes into one, so its Fmax is the allocator's own cycle. Synthesis only.
+module synth_wrap_alloc_spec (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic sin_i,
+  input  logic load_i,
+  output logic sout_o
+);
+  localparam int unsigned NPorts = 8;
+  localparam int unsigned PortW  = $clog2(NPorts);
+  localparam int unsigned InW    = 3 * NPorts * NPorts + NPorts;
+  localparam int unsigned OutW   = NPorts * NPorts + 2 * NPorts * PortW + 4 * NPorts;
+
+  logic [NPorts-1:0][NPorts-1:0] avail, last, last2, pop_oh;
+  logic [NPorts-1:0]             credit_ok;
+  logic [NPorts-1:0]             pop, out_open, sched, xvalid;
+  logic [NPorts-1:0][PortW-1:0]  pop_port, xsel;
+  logic [InW-1:0]                core_in;
+  logic [OutW-1:0]               core_out;
+
+  assign {avail, credit_ok, last, last2} = core_in;
+  assign core_out = {pop, pop_port, pop_oh, out_open, sched, xvalid, xsel};
+
+  synth_io_shift #(
+    .IN_W (InW),
+    .OUT_W(OutW)
+  ) u_io (
+    .clk_i     (clk_i),
+    .sin_i     (sin_i),
+    .load_i    (load_i),
+    .sout_o    (sout_o),
+    .core_in_o (core_in),
+    .core_out_i(core_out)
+  );
+
+  rcube_spec_alloc #(
+    .NPORTS  (NPorts),
+    .XBAR_LAT(2)
+  ) u_core (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .avail_i    (avail),
+    .credit_ok_i(credit_ok),
+    .last_i     (last),
+    .last2_i    (last2),
+    .pop_o      (pop),
+    .pop_port_o (pop_port),
+    .pop_oh_o   (pop_oh),
+    .out_open_o (out_open),
+    .sched_o    (sched),
+    .xvalid_o   (xvalid),
+    .xsel_o     (xsel)
+  );
+endmodule
