@@ -1,4 +1,6 @@
-// Formal harness for rcube_islip_alloc (the VOQ router's allocator and wormhole lock).
+// Formal harness for rcube_islip_alloc (the VOQ router's allocator and wormhole lock), and
+// with SPEC for rcube_spec_alloc (the three-stage prototype, unicast only: BCAST = 0, and
+// NO_STRENGTHEN, as the strengthening names rcube_islip_alloc's state; BMC only).
 // BCAST = 0: unicast traffic only (no broadcast queue has a packet); BCAST = 1: every
 // input's broadcast queue is free as well (its flag, its front packet's output set, the
 // `last` bit of its front flit, and the outputs' credits for a whole broadcast).
@@ -31,13 +33,17 @@ module formal_rcube_islip_alloc #(
   // > 0: the waiting bound, checked by BMC under fairness (every output has a credit in
   // every cycle, packets of at most 2 flits, no broadcasts): no queue holds a flit for
   // more than WAIT_BOUND cycles without a pop
-  parameter int unsigned WAIT_BOUND = 0
+  parameter int unsigned WAIT_BOUND = 0,
+  parameter bit          SPEC = 1'b0   // rcube_spec_alloc instead (above)
 ) (
   input logic                          clk_i,
   input logic                          rst_ni,
   input logic [NPORTS-1:0][NPORTS-1:0] avail_i,
   input logic [NPORTS-1:0]             credit_ok_i,
   input logic [NPORTS-1:0][NPORTS-1:0] last_i,   // `last` of the front flit of each queue
+  // SPEC: the flit after the front one is its packet's last (a hint: free, as the
+  // allocator must stay safe whatever it says)
+  input logic [NPORTS-1:0][NPORTS-1:0] last2_i,
   input logic [NPORTS-1:0]             bc_avail_i,
   input logic [NPORTS-1:0][NPORTS-1:0] bc_mask_i,
   input logic [NPORTS-1:0]             bc_last_i,
@@ -58,34 +64,59 @@ module formal_rcube_islip_alloc #(
   assign bc_last   = BCAST ? bc_last_i : '0;
   assign credit_bc = BCAST ? credit_bc_i : '0;
 
-  rcube_islip_alloc #(
-    .NPORTS(NPORTS),
-    .ITERS (ITERS),
-    .PIPE  (PIPE),
-    .XBAR_LAT(XBAR_LAT),
-    .FAIR_MATCHES(FAIR),
-    .FAIR_REG(FAIR_REG),
-    .GRANT_ALL(GRANT_ALL)
-  ) dut (
-    .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .avail_i    (avail_i),
-    .credit_ok_i(credit_ok_i),
-    .last_i     (last_i),
-    .bc_last_i  (bc_last),
-    .credit_bc_i(credit_bc),
-    .bc_avail_i (bc_avail),
-    .bc_mask_i  (bc_mask),
-    .pop_o      (pop),
-    .pop_port_o (pop_port),
-    .pop_oh_o   (pop_oh),
-    .pop_bc_o   (pop_bc),
-    .bc_start_o (bc_start),
-    .out_open_o (unused_out_open),
-    .sched_o    (unused_sched),
-    .xvalid_o   (xvalid),
-    .xsel_o     (xsel)
-  );
+  if (SPEC) begin : g_alloc
+    logic [NPORTS-1:0] unused_bc;
+    assign unused_bc = bc_avail | bc_last | credit_bc;
+    assign pop_bc    = '0;
+    assign bc_start  = '0;
+    rcube_spec_alloc #(
+      .NPORTS  (NPORTS),
+      .XBAR_LAT(XBAR_LAT)
+    ) dut (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .avail_i    (avail_i),
+      .credit_ok_i(credit_ok_i),
+      .last_i     (last_i),
+      .last2_i    (last2_i),
+      .pop_o      (pop),
+      .pop_port_o (pop_port),
+      .pop_oh_o   (pop_oh),
+      .out_open_o (unused_out_open),
+      .sched_o    (unused_sched),
+      .xvalid_o   (xvalid),
+      .xsel_o     (xsel)
+    );
+  end else begin : g_alloc
+    rcube_islip_alloc #(
+      .NPORTS(NPORTS),
+      .ITERS (ITERS),
+      .PIPE  (PIPE),
+      .XBAR_LAT(XBAR_LAT),
+      .FAIR_MATCHES(FAIR),
+      .FAIR_REG(FAIR_REG),
+      .GRANT_ALL(GRANT_ALL)
+    ) dut (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .avail_i    (avail_i),
+      .credit_ok_i(credit_ok_i),
+      .last_i     (last_i),
+      .bc_last_i  (bc_last),
+      .credit_bc_i(credit_bc),
+      .bc_avail_i (bc_avail),
+      .bc_mask_i  (bc_mask),
+      .pop_o      (pop),
+      .pop_port_o (pop_port),
+      .pop_oh_o   (pop_oh),
+      .pop_bc_o   (pop_bc),
+      .bc_start_o (bc_start),
+      .out_open_o (unused_out_open),
+      .sched_o    (unused_sched),
+      .xvalid_o   (xvalid),
+      .xsel_o     (xsel)
+    );
+  end
 
   logic init_q = 1'b1;
   always_ff @(posedge clk_i) init_q <= 1'b0;
@@ -206,11 +237,11 @@ module formal_rcube_islip_alloc #(
           for (int unsigned i = 0; i < NPORTS; i++) begin
             n_conn += int'(conn_q[i] && port_q[i] == PortW'(o));
             // a broadcast's outputs, started or only reserved
-            n_conn += int'(dut.bc_held_q[i][o]);
+            n_conn += int'(g_alloc.dut.bc_held_q[i][o]);
           end
           assert (n_conn <= 1);
           // the allocator's own simulation assertion a_out_open: its held outputs' flop
-          assert (dut.out_open_q[o] == (n_conn != 0));
+          assert (g_alloc.dut.out_open_q[o] == (n_conn != 0));
         end
         if (out_open_q[o]) begin
           assert (32'(out_own_q[o]) < NPORTS);
@@ -269,13 +300,13 @@ module formal_rcube_islip_alloc #(
         assert (!bc_start[i] || pop_bc[i]);
 `ifndef NO_STRENGTHEN
         // induction strengthening: the allocator's connection state is the harness's
-        assert (dut.in_conn_q[i] == conn_q[i]);
-        if (conn_q[i]) assert (dut.in_port_q[i] == port_q[i]);
+        assert (g_alloc.dut.in_conn_q[i] == conn_q[i]);
+        if (conn_q[i]) assert (g_alloc.dut.in_port_q[i] == port_q[i]);
         if (conn_q[i]) assert (32'(port_q[i]) < NPORTS);
-        assert (dut.bc_conn_q[i] == bconn_q[i]);
-        if (bconn_q[i]) assert (dut.bc_held_q[i] == bset_q[i] && bset_q[i] != '0);
+        assert (g_alloc.dut.bc_conn_q[i] == bconn_q[i]);
+        if (bconn_q[i]) assert (g_alloc.dut.bc_held_q[i] == bset_q[i] && bset_q[i] != '0);
         if (bconn_q[i] || conn_q[i]) assert (pkt_bc_q[i] == bconn_q[i]);
-        if (conn_q[i]) assert (dut.bc_held_q[i] == '0);
+        if (conn_q[i]) assert (g_alloc.dut.bc_held_q[i] == '0);
         // the flits still to cross: one inside its packet (neither it nor a later one
         // ended it) has its connection open; the latest one is of the last packet popped;
         // a flit not ending its packet is followed by one of the same packet
@@ -295,7 +326,7 @@ module formal_rcube_islip_alloc #(
           end
         end
         // the allocator's own simulation assertion a_bc_hold
-        assert (dut.bc_hold_q[i] == (dut.bc_held_q[i] != '0));
+        assert (g_alloc.dut.bc_hold_q[i] == (g_alloc.dut.bc_held_q[i] != '0));
 `endif
       end
       cover (xvalid[0] && out_open_q[0] && rd_last_q[xsel[0]] && avail_i[1][0] && pop != '0);

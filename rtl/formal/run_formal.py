@@ -92,6 +92,18 @@ def islip_mutant(name, params, old, new, why):
                defines=["NO_STRENGTHEN"])
 
 
+# rcube_spec_alloc (the three-stage prototype) in the allocator's harness (SPEC): unicast,
+# BMC only (the harness's strengthening names rcube_islip_alloc's state)
+SPEC = "rcube/rcube_spec_alloc.sv"
+SPEC_DEPTH = 24
+
+
+def spec_job(name, params=None, mut=None):
+    return job(name, "formal_rcube_islip_alloc", "bmc", SPEC_DEPTH,
+               {"NPORTS": 3, "SPEC": 1, **(params or {})}, "fail" if mut else "pass", mut,
+               rtl_asserts=False, defines=["NO_STRENGTHEN"])
+
+
 # BMC depth of the ddc_csr jobs: reset, a ring size, an index, a read and its answer fit
 # in 5 cycles; one more for a write in between. Depth 8 took over 6 minutes for
 # csr_rw_rules (7 s at depth 6).
@@ -192,6 +204,17 @@ JOBS = [
     islip_job("islip_alloc_n3", "prove", {"NPORTS": 3}),
     islip_job("islip_alloc_n3_i2", "prove", {"NPORTS": 3, "ITERS": 2}),
     islip_job("islip_alloc_n4", "prove", {"NPORTS": 4}),
+    # the three-stage prototype: safe whatever its speculative grants and the last2 hint say
+    spec_job("spec_alloc_n3"),
+    spec_job("spec_alloc_n3_x2", {"XBAR_LAT": 2}),
+    spec_job("spec_alloc_n4", {"NPORTS": 4}),
+    spec_job("spec_alloc_mut_held", mut=mutant(
+        SPEC, "credit_ok_i & ~out_conn_q);", "credit_ok_i);",
+        "a commit does not check its output again: a packet starts on an output another "
+        "one holds")),
+    spec_job("spec_alloc_mut_busy", mut=mutant(
+        SPEC, "com[i]    = in_conn_q[i] ? '0 :", "com[i]    = 1'b0 ? '0 :",
+        "a commit does not check its input again: an input inside a packet starts another")),
     # the matching over two cycles (PIPE): grants a cycle old, checked again at the accept
     islip_job("islip_alloc_n3_pipe", "prove", {"NPORTS": 3, "PIPE": 1}),
     islip_mutant("islip_alloc_pipe_mut_stale", {"NPORTS": 3, "PIPE": 1},
