@@ -147,9 +147,10 @@ soak: deps
 # --- synthesis (docs/SYNTH.md): single-threaded WebAssembly tools, $(JOBS) jobs at a time;
 # a job whose exact inputs were built before (target/synth, target/bitstream) is reused ---
 # `make test` runs synth-ci: the size record (docs/synth-report.json, 10% rule) for the
-# ECP5 rows of router_fifo, router_voq and nic, the Fmax of router_fifo and of two
-# building blocks alone (the pipelined router's allocator, a round-robin arbiter: about a
-# minute), and the CI board's bitstream, in one job pool (~10 min cold on 2 cores).
+# ECP5 rows of router_fifo, router_voq and nic, the Fmax of router_fifo and of three
+# building blocks alone (the pipelined router's allocator, the three-stage one, a
+# round-robin arbiter: about a minute), and the CI board's bitstream, in one job pool
+# (~10 min cold on 2 cores).
 # `make synth-check` is the whole record (both targets, both nodes' sizes, and the Fmax
 # of router_fifo and node_fifo, the NIC beside the FIFO router) and `make synth` rewrites
 # it (placing router_voq and the NIC too; the VOQ node, whose LUTs are mapped for area so
@@ -167,8 +168,8 @@ ci-board: .venv/.synth-deps
 	$(PYTHON) rtl/synth/test_synth_check.py
 	$(PYTHON) rtl/boards/bitstream.py $(CI_BOARD)
 
-SYNTH_CI_ARGS ?= --blocks router_fifo,router_voq,nic,alloc_voq_pipe,arb_rr8 --targets ecp5 \
-	--pnr router_fifo,alloc_voq_pipe,arb_rr8
+SYNTH_CI_ARGS ?= --blocks router_fifo,router_voq,nic,alloc_voq_pipe,alloc_spec,arb_rr8 \
+	--targets ecp5 --pnr router_fifo,alloc_voq_pipe,alloc_spec,arb_rr8
 synth-ci: .venv/.synth-deps
 	$(PYTHON) rtl/synth/test_synth_check.py
 	$(PYTHON) rtl/synth/synth.py -j$(JOBS) --check $(SYNTH_CI_ARGS) --bitstream $(CI_BOARD)
