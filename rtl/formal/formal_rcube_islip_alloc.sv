@@ -64,6 +64,10 @@ module formal_rcube_islip_alloc #(
   assign bc_last   = BCAST ? bc_last_i : '0;
   assign credit_bc = BCAST ? credit_bc_i : '0;
 
+  // rcube_spec_alloc has no broadcast queues: its jobs keep BCAST off
+  if (SPEC && BCAST) begin : g_spec_no_bcast
+    $fatal(1, "formal_rcube_islip_alloc: SPEC takes unicast only (BCAST = 0)");
+  end
   if (SPEC) begin : g_alloc
     logic [NPORTS-1:0] unused_bc;
     assign unused_bc = bc_avail | bc_last | credit_bc;
