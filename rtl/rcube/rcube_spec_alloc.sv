@@ -82,8 +82,9 @@ module rcube_spec_alloc #(
     return t;
   endfunction
 
-  // ---- connection state: [input][output] one-hot per input, all flops ----
-  logic [NPORTS-1:0][NPORTS-1:0] conn_q, conn_d;
+  // ---- connection state: [input][output] one-hot per input, all flops; its per-input
+  // and per-output ORs kept in flops as well, so the commit's AND reads them directly ----
+  logic [NPORTS-1:0][NPORTS-1:0] conn_q, conn_d, conn_d_t;
   logic [NPORTS-1:0]             in_conn_q, in_conn_d, out_conn_q, out_conn_d;
   // pointer sets: [0] grants now, [1] accepts now, [2] commits now
   logic [2:0][NPORTS-1:0][NPORTS-1:0] gptr_q, aptr_q;
@@ -134,12 +135,10 @@ module rcube_spec_alloc #(
     // the input has no multi-flit accept in flight. A connection kept is busy then unless
     // its front is last now (not popped: still last; popped: closed), or it pops now with
     // the second flit last; a new one unless its head or the second flit is last. Written
-    // from the flops and the flags, not from conn_d, so that the commit's ANDs do not come
-    // before it.
+    // from the pops, not from conn_d, whose closing term would come before it.
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      busy_next[i] = (conn_q[i] & ~last_i[i] & ~(avail_i[i] & credit_ok_i & last2_i[i])) |
-                     (in_conn_q[i] ? '0 : (acc_q[i] & avail_i[i] & credit_ok_i & ~out_conn_q &
-                                           ~last_i[i] & ~last2_i[i]));
+      busy_next[i] = (conn_q[i] & ~last_i[i] & ~(cpop[i] & last2_i[i])) |
+                     (com[i] & ~last_i[i] & ~last2_i[i]);
     end
     busy_next_t = transpose(busy_next);
     for (int unsigned i = 0; i < NPORTS; i++) in_busy_next[i] = busy_next[i] != '0;
@@ -147,10 +146,9 @@ module rcube_spec_alloc #(
     for (int unsigned i = 0; i < NPORTS; i++) begin
       elig_d[i] = (in_busy_next[i] || in_acc_d[i]) ? '0 : ~out_busy_next;
     end
+    conn_d_t = transpose(conn_d);
     for (int unsigned o = 0; o < NPORTS; o++) begin
-      logic [NPORTS-1:0] col;
-      for (int unsigned i = 0; i < NPORTS; i++) col[i] = conn_d[i][o];
-      out_conn_d[o] = col != '0;
+      out_conn_d[o] = conn_d_t[o] != '0;
       gptr_d[o] = com_t[o] != '0 ? past(com_t[o]) : gptr_q[2][o];
     end
   end
