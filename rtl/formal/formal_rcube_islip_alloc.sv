@@ -69,8 +69,6 @@ module formal_rcube_islip_alloc #(
     $fatal(1, "formal_rcube_islip_alloc: SPEC takes unicast only (BCAST = 0)");
   end
   if (SPEC) begin : g_alloc
-    logic [NPORTS-1:0] unused_bc;
-    assign unused_bc = bc_avail | bc_last | credit_bc;
     assign pop_bc    = '0;
     assign bc_start  = '0;
     rcube_spec_alloc #(
