@@ -194,6 +194,11 @@ TARGETS = ["ecp5", "xilinx"]
 PNR_DEVICE = "--85k"
 PNR_PACKAGE = "CABGA381"
 PNR_SPEED = "6"
+# Speed grades nextpnr knows for the 85F. The report is for 6, the ULX3S's grade (and the
+# slowest); --speed 8 (the LFE5UM5G-85F-8 of the ECP5 5G evaluation board) answers what
+# the same netlist does on the fastest part, into a build directory of its own and a
+# table, never into the report.
+PNR_SPEEDS = ("6", "7", "8")
 PNR_FREQ_MHZ = 125
 # Placement seeds are tried in order (a block's "pnr_seeds", else this one) until one
 # routes; the row records the seed. A seed counts as not routing when router2 still has
@@ -522,12 +527,12 @@ def router2_watch(log_file, max_iter=ROUTER2_MAX_ITER, diverging=ROUTER2_DIVERGI
     return watch
 
 
-def place_and_route(block, seeds=None):
+def place_and_route(block, seeds=None, speed=PNR_SPEED):
     """Wrapper synthesis, then nextpnr at each of the block's seeds (or `seeds`) in turn
     until one routes. Returns (fmax, critical path, utilization, seconds, {seed,
     unrouted_seeds})."""
     b = BLOCKS[block]
-    out = BUILD / f"{block}-ecp5-pnr"
+    out = BUILD / (f"{block}-ecp5-pnr" if speed == PNR_SPEED else f"{block}-ecp5-s{speed}-pnr")
     wrap_file = RTL / "synth" / f"{b['wrap']}.sv"
     yw.stage(out, PKGS + [wrap_file], LIBDIRS)
     script = "\n".join([
@@ -543,7 +548,7 @@ def place_and_route(block, seeds=None):
     # --detailed-timing-report: each net's delay on the critical paths in report.json,
     # which is what tells a net of hundreds of loads from a deep path (fanout.py).
     def pcmd(seed):
-        cmd = [NEXTPNR, PNR_DEVICE, "--package", PNR_PACKAGE, "--speed", PNR_SPEED,
+        cmd = [NEXTPNR, PNR_DEVICE, "--package", PNR_PACKAGE, "--speed", speed,
                "--json", "wrap.json", "--lpf-allow-unconstrained", "--freq", PNR_FREQ_MHZ,
                "--timing-allow-fail", "--seed", seed, "--router", b["pnr_router"],
                "--report", "report.json", "--detailed-timing-report",
@@ -571,7 +576,7 @@ def place_and_route(block, seeds=None):
         log(f"{block}/ecp5: wrapper synthesized in {dt:.0f}s")
         unrouted = []
         for seed in seeds:
-            log(f"{block}/ecp5: nextpnr-ecp5 (LFE5U-85F, {PNR_FREQ_MHZ} MHz, "
+            log(f"{block}/ecp5: nextpnr-ecp5 (LFE5U-85F speed {speed}, {PNR_FREQ_MHZ} MHz, "
                 f"{b['pnr_router']}, seed {seed}) ... (several minutes)")
             try:
                 yw.run(pcmd(seed), out, out / "nextpnr.run.log",
@@ -814,6 +819,10 @@ def main():
                     help="comma-separated placement seeds for the blocks placed, tried in "
                          "order until one routes, instead of each block's own list: e.g. "
                          "one netlist at more seeds for a median (the row records the seed)")
+    ap.add_argument("--speed", default=PNR_SPEED, metavar="GRADE",
+                    help=f"ECP5 speed grade to place at ({', '.join(PNR_SPEEDS)}; default "
+                         f"{PNR_SPEED}, the report's): another grade prints its table and "
+                         f"leaves {REPORT_REL} alone")
     ap.add_argument("--reason", default="",
                     help="why rows got more than 10%% worse (stored in their \"reason\")")
     ap.add_argument("--bitstream", metavar="BOARD",
@@ -869,6 +878,12 @@ def main():
     for t in targets:
         if t not in TARGETS:
             die(f"unknown target {t!r} (targets: {', '.join(TARGETS)})")
+    if args.speed not in PNR_SPEEDS:
+        die(f"--speed: the 85F comes in speed grades {', '.join(PNR_SPEEDS)}, not {args.speed!r}")
+    other_speed = args.speed != PNR_SPEED
+    if other_speed and (args.check or args.no_pnr or args.bitstream):
+        die(f"--speed {args.speed}: only for a placed table; --check, --no-pnr and "
+            f"--bitstream are about the report's grade, {PNR_SPEED}")
     placed = pnr_blocks(blocks, targets, args.pnr, args.check, args.no_pnr)
     do_pnr = bool(placed)
     check_tools(do_pnr or bool(args.bitstream))
@@ -903,7 +918,7 @@ def main():
         if kind == "bitstream":
             return run_bitstream(what)
         if kind == "pnr":
-            return place_and_route(what, seeds)
+            return place_and_route(what, seeds, args.speed)
         return synth_stats(what, target)
 
     results = dict(zip(jobs, yw.pool_map(one, jobs, args.j)))
@@ -952,6 +967,11 @@ def main():
                                                   "job_s": times}, indent=1) + "\n")
     if errors:
         die(f"{len(errors)} job(s) failed (see above)")
+    if other_speed:
+        (BUILD / f"synth-report-s{args.speed}.json").write_text(json.dumps(rows, indent=2) + "\n")
+        print(f"speed {args.speed}: {REPORT_REL} (speed {PNR_SPEED}) left as it is; these rows "
+              f"are in {BUILD.relative_to(ROOT)}/synth-report-s{args.speed}.json")
+        return 0
 
     if args.check:
         if args.no_pnr:
