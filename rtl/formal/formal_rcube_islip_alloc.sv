@@ -1,6 +1,6 @@
 // Formal harness for rcube_islip_alloc (the VOQ router's allocator and wormhole lock), and
-// with SPEC for rcube_spec_alloc (the three-stage prototype, unicast only: BCAST = 0, and
-// NO_STRENGTHEN, as the strengthening names rcube_islip_alloc's state; BMC only).
+// with SPEC for rcube_spec_alloc (the three-stage prototype, with NO_STRENGTHEN, as the
+// strengthening names rcube_islip_alloc's state; BMC only).
 // BCAST = 0: unicast traffic only (no broadcast queue has a packet); BCAST = 1: every
 // input's broadcast queue is free as well (its flag, its front packet's output set, the
 // `last` bit of its front flit, and the outputs' credits for a whole broadcast).
@@ -64,13 +64,7 @@ module formal_rcube_islip_alloc #(
   assign bc_last   = BCAST ? bc_last_i : '0;
   assign credit_bc = BCAST ? credit_bc_i : '0;
 
-  // rcube_spec_alloc has no broadcast queues: its jobs keep BCAST off
-  if (SPEC && BCAST) begin : g_spec_no_bcast
-    $fatal(1, "formal_rcube_islip_alloc: SPEC takes unicast only (BCAST = 0)");
-  end
   if (SPEC) begin : g_alloc
-    assign pop_bc    = '0;
-    assign bc_start  = '0;
     rcube_spec_alloc #(
       .NPORTS  (NPORTS),
       .XBAR_LAT(XBAR_LAT)
@@ -81,9 +75,15 @@ module formal_rcube_islip_alloc #(
       .credit_ok_i(credit_ok_i),
       .last_i     (last_i),
       .last2_i    (last2_i),
+      .credit_bc_i(credit_bc),
+      .bc_avail_i (bc_avail),
+      .bc_last_i  (bc_last),
+      .bc_mask_i  (bc_mask),
       .pop_o      (pop),
       .pop_port_o (pop_port),
       .pop_oh_o   (pop_oh),
+      .pop_bc_o   (pop_bc),
+      .bc_start_o (bc_start),
       .out_open_o (unused_out_open),
       .sched_o    (unused_sched),
       .xvalid_o   (xvalid),

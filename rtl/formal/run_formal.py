@@ -92,8 +92,8 @@ def islip_mutant(name, params, old, new, why):
                defines=["NO_STRENGTHEN"])
 
 
-# rcube_spec_alloc (the three-stage prototype) in the allocator's harness (SPEC): unicast,
-# BMC only (the harness's strengthening names rcube_islip_alloc's state)
+# rcube_spec_alloc (the three-stage prototype) in the allocator's harness (SPEC), unicast
+# and with broadcasts (BCAST), BMC only (the harness's strengthening names rcube_islip_alloc's state)
 SPEC = "rcube/rcube_spec_alloc.sv"
 SPEC_DEPTH = 24
 
@@ -209,12 +209,22 @@ JOBS = [
     spec_job("spec_alloc_n3_x2", {"XBAR_LAT": 2}),
     spec_job("spec_alloc_n4", {"NPORTS": 4}),
     spec_job("spec_alloc_mut_held", mut=mutant(
-        SPEC, "credit_ok_i & ~out_conn_q);", "credit_ok_i);",
+        SPEC, "credit_ok_i & ~out_blk_q);", "credit_ok_i);",
         "a commit does not check its output again: a packet starts on an output another "
         "one holds")),
     spec_job("spec_alloc_mut_busy", mut=mutant(
-        SPEC, "com[i]    = in_conn_q[i] ? '0 :", "com[i]    = 1'b0 ? '0 :",
+        SPEC, "com[i]    = in_blk_q[i] ? '0 :", "com[i]    = 1'b0 ? '0 :",
         "a commit does not check its input again: an input inside a packet starts another")),
+    spec_job("spec_alloc_bc_n3", {"BCAST": 1}),
+    spec_job("spec_alloc_bc_n3_x2", {"BCAST": 1, "XBAR_LAT": 2}),
+    spec_job("spec_alloc_bc_mut_take", {"BCAST": 1}, mut=mutant(
+        SPEC, "bset_ok = bset_q != '0 && (bset_q & (out_conn_q | ~credit_bc_i)) == '0;",
+        "bset_ok = bset_q != '0;",
+        "a broadcast take does not check its set again: it takes an output a packet holds")),
+    spec_job("spec_alloc_bc_mut_block", {"BCAST": 1}, mut=mutant(
+        SPEC, "out_blk_q  <= out_conn_d | bset_d;", "out_blk_q  <= out_conn_d;",
+        "the take's set does not block that cycle's unicast commits: both start on an "
+        "output")),
     # the matching over two cycles (PIPE): grants a cycle old, checked again at the accept
     islip_job("islip_alloc_n3_pipe", "prove", {"NPORTS": 3, "PIPE": 1}),
     islip_mutant("islip_alloc_pipe_mut_stale", {"NPORTS": 3, "PIPE": 1},

@@ -1,6 +1,6 @@
 // Crossbar allocator in three pipeline stages, for a router clock beyond what
-// rcube_islip_alloc can reach (prototype: unicast only, no waiting bound; not yet in
-// any router configuration).
+// rcube_islip_alloc can reach (prototype: no waiting bound; not yet in any router
+// configuration).
 //
 // rcube_islip_alloc with PIPE grants in one cycle and accepts in the next, and the accept
 // cycle also re-checks the grant, pops, and updates the connections and pointers: 13 LUT
@@ -24,6 +24,19 @@
 // an output or input handed from one packet to the next idles for a cycle, as the
 // grant for the next packet is made when the front flit is the last one
 // (tb_rcube_spec_alloc measures both designs side by side).
+//
+// Broadcasts keep rcube_islip_alloc's rule: an input takes its broadcast's whole output
+// set at once, in a cycle when every output of it is free and has credits for a whole
+// broadcast packet (credit_bc_i), and never holds part of it while waiting (what keeps
+// broadcasts out of deadlocks, rtl/rcube/README.md); it then pops a flit per cycle on
+// all of them until the last. The take runs down the same three stages: a round robin
+// over the inputs with a broadcast waiting picks one whose set looks free (t), its set
+// is gathered (t+1), and the take re-checks the set and the input against the
+// connections (t+2). In that cycle no unicast commit may use the set's outputs or the
+// input (a flop each, set at t+1), so the take's check reads flops only and the commits
+// keep their single AND; the block lasts that one cycle, whether the take succeeds or
+// not. An input with a broadcast waiting is not eligible for unicast grants (it waits to
+// be free, as in rcube_islip_alloc).
 module rcube_spec_alloc #(
   parameter int unsigned  NPORTS   = 8,
   parameter int unsigned  XBAR_LAT = 1,
@@ -36,9 +49,17 @@ module rcube_spec_alloc #(
   input  logic [NPORTS-1:0][NPORTS-1:0]  last_i,
   // the flit after the front one is there and is its packet's last
   input  logic [NPORTS-1:0][NPORTS-1:0]  last2_i,
+  // output o has credits for a whole broadcast packet
+  input  logic [NPORTS-1:0]              credit_bc_i,
+  // broadcast queue per input: has a flit, its front flit is last, its front packet's set
+  input  logic [NPORTS-1:0]              bc_avail_i,
+  input  logic [NPORTS-1:0]              bc_last_i,
+  input  logic [NPORTS-1:0][NPORTS-1:0]  bc_mask_i,
   output logic [NPORTS-1:0]              pop_o,
   output logic [NPORTS-1:0][PortW-1:0]   pop_port_o,
   output logic [NPORTS-1:0][NPORTS-1:0]  pop_oh_o,
+  output logic [NPORTS-1:0]              pop_bc_o,     // pop the broadcast queue instead
+  output logic [NPORTS-1:0]              bc_start_o,   // ... and it is a broadcast's head
   output logic [NPORTS-1:0]              out_open_o,
   output logic [NPORTS-1:0]              sched_o,
   output logic [NPORTS-1:0]              xvalid_o,
@@ -83,9 +104,20 @@ module rcube_spec_alloc #(
   endfunction
 
   // ---- connection state: [input][output] one-hot per input, all flops; its per-input
-  // and per-output ORs kept in flops as well, so the commit's AND reads them directly ----
+  // and per-output ORs kept in flops as well (a broadcast's set and input included) ----
   logic [NPORTS-1:0][NPORTS-1:0] conn_q, conn_d, conn_d_t;
   logic [NPORTS-1:0]             in_conn_q, in_conn_d, out_conn_q, out_conn_d;
+  // what a unicast commit may not use: the connections, and the input and set of the
+  // broadcast take of the same cycle (a copy of the ORs above with those added, so that
+  // the commit's AND still reads one flop per input and output)
+  logic [NPORTS-1:0]             in_blk_q, out_blk_q;
+  // broadcasts: the input sends one (its head popped, not its last) ...
+  logic [NPORTS-1:0]             bc_conn_q, bc_conn_d;
+  logic [NPORTS-1:0][NPORTS-1:0] bc_held_q, bc_held_d;   // ... holding this set
+  logic [NPORTS-1:0]             bc_hold_q, bc_hold_d;   // bc_held_q[i] != '0
+  // the take's stages: the input picked (t), the same a cycle later with its set (t+2)
+  logic [NPORTS-1:0]             bsel_q, bsel_d, bsel2_q, bset_d, bset_q;
+  logic [NPORTS-1:0]             bptr_q, bptr_d;         // round robin over the inputs
   // pointer sets: [0] grants now, [1] accepts now, [2] commits now
   logic [2:0][NPORTS-1:0][NPORTS-1:0] gptr_q, aptr_q;
   logic [NPORTS-1:0][NPORTS-1:0]      gptr_d, aptr_d;
@@ -112,24 +144,75 @@ module rcube_spec_alloc #(
     end
   end
 
+  // ---- broadcast take (pick t, set t+1, take t+2) and pops ----
+  logic [NPORTS-1:0]             bc_cand, bc_cand_q, bc_take, bc_go, bc_release, bc_out_q;
+  logic [NPORTS-1:0][NPORTS-1:0] bc_oh, bc_ok, sel_sets, sel_sets_t, bc_held_t;
+  logic                          bset_ok;
+  always_comb begin
+    // t-1: the inputs with a broadcast waiting whose input and set look free, into a flop
+    // (the pick below is a round robin on flops); t: one of them not picked already and
+    // not holding a set now (taken at t-1, by a pick the flop did not see: its set read at
+    // t+1 would be the front packet's, about to go, and the take would hold the wrong set)
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      bc_cand[i] = bc_avail_i[i] && !in_conn_q[i] && !bc_hold_q[i] && bc_mask_i[i] != '0 &&
+                   (bc_mask_i[i] & (out_conn_q | ~credit_bc_i)) == '0;
+    end
+    bsel_d = rr_mask(bc_cand_q & ~bsel_q & ~bsel2_q & ~bc_hold_q, bptr_q);
+    // t+1: the set of the input picked
+    for (int unsigned i = 0; i < NPORTS; i++) sel_sets[i] = bsel_q[i] ? bc_mask_i[i] : '0;
+    sel_sets_t = transpose(sel_sets);
+    for (int unsigned o = 0; o < NPORTS; o++) bset_d[o] = sel_sets_t[o] != '0;
+    // t+2: the take, if the set is still free with its credits and the input still free
+    // (no unicast commit takes either in this cycle: in_blk_q, out_blk_q)
+    bset_ok = bset_q != '0 && (bset_q & (out_conn_q | ~credit_bc_i)) == '0;
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      bc_take[i] = bsel2_q[i] && bset_ok && bc_avail_i[i] && !in_conn_q[i] && !bc_hold_q[i];
+    end
+    // the pointer moves past each pick, a cycle later (bsel_q is left out of the next pick
+    // anyway): each waiting input is picked in turn, taken or not
+    bptr_d = bsel_q != '0 ? past(bsel_q) : bptr_q;
+    // A held set pops while all its outputs have a credit (always, for packets of at most
+    // BCAST_PKT_FLITS); the head only if the front set is the one taken.
+    // (Per output one LUT's term: a credit if held, and the head's set the one held.)
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        bc_ok[i][o] = bc_held_q[i][o] ? (credit_ok_i[o] && (bc_conn_q[i] || bc_mask_i[i][o]))
+                                      : (bc_conn_q[i] || !bc_mask_i[i][o]);
+      end
+      bc_go[i]      = bc_hold_q[i] && bc_avail_i[i] && bc_ok[i] == '1;
+      bc_release[i] = bc_go[i] && bc_last_i[i];
+      bc_conn_d[i]  = bc_go[i] ? !bc_last_i[i] : bc_conn_q[i];
+      bc_held_d[i]  = bc_release[i] ? '0 : bc_take[i] ? bset_q : bc_held_q[i];
+      bc_hold_d[i]  = !bc_release[i] && (bc_hold_q[i] || bc_take[i]);
+      bc_oh[i]      = bc_go[i] ? bc_held_q[i] : '0;
+    end
+    bc_held_t = transpose(bc_held_q);
+    for (int unsigned o = 0; o < NPORTS; o++) bc_out_q[o] = bc_held_t[o] != '0;
+  end
+  assign pop_bc_o   = bc_go;
+  assign bc_start_o = bc_go & ~bc_conn_q;
+
   // ---- commit: an accepted pair whose input and output are still free, whose queue has
   // a flit and whose output a credit, pops its head now ----
   logic [NPORTS-1:0][NPORTS-1:0] com, cpop, uni_oh, com_t, src, busy_next, busy_next_t;
   logic [NPORTS-1:0]             in_busy_next, out_busy_next;
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      com[i]    = in_conn_q[i] ? '0 : (acc_q[i] & avail_i[i] & credit_ok_i & ~out_conn_q);
+      com[i]    = in_blk_q[i] ? '0 : (acc_q[i] & avail_i[i] & credit_ok_i & ~out_blk_q);
       cpop[i]   = conn_q[i] & avail_i[i] & credit_ok_i;
       uni_oh[i] = cpop[i] | com[i];
       // a connection stays until its last flit pops; a new one opens unless its head is last
       conn_d[i] = (conn_q[i] & ~(cpop[i] & last_i[i])) | (com[i] & ~last_i[i]);
-      in_conn_d[i] = conn_d[i] != '0;
+      // In the connection ORs a take tried now counts as successful and a set released
+      // now as held (its input and outputs busy a cycle longer than they are): from flops,
+      // they do not wait for the take's check or the broadcast's pop.
+      in_conn_d[i] = conn_d[i] != '0 || bc_hold_q[i] || bsel2_q[i];
       pop_o[i]      = uni_oh[i] != '0;
       pop_port_o[i] = onehot_index(uni_oh[i]);
       aptr_d[i] = com[i] != '0 ? past(com[i]) : aptr_q[2][i];
     end
     com_t = transpose(com);
-    src   = transpose(uni_oh);
+    src   = transpose(uni_oh) | transpose(bc_oh);
     // Eligible in the next cycle: the input and the output are outside a connection then,
     // or in one whose front flit then is its packet's last (it ends then if it pops), and
     // the input has no multi-flit accept in flight. A connection kept is busy then unless
@@ -141,14 +224,21 @@ module rcube_spec_alloc #(
                      (com[i] & ~last_i[i] & ~last2_i[i]);
     end
     busy_next_t = transpose(busy_next);
-    for (int unsigned i = 0; i < NPORTS; i++) in_busy_next[i] = busy_next[i] != '0;
-    for (int unsigned o = 0; o < NPORTS; o++) out_busy_next[o] = busy_next_t[o] != '0;
+    // A broadcast's input is busy from the cycle its queue has a flit until the edge after
+    // its last flit pops, its outputs from the cycle its take is tried (a cycle longer than
+    // needed at each end: only the broadcasts wait for it).
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      in_busy_next[i] = busy_next[i] != '0 || bc_hold_q[i] || bc_avail_i[i];
+    end
+    for (int unsigned o = 0; o < NPORTS; o++) begin
+      out_busy_next[o] = busy_next_t[o] != '0 || bc_out_q[o] || bset_q[o];
+    end
     for (int unsigned i = 0; i < NPORTS; i++) begin
       elig_d[i] = (in_busy_next[i] || in_acc_d[i]) ? '0 : ~out_busy_next;
     end
     conn_d_t = transpose(conn_d);
     for (int unsigned o = 0; o < NPORTS; o++) begin
-      out_conn_d[o] = conn_d_t[o] != '0;
+      out_conn_d[o] = conn_d_t[o] != '0 || bc_out_q[o] || bset_q[o];
       gptr_d[o] = com_t[o] != '0 ? past(com_t[o]) : gptr_q[2][o];
     end
   end
@@ -175,6 +265,16 @@ module rcube_spec_alloc #(
       conn_q     <= '0;
       in_conn_q  <= '0;
       out_conn_q <= '0;
+      in_blk_q   <= '0;
+      out_blk_q  <= '0;
+      bc_conn_q  <= '0;
+      bc_held_q  <= '0;
+      bc_hold_q  <= '0;
+      bc_cand_q  <= '0;
+      bsel_q     <= '0;
+      bsel2_q    <= '0;
+      bset_q     <= '0;
+      bptr_q     <= '1;
       gnt_q      <= '0;
       acc_q      <= '0;
       elig_q     <= '1;
@@ -186,6 +286,16 @@ module rcube_spec_alloc #(
       conn_q     <= conn_d;
       in_conn_q  <= in_conn_d;
       out_conn_q <= out_conn_d;
+      in_blk_q   <= in_conn_d | bsel_q;
+      out_blk_q  <= out_conn_d | bset_d;
+      bc_conn_q  <= bc_conn_d;
+      bc_held_q  <= bc_held_d;
+      bc_hold_q  <= bc_hold_d;
+      bc_cand_q  <= bc_cand;
+      bsel_q     <= bsel_d;
+      bsel2_q    <= bsel_q;
+      bset_q     <= bset_d;
+      bptr_q     <= bptr_d;
       gnt_q      <= gnt_d;
       acc_q      <= acc_d;
       elig_q     <= elig_d;
@@ -214,6 +324,15 @@ module rcube_spec_alloc #(
       for (int unsigned i = 0; i < NPORTS; i++) begin
         assert ($onehot0(uni_oh[i])) else $error("rcube_spec_alloc: input %0d pops %b", i,
                                                  uni_oh[i]);
+        assert (!(uni_oh[i] != '0 && bc_go[i]))
+          else $error("rcube_spec_alloc: input %0d pops both queues", i);
+        // a set taken is the front packet's (no pop can change the front before its head)
+        assert (!(bc_hold_q[i] && !bc_conn_q[i] && bc_avail_i[i]) || bc_held_q[i] == bc_mask_i[i])
+          else $error("rcube_spec_alloc: input %0d holds %b for a broadcast to %b", i,
+                      bc_held_q[i], bc_mask_i[i]);
+        assert (bc_hold_q[i] == (bc_held_q[i] != '0))
+          else $error("rcube_spec_alloc: input %0d holding flag %b, held set %b", i,
+                      bc_hold_q[i], bc_held_q[i]);
       end
     end
   end

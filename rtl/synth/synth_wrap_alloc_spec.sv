@@ -10,18 +10,18 @@ module synth_wrap_alloc_spec (
 );
   localparam int unsigned NPorts = 8;
   localparam int unsigned PortW  = $clog2(NPorts);
-  localparam int unsigned InW    = 3 * NPorts * NPorts + NPorts;
-  localparam int unsigned OutW   = NPorts * NPorts + 2 * NPorts * PortW + 4 * NPorts;
+  localparam int unsigned InW    = 4 * NPorts * NPorts + 4 * NPorts;
+  localparam int unsigned OutW   = NPorts * NPorts + 2 * NPorts * PortW + 6 * NPorts;
 
-  logic [NPorts-1:0][NPorts-1:0] avail, last, last2, pop_oh;
-  logic [NPorts-1:0]             credit_ok;
-  logic [NPorts-1:0]             pop, out_open, sched, xvalid;
+  logic [NPorts-1:0][NPorts-1:0] avail, last, last2, pop_oh, bc_mask;
+  logic [NPorts-1:0]             credit_ok, credit_bc, bc_avail, bc_last;
+  logic [NPorts-1:0]             pop, out_open, sched, xvalid, pop_bc, bc_start;
   logic [NPorts-1:0][PortW-1:0]  pop_port, xsel;
   logic [InW-1:0]                core_in;
   logic [OutW-1:0]               core_out;
 
-  assign {avail, credit_ok, last, last2} = core_in;
-  assign core_out = {pop, pop_port, pop_oh, out_open, sched, xvalid, xsel};
+  assign {avail, credit_ok, last, last2, credit_bc, bc_avail, bc_last, bc_mask} = core_in;
+  assign core_out = {pop, pop_port, pop_oh, pop_bc, bc_start, out_open, sched, xvalid, xsel};
 
   synth_io_shift #(
     .IN_W (InW),
@@ -45,9 +45,15 @@ module synth_wrap_alloc_spec (
     .credit_ok_i(credit_ok),
     .last_i     (last),
     .last2_i    (last2),
+    .credit_bc_i(credit_bc),
+    .bc_avail_i (bc_avail),
+    .bc_last_i  (bc_last),
+    .bc_mask_i  (bc_mask),
     .pop_o      (pop),
     .pop_port_o (pop_port),
     .pop_oh_o   (pop_oh),
+    .pop_bc_o   (pop_bc),
+    .bc_start_o (bc_start),
     .out_open_o (out_open),
     .sched_o    (sched),
     .xvalid_o   (xvalid),

@@ -8,9 +8,13 @@
 //     allocator's own assertion);
 //   - the crossbar setting a cycle later (xvalid_o / xsel_o) is exactly the pops of the
 //     cycle before, and sched_o names its outputs.
+// Broadcasts (BC): a broadcast head only starts from a free input onto a whole set of free
+// outputs with their credits for a broadcast, its flits pop on all of the set at once
+// and only when every one of them has a credit, and the set is held until the last.
 // Loads: every queue backlogged (saturation) with packets of 1, 4, 5, 16 and 1-8 flits,
 // credits always or on 80% of cycles; and Bernoulli arrivals at 60% of link rate with
-// random destinations and lengths, after which the queues must drain.
+// random destinations and lengths (with BC, broadcasts of 1-4 flits to random sets
+// beside them), after which the queues must drain.
 // The saturation rates must reach floors a little below what this design gives (its
 // handover costs an idle cycle per packet on a contended output; rtl/rcube/README.md):
 // a change that loses matches fails here. The reference's rates are printed beside.
@@ -21,6 +25,7 @@ module tb_rcube_spec_alloc_env #(
   parameter int CRED   = 100,     // percent of cycles an output has a credit
   parameter int LOAD   = 100,     // percent of link rate offered per input (100: backlogged)
   parameter int FLOOR  = 0,       // saturation rate floor, thousandths (SPEC only)
+  parameter bit BC     = 1'b0,    // broadcasts beside the unicast load (LOAD < 100)
   parameter int CYCLES = 20000
 ) (
   output logic done_o
@@ -38,20 +43,23 @@ module tb_rcube_spec_alloc_env #(
   logic [NP-1:0]         credit_q, pop, xvalid, sched, sched_q, out_open;
   logic [NP-1:0][PW-1:0] pop_port, xsel;
   logic [NP-1:0][PW-1:0] src_q;   // the input each output was given a flit by, last cycle
+  logic [NP-1:0]         bc_avail_q, bc_last_q, credit_bc_q, pop_bc, bc_start;
+  logic [NP-1:0][NP-1:0] bc_mask_q;
 
   if (SPEC) begin : g_dut
     rcube_spec_alloc #(.NPORTS(NP)) dut (
       .clk_i(clk), .rst_ni(rst_n), .avail_i(avail_q), .credit_ok_i(credit_q),
-      .last_i(last_q), .last2_i(last2_q), .pop_o(pop), .pop_port_o(pop_port), .pop_oh_o(pop_oh),
-      .out_open_o(out_open), .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel));
+      .last_i(last_q), .last2_i(last2_q), .credit_bc_i(credit_bc_q), .bc_avail_i(bc_avail_q),
+      .bc_last_i(bc_last_q), .bc_mask_i(bc_mask_q), .pop_o(pop), .pop_port_o(pop_port),
+      .pop_oh_o(pop_oh), .pop_bc_o(pop_bc), .bc_start_o(bc_start), .out_open_o(out_open),
+      .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel));
   end else begin : g_dut
-    logic [NP-1:0] unused_pop_bc, unused_bc_start;
     rcube_islip_alloc #(.NPORTS(NP), .PIPE(1'b1)) dut (
       .clk_i(clk), .rst_ni(rst_n), .avail_i(avail_q), .credit_ok_i(credit_q),
-      .last_i(last_q), .bc_last_i('0), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
-      .pop_o(pop), .pop_port_o(pop_port), .pop_oh_o(pop_oh), .pop_bc_o(unused_pop_bc),
-      .bc_start_o(unused_bc_start), .out_open_o(out_open), .sched_o(sched),
-      .xvalid_o(xvalid), .xsel_o(xsel));
+      .last_i(last_q), .bc_last_i(bc_last_q), .credit_bc_i(credit_bc_q),
+      .bc_avail_i(bc_avail_q), .bc_mask_i(bc_mask_q), .pop_o(pop), .pop_port_o(pop_port),
+      .pop_oh_o(pop_oh), .pop_bc_o(pop_bc), .bc_start_o(bc_start), .out_open_o(out_open),
+      .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel));
   end
 
   // the queues: packets waiting (npk), flits of the front packet sent (pos) and its length
@@ -60,11 +68,23 @@ module tb_rcube_spec_alloc_env #(
   int len [NP][NP];
   int owner [NP];    // the input inside a packet on output o, -1 none
   int in_out [NP];   // the output input i is inside a packet to, -1 none
-  int cyc, pops, queued, first_count;
+  // broadcast queues: packets waiting, flits of the front one sent, its length and set
+  int bnpk [NP];
+  int bpos [NP];
+  int blen [NP];
+  logic [NP-1:0] bset [NP];
+  bit in_bc [NP];    // input i is inside a broadcast packet
+  int cyc, pops, queued, first_count, bc_pkts;
   bit arrivals;
 
   function automatic int new_len();
     return PLEN > 0 ? PLEN : 1 + int'($urandom_range(7));
+  endfunction
+  function automatic logic [NP-1:0] new_set();
+    logic [NP-1:0] m;
+    m = '0;
+    while (m == '0) m = NP'($urandom);
+    return m;
   endfunction
 
   string name;
@@ -87,6 +107,8 @@ module tb_rcube_spec_alloc_env #(
           automatic int o = int'(pop_port[i]);
           if (!avail_q[i][o]) $fatal(1, "%s: pop of empty queue %0d->%0d", name, i, o);
           if (!credit_q[o]) $fatal(1, "%s: pop %0d->%0d without a credit", name, i, o);
+          if (in_bc[i]) $fatal(1, "%s: unicast pop %0d->%0d inside a broadcast", name, i, o);
+          if (pop_bc[i]) $fatal(1, "%s: input %0d pops both queues", name, i);
           if (pos[i][o] == 0) begin
             if (owner[o] != -1 || in_out[i] != -1)
               $fatal(1, "%s: head %0d->%0d onto a held port (output held by %0d, input in %0d)",
@@ -96,9 +118,25 @@ module tb_rcube_spec_alloc_env #(
           end
         end
       end
+      for (int i = 0; i < NP; i++) begin
+        if (bc_start[i] && !pop_bc[i]) $fatal(1, "%s: bc_start %0d without a pop", name, i);
+        if (pop_bc[i]) begin
+          if (!bc_avail_q[i]) $fatal(1, "%s: broadcast pop of empty queue %0d", name, i);
+          if (bc_start[i] != (bpos[i] == 0))
+            $fatal(1, "%s: input %0d broadcast flit %0d, start %b", name, i, bpos[i], bc_start[i]);
+          for (int o = 0; o < NP; o++) begin
+            if (!bset[i][o]) continue;
+            if (!credit_q[o]) $fatal(1, "%s: broadcast %0d pops without output %0d's credit",
+                                     name, i, o);
+            if (bpos[i] == 0 ? (owner[o] != -1 || in_out[i] != -1 || in_bc[i]) : owner[o] != i)
+              $fatal(1, "%s: broadcast %0d flit %0d on output %0d held by %0d", name, i,
+                     bpos[i], o, owner[o]);
+          end
+        end
+      end
       for (int o = 0; o < NP; o++) begin
         automatic logic any = 1'b0;
-        for (int i = 0; i < NP; i++) any |= pop_oh[i][o];
+        for (int i = 0; i < NP; i++) any |= pop_oh[i][o] || (pop_bc[i] && bset[i][o]);
         if (sched[o] != any) $fatal(1, "%s: sched %b does not name the pops' outputs", name, sched);
       end
       // the model follows the pops
@@ -123,6 +161,37 @@ module tb_rcube_spec_alloc_env #(
           end
         end
       end
+      for (int i = 0; i < NP; i++) begin
+        if (pop_bc[i]) begin
+          for (int o = 0; o < NP; o++) begin
+            if (bset[i][o]) begin
+              src_q[o] <= PW'(i);
+              owner[o] = bpos[i] == blen[i] - 1 ? -1 : i;
+            end
+          end
+          if (bpos[i] == blen[i] - 1) begin
+            in_bc[i] = 1'b0;
+            bpos[i] = 0;
+            blen[i] = 1 + int'($urandom_range(3));
+            bset[i] = new_set();
+            bnpk[i]--;
+            queued--;
+            bc_pkts++;
+          end else begin
+            in_bc[i] = 1'b1;
+            bpos[i]++;
+          end
+        end
+      end
+      // broadcast arrivals: about one packet per input every 400 cycles
+      if (BC && arrivals) begin
+        for (int i = 0; i < NP; i++) begin
+          if ($urandom_range(399) == 0) begin
+            bnpk[i]++;
+            queued++;
+          end
+        end
+      end
       // arrivals: a packet with probability LOAD / (100 x mean length) per input and cycle
       if (LOAD < 100 && arrivals) begin
         for (int i = 0; i < NP; i++) begin
@@ -141,6 +210,14 @@ module tb_rcube_spec_alloc_env #(
         end
       end
       for (int o = 0; o < NP; o++) credit_q[o] <= int'($urandom_range(99)) < CRED;
+      // no credit counts here: a broadcast's credits are there when its start checks them,
+      // and its pops check each cycle's
+      for (int o = 0; o < NP; o++) credit_bc_q[o] <= int'($urandom_range(99)) < CRED;
+      for (int i = 0; i < NP; i++) begin
+        bc_avail_q[i] <= bnpk[i] > 0;
+        bc_last_q[i]  <= bpos[i] == blen[i] - 1;
+        bc_mask_q[i]  <= bset[i];
+      end
       sched_q <= sched;
       cyc++;
     end
@@ -152,7 +229,18 @@ module tb_rcube_spec_alloc_env #(
     credit_q = '1;
     sched_q  = '0;
     src_q    = '0;
-    cyc = 0; pops = 0; queued = 0;
+    cyc = 0; pops = 0; queued = 0; bc_pkts = 0;
+    bc_avail_q  = '0;
+    bc_last_q   = '0;
+    credit_bc_q = '1;
+    for (int i = 0; i < NP; i++) begin
+      bnpk[i]  = 0;
+      bpos[i]  = 0;
+      blen[i]  = 1 + int'($urandom_range(3));
+      bset[i]  = new_set();
+      in_bc[i] = 1'b0;
+    end
+    for (int i = 0; i < NP; i++) bc_mask_q[i] = bset[i];
     first_count = CYCLES / 10;
     arrivals = 1'b1;
     for (int i = 0; i < NP; i++) begin
@@ -186,13 +274,17 @@ module tb_rcube_spec_alloc_env #(
       repeat (DRAIN) @(posedge clk);
       if (queued != 0) $fatal(1, "%s: %0d packets left %0d cycles after the arrivals stopped",
                               name, queued, DRAIN);
+      if (BC) begin
+        $display("%s: %0d broadcast packets", name, bc_pkts);
+        if (bc_pkts == 0) $fatal(1, "%s: no broadcast was sent", name);
+      end
     end
     done_o = 1'b1;
   end
 endmodule
 
 module tb_rcube_spec_alloc;
-  localparam int N = 14;
+  localparam int N = 16;
   logic [N-1:0] done;
   // saturation, this design with its floor, the reference beside it
   tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(1),  .FLOOR(980)) s1  (.done_o(done[0]));
@@ -210,6 +302,9 @@ module tb_rcube_spec_alloc;
   // random load with gaps: the speculative grants meet emptied queues; all must drain
   tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(0), .LOAD(60), .CRED(90)) sl (.done_o(done[12]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(0), .LOAD(60), .CRED(90)) rl (.done_o(done[13]));
+  // and broadcasts beside it
+  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(0), .LOAD(30), .CRED(90), .BC(1)) sb (.done_o(done[14]));
+  tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(0), .LOAD(30), .CRED(90), .BC(1)) rb (.done_o(done[15]));
   initial begin
     wait (&done);
     $display("PASS");
