@@ -899,6 +899,11 @@ def main():
     if other_speed and (args.check or args.no_pnr or args.bitstream):
         die(f"--speed {args.speed}: only for a placed table; --check, --no-pnr and "
             f"--bitstream are about the report's grade, {PNR_SPEED}")
+    if other_speed:
+        # a grade is an ECP5 placement: the Xilinx mapping would be the report's again
+        targets = [t for t in targets if t == "ecp5"]
+        if not targets:
+            die(f"--speed {args.speed}: places on ECP5; --targets has no ecp5")
     placed = pnr_blocks(blocks, targets, args.pnr, args.check, args.no_pnr)
     do_pnr = bool(placed)
     check_tools(do_pnr or bool(args.bitstream))
