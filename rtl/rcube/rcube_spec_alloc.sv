@@ -1,6 +1,6 @@
 // Crossbar allocator in three pipeline stages, for a router clock beyond what
-// rcube_islip_alloc can reach (prototype: no waiting bound; not yet in any router
-// configuration).
+// rcube_islip_alloc can reach (prototype: no waiting bound; in rcube_router only as the
+// experimental ALLOC_SPEC option).
 //
 // rcube_islip_alloc with PIPE grants in one cycle and accepts in the next, and the accept
 // cycle also re-checks the grant, pops, and updates the connections and pointers: 13 LUT
