@@ -12,16 +12,20 @@
 //     rd_data_o a cycle later, count_o and has_free_o the stored state until then,
 //     avail_o and head_last_o the state the pending pop leaves (checked against the model,
 //     which pops at the decision).
+//   - with LAST2, last2_o every cycle: the model's second entry is there and ends a
+//     packet (and it must have been set in a tenth of the cycles at least).
 // Instances: 8 queues / 16 and 512 slots (the router), 5 / 7 (not powers of two), 3 / 2,
 // 8 / 16 with REG_AVAIL (a flit is available from the cycle after its push), with
-// REG_POP, and with both.
+// REG_POP, and with both; LAST2 without REG_POP, with it, and with both stages at 9
+// queues (the router's input: 8 outputs and the broadcast queue).
 
 module tb_rcube_voq_buffer_env #(
   parameter int NQ     = 8,
   parameter int DEPTH  = 16,
   parameter int CYCLES = 40000,
   parameter bit REG_AVAIL = 1'b0,
-  parameter bit REG_POP   = 1'b0
+  parameter bit REG_POP   = 1'b0,
+  parameter bit LAST2     = 1'b0
 ) (
   output logic done_o
 );
@@ -38,23 +42,24 @@ module tb_rcube_voq_buffer_env #(
   logic                    push, inj, pop, rd_valid, has_free;
   logic [QW-1:0]           push_q, pop_q;
   logic [W-1:0]            push_data, rd_data;
-  logic [NQ-1:0]           avail, head_last, empty_next, empty_next_q, pop_oh;
+  logic [NQ-1:0]           avail, head_last, last2, empty_next, empty_next_q, pop_oh;
   logic [NQ-1:0][CntW-1:0] count;
 
   assign pop_oh = pop ? NQ'(1) << pop_q : '0;   // the buffer takes the pop one-hot too
 
   rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL),
-                     .REG_POP(REG_POP)) dut (
+                     .REG_POP(REG_POP), .LAST2(LAST2)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .push_i(push), .inj_i(inj), .push_q_i(push_q), .push_data_i(push_data),
-    .avail_o(avail), .head_last_o(head_last), .pop_i(pop), .pop_q_i(pop_q), .pop_oh_i(pop_oh),
+    .avail_o(avail), .head_last_o(head_last), .last2_o(last2), .pop_i(pop), .pop_q_i(pop_q), .pop_oh_i(pop_oh),
     .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count), .empty_next_o(empty_next),
     .has_free_o(has_free)
   );
 
   string name;
-  initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d%s%s]", NQ, DEPTH,
-                           REG_AVAIL ? " reg" : "", REG_POP ? " reg_pop" : "");
+  initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d%s%s%s]", NQ, DEPTH,
+                           REG_AVAIL ? " reg" : "", REG_POP ? " reg_pop" : "",
+                           LAST2 ? " last2" : "");
 
   // Power-of-two size: Verilator 5.006 miscompiles other sizes of queue arrays.
   logic [W-1:0] model[1 << QW][$];
@@ -65,7 +70,7 @@ module tb_rcube_voq_buffer_env #(
   // of the model's occupancy until then (pend_slot: not an offered entry)
   bit           pend_slot = 1'b0;
   int           pend_q = 0;
-  int           n_pops = 0, n_byp = 0, n_inj = 0, max_occ = 0;
+  int           n_pops = 0, n_byp = 0, n_inj = 0, max_occ = 0, n_last2 = 0;
   bit           seen_edge = 1'b0;
 
   // Stimulus for this cycle, chosen at the negedge.
@@ -102,6 +107,15 @@ module tb_rcube_voq_buffer_env #(
         if (model[q].size() == 0 && want && head_last[q] != push_data[W-1])
           $fatal(1, "%s: head_last[%0d] = %b for the offered entry, want %b", name, q,
                  head_last[q], push_data[W-1]);
+        // last2: the entry behind that one is stored and ends a packet (offers and this
+        // cycle's push do not count); always 0 without LAST2
+        begin
+          automatic bit want2 = LAST2 && model[q].size() >= 2 && model[q][1][W-1];
+          if (last2[q] != want2)
+            $fatal(1, "%s: last2[%0d] = %b, want %b (%0d entries)", name, q, last2[q], want2,
+                   model[q].size());
+          if (last2[q]) n_last2++;
+        end
         if (int'(count[q]) != stored_in(q))
           $fatal(1, "%s: count[%0d] = %0d, want %0d", name, q, count[q], stored_in(q));
         if (REG_POP && seen_edge && empty_next_q[q] != (count[q] == '0))
@@ -244,14 +258,15 @@ module tb_rcube_voq_buffer_env #(
     drain();
     fill(-1);
     if (n_inj == 0) $fatal(1, "%s: no offered (injected) flit was taken", name);
-    $display("%s: %0d pops (%0d same-cycle bypass, %0d injected), max occupancy %0d",
-             name, n_pops, n_byp, n_inj, max_occ);
+    if (LAST2 && n_last2 < CYCLES / 10) $fatal(1, "%s: last2 set in %0d queue-cycles only", name, n_last2);
+    $display("%s: %0d pops (%0d same-cycle bypass, %0d injected), max occupancy %0d, last2 in %0d queue-cycles",
+             name, n_pops, n_byp, n_inj, max_occ, n_last2);
     done_o = 1'b1;
   end
 endmodule
 
 module tb_rcube_voq_buffer;
-  logic d0, d1, d2, d3, d4, d5, d6;
+  logic d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10;
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16)) u8 (.done_o(d0));
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(512), .CYCLES(20000)) u8d (.done_o(d3));
   tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16), .REG_AVAIL(1'b1)) u8r (.done_o(d4));
@@ -259,8 +274,13 @@ module tb_rcube_voq_buffer;
   tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7), .REG_AVAIL(1'b1), .REG_POP(1'b1)) u5rp (.done_o(d6));
   tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7)) u5 (.done_o(d1));
   tb_rcube_voq_buffer_env #(.NQ(3), .DEPTH(2), .CYCLES(10000)) u3 (.done_o(d2));
+  // the second-flit hint, with and without the pending pop (the router's ALLOC_SPEC setting last)
+  tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16), .LAST2(1'b1)) u8l (.done_o(d7));
+  tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7), .REG_POP(1'b1), .LAST2(1'b1)) u5pl (.done_o(d8));
+  tb_rcube_voq_buffer_env #(.NQ(3), .DEPTH(4), .REG_POP(1'b1), .LAST2(1'b1), .CYCLES(10000)) u3pl (.done_o(d9));
+  tb_rcube_voq_buffer_env #(.NQ(9), .DEPTH(16), .REG_AVAIL(1'b1), .REG_POP(1'b1), .LAST2(1'b1)) u9rpl (.done_o(d10));
   initial begin
-    wait (d0 && d1 && d2 && d3 && d4 && d5 && d6);
+    wait (d0 && d1 && d2 && d3 && d4 && d5 && d6 && d7 && d8 && d9 && d10);
     $display("tb_rcube_voq_buffer: PASS");
     $finish;
   end
