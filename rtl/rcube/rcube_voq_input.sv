@@ -54,6 +54,7 @@ module rcube_voq_input #(
   parameter int unsigned INPORT    = 0,   // this input's port number
   parameter bit          REG_AVAIL = 1'b0,   // register stage before the buffer (above)
   parameter bit          REG_POP   = 1'b0,   // pops carried out a cycle after the decision
+  parameter bit          LAST2     = 1'b0,   // last2_o (rcube_voq_buffer LAST2), else '0
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
   localparam int unsigned QW       = $clog2(NPORTS + 1),
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
@@ -75,6 +76,7 @@ module rcube_voq_input #(
   // towards the allocator: queue o may be popped this cycle
   output logic [NPORTS-1:0]                                          avail_o,
   output logic [NPORTS-1:0]                                          last_o,  // a pop of queue o takes a last flit
+  output logic [NPORTS-1:0]                                          last2_o, // ... and the flit after it is here and last
   input  logic                                                       pop_i,
   input  logic [PortW-1:0]                                           pop_port_i,
   input  logic [NPORTS-1:0]                                          pop_oh_i, // the same, one-hot
@@ -284,14 +286,15 @@ module rcube_voq_input #(
   // ---- buffer ----
   logic                          rd_valid;
   logic [65:0]                   rd_data;
-  logic [NPORTS:0]               q_avail, q_last;
+  logic [NPORTS:0]               q_avail, q_last, q_last2;
 
   // An injection comes only after tmo_cycles_i idle cycles, so the stage is empty then.
   rcube_voq_buffer #(
     .NQ     (NPORTS + 1),
     .DEPTH  (BUF_DEPTH),
     .W      (66),
-    .REG_POP(REG_POP)
+    .REG_POP(REG_POP),
+    .LAST2  (LAST2)
   ) u_buf (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -302,6 +305,7 @@ module rcube_voq_input #(
     .push_data_i (inj ? {1'b1, 1'b1, 64'd0} : w_data),
     .avail_o     (q_avail),
     .head_last_o (q_last),
+    .last2_o     (q_last2),
     .pop_i       (pop_i || pop_bc_i),
     .pop_q_i     (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
     .pop_oh_i    (pop_q_oh),
@@ -316,6 +320,10 @@ module rcube_voq_input #(
   assign bc_avail_o = q_avail[NPORTS];
   assign last_o     = q_last[NPORTS-1:0];
   assign bc_last_o  = q_last[NPORTS];
+  // broadcasts pop flit by flit on a held set: no allocator looks ahead there
+  assign last2_o    = q_last2[NPORTS-1:0];
+  logic unused_bc_last2;
+  assign unused_bc_last2 = q_last2[NPORTS];
 
   // ---- output sets of the broadcasts in the queue ----
   // One entry per broadcast in the queue (each holds at least one buffer slot, so
