@@ -41,9 +41,10 @@ module formal_rcube_islip_alloc #(
   input logic [NPORTS-1:0][NPORTS-1:0] avail_i,
   input logic [NPORTS-1:0]             credit_ok_i,
   input logic [NPORTS-1:0][NPORTS-1:0] last_i,   // `last` of the front flit of each queue
-  // SPEC: the flit after the front one is its packet's last (a hint: free, as the
-  // allocator must stay safe whatever it says)
+  // SPEC: the flit after the front one is its packet's last, or the one after that (hints:
+  // free, as the allocator must stay safe whatever they say)
   input logic [NPORTS-1:0][NPORTS-1:0] last2_i,
+  input logic [NPORTS-1:0][NPORTS-1:0] last3_i,
   input logic [NPORTS-1:0]             bc_avail_i,
   input logic [NPORTS-1:0][NPORTS-1:0] bc_mask_i,
   input logic [NPORTS-1:0]             bc_last_i,
@@ -75,6 +76,7 @@ module formal_rcube_islip_alloc #(
       .credit_ok_i(credit_ok_i),
       .last_i     (last_i),
       .last2_i    (last2_i),
+      .last3_i    (last3_i),
       .credit_bc_i(credit_bc),
       .bc_avail_i (bc_avail),
       .bc_last_i  (bc_last),

@@ -181,6 +181,7 @@ module rcube_router #(
         .credit_ok_i(credit_ok),
         .last_i     (last),
         .last2_i    (last2),
+        .last3_i    ('0),
         .credit_bc_i(credit_bc),
         .bc_avail_i (bc_avail),
         .bc_last_i  (bc_last),

@@ -44,6 +44,7 @@
 module rcube_spec_alloc #(
   parameter int unsigned  NPORTS   = 8,
   parameter int unsigned  XBAR_LAT = 1,
+  parameter bit OUTACC_SRC = 1'b1,
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
   input  logic                           clk_i,
@@ -53,6 +54,8 @@ module rcube_spec_alloc #(
   input  logic [NPORTS-1:0][NPORTS-1:0]  last_i,
   // the flit after the front one is there and is its packet's last
   input  logic [NPORTS-1:0][NPORTS-1:0]  last2_i,
+  // the two flits after the front one are there and the second of them is the last
+  input  logic [NPORTS-1:0][NPORTS-1:0]  last3_i,
   // output o has credits for a whole broadcast packet
   input  logic [NPORTS-1:0]              credit_bc_i,
   // broadcast queue per input: has a flit, its front flit is last, its front packet's set
@@ -128,7 +131,8 @@ module rcube_spec_alloc #(
   logic [NPORTS-1:0][NPORTS-1:0]     gnt_q, gnt_d, acc_q, acc_d;   // [input][output]
   // an input with an accept in flight for a packet longer than a flit: it is not eligible
   // in the cycle of that commit, where a grant would meet the connection it opens
-  logic [NPORTS-1:0]                 in_acc_d;
+  logic [NPORTS-1:0]                 in_acc_d, out_acc_d;
+  logic [NPORTS-1:0][NPORTS-1:0]     gl_t;
 
   // ---- grant: every output picks among the pairs eligible now (elig_q, a flop set by
   // the commit stage below) whose queue has a flit and whose output a credit ----
@@ -146,6 +150,8 @@ module rcube_spec_alloc #(
       acc_d[i]    = rr_mask(gnt_q[i], aptr_q[1][i]);
       in_acc_d[i] = (gnt_q[i] & ~last_i[i]) != '0;
     end
+    gl_t = transpose(OUTACC_SRC ? (acc_d & ~last_i) : (gnt_q & ~last_i));
+    for (int unsigned o = 0; o < NPORTS; o++) out_acc_d[o] = gl_t[o] != '0;
   end
 
   // ---- broadcast take (pick t, set t+1, take t+2) and pops ----
@@ -224,8 +230,8 @@ module rcube_spec_alloc #(
     // the second flit last; a new one unless its head or the second flit is last. Written
     // from the pops, not from conn_d, whose closing term would come before it.
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      busy_next[i] = (conn_q[i] & ~last_i[i] & ~(cpop[i] & last2_i[i])) |
-                     (com[i] & ~last_i[i] & ~last2_i[i]);
+      busy_next[i] = (conn_q[i] & ~last_i[i] & ~(cpop[i] & (last2_i[i] | last3_i[i]))) |
+                     (com[i] & ~last_i[i] & ~last2_i[i] & ~last3_i[i]);
     end
     busy_next_t = transpose(busy_next);
     // A broadcast's input is busy from the cycle its queue has a flit until the edge after
@@ -238,7 +244,7 @@ module rcube_spec_alloc #(
       out_busy_next[o] = busy_next_t[o] != '0 || bc_out_q[o] || bset_q[o];
     end
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      elig_d[i] = (in_busy_next[i] || in_acc_d[i]) ? '0 : ~out_busy_next;
+      elig_d[i] = (in_busy_next[i] || in_acc_d[i]) ? '0 : ~out_busy_next & ~out_acc_d;
     end
     conn_d_t = transpose(conn_d);
     for (int unsigned o = 0; o < NPORTS; o++) begin

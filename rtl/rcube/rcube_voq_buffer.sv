@@ -40,14 +40,16 @@
 // register as well (head_last_o), so whoever schedules the pops knows whether the entry
 // it pops ends a packet without waiting for the read: the `next` links carry the top bit
 // of the entry they point to, and h2 keeps its own.
-// LAST2 = 1 adds last2_o: the entry after the one a pop would take is stored and has the
-// top bit set. An allocator that opens an output to its next packet while the current
-// one's last flit is still queued needs it (rcube_spec_alloc's last2_i). Without a pending
-// pop that is h2's bit; with REG_POP's pending pop it is the third entry's, which no
-// register held: each queue keeps it (h3l), refilled at a pop from a one-bit memory
-// that holds, per slot, the top bit of the entry two behind it. That bit is written when
-// that entry is pushed, at the slot before the tail (a register per queue), and read at
-// the pop edge beside `next`, so it is ready when the fix is.
+// LOOKAHEAD = 1 adds last2_o and last3_o: the entry after the one a pop would take (or
+// the one after that) is stored and has the top bit set. An allocator that opens an
+// output to its next packet while the current one's last flits are still queued needs
+// them (rcube_spec_alloc's last2_i and last3_i). Without a pending pop they are the second
+// and third entries' bits; with REG_POP's pending pop the third and fourth entries',
+// which no register held: each queue keeps the bits of its third and fourth entries
+// (h3l, h4l), refilled at a pop from two one-bit memories that hold, per slot, the top
+// bit of the entry two and three behind it. Those bits are written when that entry is
+// pushed, at the slots two and three before it (a register per queue each), and read at
+// the pop edge beside `next`, so they are ready when the fix is.
 //
 // Synthesis maps this module on its own (keep_hierarchy; rtl/synth/synth.py keeps the
 // marked modules). Flattened together with the route lookup that drives push_q_i and
@@ -64,8 +66,8 @@ module rcube_voq_buffer #(
   parameter bit          REG_AVAIL = 1'b0,
   // 1: pop_i is carried out a cycle later, from a register (above).
   parameter bit          REG_POP = 1'b0,
-  // 1: last2_o (below); 0: it is '0 and the state behind it is left out.
-  parameter bit          LAST2 = 1'b0,
+  // 1: last2_o and last3_o (above); 0: they are '0 and the state behind them is left out.
+  parameter bit          LOOKAHEAD = 1'b0,
   localparam int unsigned QW   = (NQ > 1) ? $clog2(NQ) : 1,
   localparam int unsigned CntW = $clog2(DEPTH + 1)
 ) (
@@ -80,6 +82,7 @@ module rcube_voq_buffer #(
   output logic [NQ-1:0]            avail_o,      // queue has an entry now or pushed now
   output logic [NQ-1:0]            head_last_o,  // top bit of the entry a pop would take now
   output logic [NQ-1:0]            last2_o,      // the entry after that one is stored, top bit set
+  output logic [NQ-1:0]            last3_o,      // the same for the entry after that
   input  logic                     pop_i,        // requires avail_o[pop_q_i]
   input  logic [QW-1:0]            pop_q_i,
   // The same pop one-hot (pop_i && pop_q_i == q), for the per-queue state behind
@@ -359,36 +362,46 @@ module rcube_voq_buffer #(
     assign empty_next_o = '0;
   end
 
-  // ---- second-flit hint (LAST2, see the top) ----
-  if (LAST2) begin : gen_last2
-    logic [NQ-1:0][AW-1:0] ptail_q;        // the slot before each queue's tail
-    logic [NQ-1:0]         h3l_q, h3l_now;   // top bit of each queue's third entry
-    logic                  fix3_q;          // next3_rd_l_q holds it for queue fix_qn_q
-    logic                  next3_rd_l_q;
+  // ---- hints of the second and third entries (LOOKAHEAD, see the top) ----
+  if (LOOKAHEAD) begin : gen_lookahead_hints
+    logic [NQ-1:0][AW-1:0] ptail_q, pptail_q;   // the slots one and two before each tail
+    logic [NQ-1:0]         h3l_q, h4l_q, h3l_now, h4l_now;   // third and fourth entries' bits
+    logic                  fix3_q, fix4_q;      // next3/4_rd_l_q hold them for queue fix_qn_q
+    logic                  next3_rd_l_q, next4_rd_l_q;
     logic                  two_behind_l_q [DEPTH];
-    logic                  read_two_behind, link_two_behind;
-    logic [CntW-1:0]       push_pos;        // entries in front of the pushed one
-    // Read only when the pop leaves a third entry that was stored before this edge: with
-    // three entries and a push, the pushed entry is the third one and is taken directly
-    // (its bit is written to the memory at this very edge).
-    assign read_two_behind = x_pop && pop_cnt > CntW'(3);
+    logic                  three_behind_l_q [DEPTH];
+    logic                  read_two_behind, read_three_behind;
+    logic [CntW-1:0]       push_pos;            // entries in front of the pushed one
+    // Read only when the pop leaves such an entry that was stored before this edge: else
+    // the entry pushed at this edge is it, and is taken directly (its bit is written to
+    // the memory at this very edge).
+    assign read_two_behind   = x_pop && pop_cnt > CntW'(3);
+    assign read_three_behind = x_pop && 32'(pop_cnt) > 4;
     assign push_pos = cnt_q[push_q_i] - CntW'((REG_POP ? rel : x_pop) && x_q == push_q_i);
-    assign link_two_behind = push_stored && push_pos >= CntW'(2);
     always_ff @(posedge clk_i) begin
-      if (link_two_behind) two_behind_l_q[ptail_q[push_q_i]] <= push_data_i[W-1];
+      if (push_stored && push_pos >= CntW'(2)) two_behind_l_q[ptail_q[push_q_i]] <= push_data_i[W-1];
+      if (push_stored && push_pos >= CntW'(3)) three_behind_l_q[pptail_q[push_q_i]] <= push_data_i[W-1];
       if (read_two_behind) next3_rd_l_q <= two_behind_l_q[pop_h2];
+      if (read_three_behind) next4_rd_l_q <= three_behind_l_q[pop_h2];
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        ptail_q <= '0;
-        h3l_q   <= '0;
-        fix3_q  <= 1'b0;
+        ptail_q  <= '0;
+        pptail_q <= '0;
+        h3l_q    <= '0;
+        h4l_q    <= '0;
+        fix3_q   <= 1'b0;
+        fix4_q   <= 1'b0;
       end else begin
         fix3_q <= read_two_behind;
+        fix4_q <= read_three_behind;
         if (fix3_q) h3l_q[fix_qn_q] <= next3_rd_l_q;
+        if (fix4_q) h4l_q[fix_qn_q] <= next4_rd_l_q;
         if (push_stored) begin
-          ptail_q[push_q_i] <= push_tail;
+          ptail_q[push_q_i]  <= push_tail;
+          pptail_q[push_q_i] <= ptail_q[push_q_i];
           if (push_pos == CntW'(2)) h3l_q[push_q_i] <= push_data_i[W-1];
+          if (push_pos == CntW'(3)) h4l_q[push_q_i] <= push_data_i[W-1];
         end
       end
     end
@@ -396,12 +409,16 @@ module rcube_voq_buffer #(
     always_comb begin
       for (int unsigned q = 0; q < NQ; q++) begin
         h3l_now[q] = (fix3_q && fix_qn_q == QW'(q)) ? next3_rd_l_q : h3l_q[q];
+        h4l_now[q] = (fix4_q && fix_qn_q == QW'(q)) ? next4_rd_l_q : h4l_q[q];
         last2_o[q] = la_rel[q] ? (h3l_now[q] && cnt_q[q] >= CntW'(3))
                                : (h2l_now[q] && cnt_q[q] >= CntW'(2));
+        last3_o[q] = la_rel[q] ? (h4l_now[q] && 32'(cnt_q[q]) >= 4)
+                               : (h3l_now[q] && cnt_q[q] >= CntW'(3));
       end
     end
-  end else begin : gen_no_last2
+  end else begin : gen_no_lookahead_hints
     assign last2_o = '0;
+    assign last3_o = '0;
   end
 
   // ---- memories: flits and links, one write + one synchronous read port each ----

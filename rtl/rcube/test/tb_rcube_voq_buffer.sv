@@ -12,11 +12,11 @@
 //     rd_data_o a cycle later, count_o and has_free_o the stored state until then,
 //     avail_o and head_last_o the state the pending pop leaves (checked against the model,
 //     which pops at the decision).
-//   - with LAST2, last2_o every cycle: the model's second entry is there and ends a
-//     packet (and it must have been set in a tenth of the cycles at least).
+//   - with LOOKAHEAD, last2_o and last3_o every cycle: the model's second (third) entry is
+//     there and ends a packet (set in a tenth, a fortieth of the cycles at least).
 // Instances: 8 queues / 16 and 512 slots (the router), 5 / 7 (not powers of two), 3 / 2,
 // 8 / 16 with REG_AVAIL (a flit is available from the cycle after its push), with
-// REG_POP, and with both; LAST2 without REG_POP, with it, and with both stages at 9
+// REG_POP, and with both; LOOKAHEAD without REG_POP, with it, and with both stages at 9
 // queues (the router's input: 8 outputs and the broadcast queue).
 
 module tb_rcube_voq_buffer_env #(
@@ -25,7 +25,7 @@ module tb_rcube_voq_buffer_env #(
   parameter int CYCLES = 40000,
   parameter bit REG_AVAIL = 1'b0,
   parameter bit REG_POP   = 1'b0,
-  parameter bit LAST2     = 1'b0
+  parameter bit LOOKAHEAD = 1'b0
 ) (
   output logic done_o
 );
@@ -42,16 +42,16 @@ module tb_rcube_voq_buffer_env #(
   logic                    push, inj, pop, rd_valid, has_free;
   logic [QW-1:0]           push_q, pop_q;
   logic [W-1:0]            push_data, rd_data;
-  logic [NQ-1:0]           avail, head_last, last2, empty_next, empty_next_q, pop_oh;
+  logic [NQ-1:0]           avail, head_last, last2, last3, empty_next, empty_next_q, pop_oh;
   logic [NQ-1:0][CntW-1:0] count;
 
   assign pop_oh = pop ? NQ'(1) << pop_q : '0;   // the buffer takes the pop one-hot too
 
   rcube_voq_buffer #(.NQ(NQ), .DEPTH(DEPTH), .W(W), .REG_AVAIL(REG_AVAIL),
-                     .REG_POP(REG_POP), .LAST2(LAST2)) dut (
+                     .REG_POP(REG_POP), .LOOKAHEAD(LOOKAHEAD)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .push_i(push), .inj_i(inj), .push_q_i(push_q), .push_data_i(push_data),
-    .avail_o(avail), .head_last_o(head_last), .last2_o(last2), .pop_i(pop), .pop_q_i(pop_q), .pop_oh_i(pop_oh),
+    .avail_o(avail), .head_last_o(head_last), .last2_o(last2), .last3_o(last3), .pop_i(pop), .pop_q_i(pop_q), .pop_oh_i(pop_oh),
     .rd_valid_o(rd_valid), .rd_data_o(rd_data), .count_o(count), .empty_next_o(empty_next),
     .has_free_o(has_free)
   );
@@ -59,7 +59,7 @@ module tb_rcube_voq_buffer_env #(
   string name;
   initial name = $sformatf("tb_rcube_voq_buffer[%0dq/%0d%s%s%s]", NQ, DEPTH,
                            REG_AVAIL ? " reg" : "", REG_POP ? " reg_pop" : "",
-                           LAST2 ? " last2" : "");
+                           LOOKAHEAD ? " ahead" : "");
 
   // Power-of-two size: Verilator 5.006 miscompiles other sizes of queue arrays.
   logic [W-1:0] model[1 << QW][$];
@@ -70,7 +70,7 @@ module tb_rcube_voq_buffer_env #(
   // of the model's occupancy until then (pend_slot: not an offered entry)
   bit           pend_slot = 1'b0;
   int           pend_q = 0;
-  int           n_pops = 0, n_byp = 0, n_inj = 0, max_occ = 0, n_last2 = 0;
+  int           n_pops = 0, n_byp = 0, n_inj = 0, max_occ = 0, n_last2 = 0, n_last3 = 0;
   bit           seen_edge = 1'b0;
 
   // Stimulus for this cycle, chosen at the negedge.
@@ -107,14 +107,19 @@ module tb_rcube_voq_buffer_env #(
         if (model[q].size() == 0 && want && head_last[q] != push_data[W-1])
           $fatal(1, "%s: head_last[%0d] = %b for the offered entry, want %b", name, q,
                  head_last[q], push_data[W-1]);
-        // last2: the entry behind that one is stored and ends a packet (offers and this
-        // cycle's push do not count); always 0 without LAST2
+        // last2 / last3: the entry behind that one (or the one after) is stored and ends a
+        // packet (offers and this cycle's push do not count); always 0 without LOOKAHEAD
         begin
-          automatic bit want2 = LAST2 && model[q].size() >= 2 && model[q][1][W-1];
+          automatic bit want2 = LOOKAHEAD && model[q].size() >= 2 && model[q][1][W-1];
+          automatic bit want3 = LOOKAHEAD && model[q].size() >= 3 && model[q][2][W-1];
           if (last2[q] != want2)
             $fatal(1, "%s: last2[%0d] = %b, want %b (%0d entries)", name, q, last2[q], want2,
                    model[q].size());
+          if (last3[q] != want3)
+            $fatal(1, "%s: last3[%0d] = %b, want %b (%0d entries)", name, q, last3[q], want3,
+                   model[q].size());
           if (last2[q]) n_last2++;
+          if (last3[q]) n_last3++;
         end
         if (int'(count[q]) != stored_in(q))
           $fatal(1, "%s: count[%0d] = %0d, want %0d", name, q, count[q], stored_in(q));
@@ -249,8 +254,14 @@ module tb_rcube_voq_buffer_env #(
         push_pct = $urandom_range(40, 100);
         pop_pct  = $urandom_range(30, 100);
         skew     = ($urandom_range(0, 2) == 0) ? $urandom_range(30, 90) : 0;
-        // every other window offers entries (not left to chance: the check below needs one)
+        // every other window offers entries (not left to chance: the check below needs one),
+        // and pops more than it pushes, so that queues run empty even 512 deep (with random
+        // rates the deep instance once went a whole run without an empty queue to offer to)
         inj_pct  = ((n / 2000) % 2 == 1) ? $urandom_range(10, 60) : 0;
+        if (inj_pct != 0) begin
+          push_pct = $urandom_range(30, 60);
+          pop_pct  = 100;
+        end
       end
       @(negedge clk);
     end
@@ -258,9 +269,10 @@ module tb_rcube_voq_buffer_env #(
     drain();
     fill(-1);
     if (n_inj == 0) $fatal(1, "%s: no offered (injected) flit was taken", name);
-    if (LAST2 && n_last2 < CYCLES / 10) $fatal(1, "%s: last2 set in %0d queue-cycles only", name, n_last2);
-    $display("%s: %0d pops (%0d same-cycle bypass, %0d injected), max occupancy %0d, last2 in %0d queue-cycles",
-             name, n_pops, n_byp, n_inj, max_occ, n_last2);
+    if (LOOKAHEAD && (n_last2 < CYCLES / 10 || n_last3 < CYCLES / 40))
+      $fatal(1, "%s: last2 / last3 set in %0d / %0d queue-cycles only", name, n_last2, n_last3);
+    $display("%s: %0d pops (%0d same-cycle bypass, %0d injected), max occupancy %0d, last2 / last3 in %0d / %0d queue-cycles",
+             name, n_pops, n_byp, n_inj, max_occ, n_last2, n_last3);
     done_o = 1'b1;
   end
 endmodule
@@ -274,11 +286,11 @@ module tb_rcube_voq_buffer;
   tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7), .REG_AVAIL(1'b1), .REG_POP(1'b1)) u5rp (.done_o(d6));
   tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7)) u5 (.done_o(d1));
   tb_rcube_voq_buffer_env #(.NQ(3), .DEPTH(2), .CYCLES(10000)) u3 (.done_o(d2));
-  // the second-flit hint, with and without the pending pop (the router's ALLOC_SPEC setting last)
-  tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16), .LAST2(1'b1)) u8l (.done_o(d7));
-  tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7), .REG_POP(1'b1), .LAST2(1'b1)) u5pl (.done_o(d8));
-  tb_rcube_voq_buffer_env #(.NQ(3), .DEPTH(4), .REG_POP(1'b1), .LAST2(1'b1), .CYCLES(10000)) u3pl (.done_o(d9));
-  tb_rcube_voq_buffer_env #(.NQ(9), .DEPTH(16), .REG_AVAIL(1'b1), .REG_POP(1'b1), .LAST2(1'b1)) u9rpl (.done_o(d10));
+  // the second- and third-flit hints, with and without the pending pop (the router's ALLOC_SPEC setting last)
+  tb_rcube_voq_buffer_env #(.NQ(8), .DEPTH(16), .LOOKAHEAD(1'b1)) u8l (.done_o(d7));
+  tb_rcube_voq_buffer_env #(.NQ(5), .DEPTH(7), .REG_POP(1'b1), .LOOKAHEAD(1'b1)) u5pl (.done_o(d8));
+  tb_rcube_voq_buffer_env #(.NQ(3), .DEPTH(4), .REG_POP(1'b1), .LOOKAHEAD(1'b1), .CYCLES(10000)) u3pl (.done_o(d9));
+  tb_rcube_voq_buffer_env #(.NQ(9), .DEPTH(16), .REG_AVAIL(1'b1), .REG_POP(1'b1), .LOOKAHEAD(1'b1)) u9rpl (.done_o(d10));
   initial begin
     wait (d0 && d1 && d2 && d3 && d4 && d5 && d6 && d7 && d8 && d9 && d10);
     $display("tb_rcube_voq_buffer: PASS");
