@@ -39,7 +39,7 @@ module rcube_router #(
   // commit in three cycles: two more per hop than ITERS = 1 without ALLOC_PIPE; its own
   // cycle places at 80 MHz alone against 55 for ALLOC_PIPE). It has no waiting bound
   // yet, so a queue can starve in rcube_islip_alloc's lockstep pattern (rtl/rcube/README.md,
-  // Next steps). The buffers give it the second-flit hint (rcube_voq_buffer LAST2).
+  // Next steps). The buffers give it the second- and third-flit hints (rcube_voq_buffer LOOKAHEAD).
   parameter bit          ALLOC_SPEC = 1'b0
 ) (
   input  logic clk_i,
@@ -119,7 +119,7 @@ module rcube_router #(
     link_flit_t [NPORTS-1:0]             rd_flit;
     logic       [NPORTS-1:0][NPORTS-1:0] avail;       // [input][output]
     logic       [NPORTS-1:0][NPORTS-1:0] last;        // [input][output]
-    logic       [NPORTS-1:0][NPORTS-1:0] last2;       // [input][output], ALLOC_SPEC only
+    logic       [NPORTS-1:0][NPORTS-1:0] last2, last3;  // [input][output], ALLOC_SPEC only
     logic       [NPORTS-1:0]             pop, credit_ok;
     logic       [NPORTS-1:0][PortW-1:0]  pop_port, xsel;
     logic       [NPORTS-1:0][NPORTS-1:0] pop_oh;      // [input][output]
@@ -135,7 +135,7 @@ module rcube_router #(
         .INPORT   (i),
         .REG_AVAIL(REG_AVAIL),
         .REG_POP  (REG_POP),
-        .LAST2    (ALLOC_SPEC)
+        .LOOKAHEAD(ALLOC_SPEC)
       ) u_in (
         .clk_i         (clk_i),
         .rst_ni        (rst_ni),
@@ -151,6 +151,7 @@ module rcube_router #(
         .avail_o       (avail[i]),
         .last_o        (last[i]),
         .last2_o       (last2[i]),
+        .last3_o       (last3[i]),
         .pop_i         (pop[i]),
         .pop_port_i    (pop_port[i]),
         .pop_oh_i      (pop_oh[i]),
@@ -181,7 +182,7 @@ module rcube_router #(
         .credit_ok_i(credit_ok),
         .last_i     (last),
         .last2_i    (last2),
-        .last3_i    ('0),
+        .last3_i    (last3),
         .credit_bc_i(credit_bc),
         .bc_avail_i (bc_avail),
         .bc_last_i  (bc_last),
@@ -197,8 +198,8 @@ module rcube_router #(
         .xsel_o     (xsel)
       );
     end else begin : gen_alloc_islip
-      logic unused_last2;   // '0: rcube_islip_alloc opens an output after the last flit
-      assign unused_last2 = ^last2;
+      logic unused_last23;   // '0: rcube_islip_alloc opens an output after the last flit
+      assign unused_last23 = ^{last2, last3};
       rcube_islip_alloc #(
         .NPORTS   (NPORTS),
         .ITERS    (ITERS),

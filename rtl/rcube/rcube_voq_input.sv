@@ -54,7 +54,7 @@ module rcube_voq_input #(
   parameter int unsigned INPORT    = 0,   // this input's port number
   parameter bit          REG_AVAIL = 1'b0,   // register stage before the buffer (above)
   parameter bit          REG_POP   = 1'b0,   // pops carried out a cycle after the decision
-  parameter bit          LAST2     = 1'b0,   // last2_o (rcube_voq_buffer LAST2), else '0
+  parameter bit          LOOKAHEAD = 1'b0,   // last2_o, last3_o (rcube_voq_buffer), else '0
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1,
   localparam int unsigned QW       = $clog2(NPORTS + 1),
   localparam int unsigned CntW     = $clog2(BUF_DEPTH + 1)
@@ -77,6 +77,7 @@ module rcube_voq_input #(
   output logic [NPORTS-1:0]                                          avail_o,
   output logic [NPORTS-1:0]                                          last_o,  // a pop of queue o takes a last flit
   output logic [NPORTS-1:0]                                          last2_o, // ... and the flit after it is here and last
+  output logic [NPORTS-1:0]                                          last3_o, // ... or the one after that
   input  logic                                                       pop_i,
   input  logic [PortW-1:0]                                           pop_port_i,
   input  logic [NPORTS-1:0]                                          pop_oh_i, // the same, one-hot
@@ -286,7 +287,7 @@ module rcube_voq_input #(
   // ---- buffer ----
   logic                          rd_valid;
   logic [65:0]                   rd_data;
-  logic [NPORTS:0]               q_avail, q_last, q_last2;
+  logic [NPORTS:0]               q_avail, q_last, q_last2, q_last3;
 
   // An injection comes only after tmo_cycles_i idle cycles, so the stage is empty then.
   rcube_voq_buffer #(
@@ -294,7 +295,7 @@ module rcube_voq_input #(
     .DEPTH  (BUF_DEPTH),
     .W      (66),
     .REG_POP(REG_POP),
-    .LAST2  (LAST2)
+    .LOOKAHEAD(LOOKAHEAD)
   ) u_buf (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -306,6 +307,7 @@ module rcube_voq_input #(
     .avail_o     (q_avail),
     .head_last_o (q_last),
     .last2_o     (q_last2),
+    .last3_o     (q_last3),
     .pop_i       (pop_i || pop_bc_i),
     .pop_q_i     (pop_bc_i ? QW'(NPORTS) : QW'(pop_port_i)),
     .pop_oh_i    (pop_q_oh),
@@ -322,8 +324,9 @@ module rcube_voq_input #(
   assign bc_last_o  = q_last[NPORTS];
   // broadcasts pop flit by flit on a held set: no allocator looks ahead there
   assign last2_o    = q_last2[NPORTS-1:0];
-  logic unused_bc_last2;
-  assign unused_bc_last2 = q_last2[NPORTS];
+  assign last3_o    = q_last3[NPORTS-1:0];
+  logic unused_bc_last23;
+  assign unused_bc_last23 = q_last2[NPORTS] ^ q_last3[NPORTS];
 
   // ---- output sets of the broadcasts in the queue ----
   // One entry per broadcast in the queue (each holds at least one buffer slot, so

@@ -10,17 +10,17 @@ module synth_wrap_alloc_spec (
 );
   localparam int unsigned NPorts = 8;
   localparam int unsigned PortW  = $clog2(NPorts);
-  localparam int unsigned InW    = 4 * NPorts * NPorts + 4 * NPorts;
+  localparam int unsigned InW    = 5 * NPorts * NPorts + 4 * NPorts;
   localparam int unsigned OutW   = NPorts * NPorts + 2 * NPorts * PortW + 6 * NPorts;
 
-  logic [NPorts-1:0][NPorts-1:0] avail, last, last2, pop_oh, bc_mask;
+  logic [NPorts-1:0][NPorts-1:0] avail, last, last2, last3, pop_oh, bc_mask;
   logic [NPorts-1:0]             credit_ok, credit_bc, bc_avail, bc_last;
   logic [NPorts-1:0]             pop, out_open, sched, xvalid, pop_bc, bc_start;
   logic [NPorts-1:0][PortW-1:0]  pop_port, xsel;
   logic [InW-1:0]                core_in;
   logic [OutW-1:0]               core_out;
 
-  assign {avail, credit_ok, last, last2, credit_bc, bc_avail, bc_last, bc_mask} = core_in;
+  assign {avail, credit_ok, last, last2, last3, credit_bc, bc_avail, bc_last, bc_mask} = core_in;
   assign core_out = {pop, pop_port, pop_oh, pop_bc, bc_start, out_open, sched, xvalid, xsel};
 
   synth_io_shift #(
@@ -45,6 +45,7 @@ module synth_wrap_alloc_spec (
     .credit_ok_i(credit_ok),
     .last_i     (last),
     .last2_i    (last2),
+    .last3_i    (last3),
     .credit_bc_i(credit_bc),
     .bc_avail_i (bc_avail),
     .bc_last_i  (bc_last),

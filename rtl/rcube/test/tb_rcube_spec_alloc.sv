@@ -293,15 +293,15 @@ module tb_rcube_spec_alloc;
   // saturation, this design with its floor, the reference beside it
   tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(1),  .FLOOR(980)) s1  (.done_o(done[0]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(1))               r1  (.done_o(done[1]));
-  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(4),  .FLOOR(700)) s4  (.done_o(done[2]));
+  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(4),  .FLOOR(740)) s4  (.done_o(done[2]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(4))               r4  (.done_o(done[3]));
-  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(5),  .FLOOR(700)) s5  (.done_o(done[4]));
+  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(5),  .FLOOR(800)) s5  (.done_o(done[4]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(5))               r5  (.done_o(done[5]));
-  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(16), .FLOOR(800)) s16 (.done_o(done[6]));
+  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(16), .FLOOR(970)) s16 (.done_o(done[6]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(16))              r16 (.done_o(done[7]));
-  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(0),  .FLOOR(500)) sr  (.done_o(done[8]));
+  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(0),  .FLOOR(740)) sr  (.done_o(done[8]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(0))               rr  (.done_o(done[9]));
-  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(5), .CRED(80), .FLOOR(400)) sc (.done_o(done[10]));
+  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(5), .CRED(80), .FLOOR(560)) sc (.done_o(done[10]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(5), .CRED(80))              rc (.done_o(done[11]));
   // random load with gaps: the speculative grants meet emptied queues; all must drain
   tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(0), .LOAD(60), .CRED(90)) sl (.done_o(done[12]));
