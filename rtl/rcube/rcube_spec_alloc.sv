@@ -173,7 +173,7 @@ module rcube_spec_alloc #(
     // not holding a set now (taken at t-1, by a pick the flop did not see: its set read at
     // t+1 would be the front packet's, about to go, and the take would hold the wrong set)
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      bc_cand[i] = bc_avail_i[i] && !in_conn_q[i] && !bc_hold_q[i] && bc_mask_i[i] != '0 &&
+      bc_cand[i] = bc_avail_i[i] && !in_conn_q[i] && bc_mask_i[i] != '0 &&
                    (bc_mask_i[i] & (out_conn_q | ~credit_bc_i)) == '0;
     end
     bsel_d = rr_mask(bc_cand_q & ~bsel_q & ~bsel2_q & ~bc_hold_q, bptr_q);
@@ -185,7 +185,7 @@ module rcube_spec_alloc #(
     // (no unicast commit takes either in this cycle: in_blk_q, out_blk_q)
     bset_ok = bset_q != '0 && (bset_q & (out_conn_q | ~credit_bc_i)) == '0;
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      bc_take[i] = bsel2_q[i] && bset_ok && bc_avail_i[i] && !in_conn_q[i] && !bc_hold_q[i];
+      bc_take[i] = bsel2_q[i] && bset_ok && bc_avail_i[i] && !in_conn_q[i];
     end
     // the pointer moves past each pick, a cycle later (bsel_q is left out of the next pick
     // anyway): each waiting input is picked in turn, taken or not
@@ -349,6 +349,9 @@ module rcube_spec_alloc #(
         assert (!(bc_hold_q[i] && !bc_conn_q[i] && bc_avail_i[i]) || bc_held_q[i] == bc_mask_i[i])
           else $error("rcube_spec_alloc: input %0d holds %b for a broadcast to %b", i,
                       bc_held_q[i], bc_mask_i[i]);
+        // what lets the candidates and the take test in_conn_q alone for a held set
+        assert (!bc_hold_q[i] || in_conn_q[i])
+          else $error("rcube_spec_alloc: input %0d holds a set outside its connection OR", i);
         assert (bc_hold_q[i] == (bc_held_q[i] != '0))
           else $error("rcube_spec_alloc: input %0d holding flag %b, held set %b", i,
                       bc_hold_q[i], bc_held_q[i]);
