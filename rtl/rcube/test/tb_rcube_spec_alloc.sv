@@ -26,7 +26,6 @@ module tb_rcube_spec_alloc_env #(
   parameter int LOAD   = 100,     // percent of link rate offered per input (100: backlogged)
   parameter int FLOOR  = 0,       // saturation rate floor, thousandths (SPEC only)
   parameter bit BC     = 1'b0,    // broadcasts beside the unicast load (LOAD < 100)
-  parameter bit L3     = 1'b1,    // the third-flit hint (last3_i) given, else '0
   parameter int CYCLES = 20000
 ) (
   output logic done_o
@@ -208,7 +207,7 @@ module tb_rcube_spec_alloc_env #(
           avail_q[i][o] <= LOAD >= 100 || npk[i][o] > 0;
           last_q[i][o]  <= pos[i][o] == len[i][o] - 1;
           last2_q[i][o] <= pos[i][o] == len[i][o] - 2;
-          last3_q[i][o] <= L3 && pos[i][o] == len[i][o] - 3;
+          last3_q[i][o] <= pos[i][o] == len[i][o] - 3;
         end
       end
       for (int o = 0; o < NP; o++) credit_q[o] <= int'($urandom_range(99)) < CRED;
@@ -261,7 +260,7 @@ module tb_rcube_spec_alloc_env #(
       for (int o = 0; o < NP; o++) begin
         last_q[i][o]  = len[i][o] == 1;
         last2_q[i][o] = len[i][o] == 2;
-        last3_q[i][o] = L3 && len[i][o] == 3;
+        last3_q[i][o] = len[i][o] == 3;
       end
     repeat (3) @(posedge clk);
     rst_n = 1'b1;
