@@ -371,16 +371,30 @@ module rcube_voq_buffer #(
     logic                  two_behind_l_q [DEPTH];
     logic                  three_behind_l_q [DEPTH];
     logic                  read_two_behind, read_three_behind;
-    logic [CntW-1:0]       push_pos;            // entries in front of the pushed one
+    // Per queue, how many entries a push there would have in front of it once this edge's
+    // pop is carried out (at least two / three, exactly two / three), from the count flops
+    // and the pop's one-hot bit: the push then selects one bit. (The count's select and
+    // subtract in front of a compare made these write enables the pipelined router's
+    // second deepest estimate, 13.2 LUT4 levels, session 43.)
+    logic [NQ-1:0]         pend_pop, pos_ge2, pos_ge3, pos_eq2, pos_eq3;
+    always_comb begin
+      for (int unsigned q = 0; q < NQ; q++) begin
+        // REG_POP: a carried-out pop of an offered entry (no stored one) does not count
+        pend_pop[q] = REG_POP ? la_rel[q] : x_oh[q];
+        pos_ge2[q]  = 32'(cnt_q[q]) >= 3 || (32'(cnt_q[q]) == 2 && !pend_pop[q]);
+        pos_ge3[q]  = 32'(cnt_q[q]) >= 4 || (32'(cnt_q[q]) == 3 && !pend_pop[q]);
+        pos_eq2[q]  = pend_pop[q] ? 32'(cnt_q[q]) == 3 : 32'(cnt_q[q]) == 2;
+        pos_eq3[q]  = pend_pop[q] ? 32'(cnt_q[q]) == 4 : 32'(cnt_q[q]) == 3;
+      end
+    end
     // Read only when the pop leaves such an entry that was stored before this edge: else
     // the entry pushed at this edge is it, and is taken directly (its bit is written to
     // the memory at this very edge).
-    assign read_two_behind   = x_pop && pop_cnt > CntW'(3);
+    assign read_two_behind   = x_pop && 32'(pop_cnt) > 3;
     assign read_three_behind = x_pop && 32'(pop_cnt) > 4;
-    assign push_pos = cnt_q[push_q_i] - CntW'((REG_POP ? rel : x_pop) && x_q == push_q_i);
     always_ff @(posedge clk_i) begin
-      if (push_stored && push_pos >= CntW'(2)) two_behind_l_q[ptail_q[push_q_i]] <= push_data_i[W-1];
-      if (push_stored && push_pos >= CntW'(3)) three_behind_l_q[pptail_q[push_q_i]] <= push_data_i[W-1];
+      if (push_stored && pos_ge2[push_q_i]) two_behind_l_q[ptail_q[push_q_i]] <= push_data_i[W-1];
+      if (push_stored && pos_ge3[push_q_i]) three_behind_l_q[pptail_q[push_q_i]] <= push_data_i[W-1];
       if (read_two_behind) next3_rd_l_q <= two_behind_l_q[pop_h2];
       if (read_three_behind) next4_rd_l_q <= three_behind_l_q[pop_h2];
     end
@@ -400,8 +414,8 @@ module rcube_voq_buffer #(
         if (push_stored) begin
           ptail_q[push_q_i]  <= push_tail;
           pptail_q[push_q_i] <= ptail_q[push_q_i];
-          if (push_pos == CntW'(2)) h3l_q[push_q_i] <= push_data_i[W-1];
-          if (push_pos == CntW'(3)) h4l_q[push_q_i] <= push_data_i[W-1];
+          if (pos_eq2[push_q_i]) h3l_q[push_q_i] <= push_data_i[W-1];
+          if (pos_eq3[push_q_i]) h4l_q[push_q_i] <= push_data_i[W-1];
         end
       end
     end
