@@ -57,6 +57,7 @@ module rcube_input_port #(
   assign routable = lookup_hit && !is_bcast;
 
   logic [NPORTS-1:0] unused_amask;
+  logic [PortW-1:0]  unused_route_port;
   rcube_route_lookup #(
     .NPORTS(NPORTS)
   ) u_lookup (
@@ -67,8 +68,12 @@ module rcube_input_port #(
     .entry_port_i  (entry_port_i),
     // The FIFO organisation routes deterministically: one queue, one output per packet.
     .entry_amask_i ('0),
+    .adaptive_i    (1'b0),
+    .out_avoid_i   ('0),
+    .out_ok_i      ('0),
     .hit_o         (lookup_hit),
     .port_o        (lookup_port),
+    .route_port_o  (unused_route_port),
     .amask_o       (unused_amask)
   );
 

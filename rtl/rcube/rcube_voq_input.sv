@@ -108,16 +108,14 @@ module rcube_voq_input #(
   logic [QW-1:0]    pkt_port_q, pkt_port_d;  // queue: output, or NPORTS for a broadcast
   logic             pkt_drop_q, pkt_drop_d;
 
-  logic              lookup_hit;
-  logic [PortW-1:0]  lookup_port;
-  logic [NPORTS-1:0] lookup_amask;
-
+  logic lookup_hit;
   logic is_head, is_bcast, is_adapt;
+  logic [NPORTS:0][CntW-1:0] count;   // per queue in the buffer, the broadcast queue last
+  logic [NPORTS:0]           empty_next;
   assign is_head  = in_flit_i.valid && !in_pkt_q;
   assign is_bcast = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
   // Header word 0 carries the descriptor's low flag bits at 47:40.
-  assign is_adapt = in_flit_i.data[40 + fasthsl_pkg::DESC_FLAG_ADAPTIVE_BIT] &&
-                    lookup_amask != '0;
+  assign is_adapt = in_flit_i.data[40 + fasthsl_pkg::DESC_FLAG_ADAPTIVE_BIT];
 
   logic [NPORTS-1:0] bc_fwd;
   rcube_bcast_lookup #(
@@ -132,6 +130,19 @@ module rcube_voq_input #(
     .fwd_o   (bc_fwd)
   );
 
+  // The adaptive choice is the lookup's (route_port): it is made per table entry beside
+  // the bound compares. queued[o]: this input has a flit for output o in its buffer or in
+  // the stage register.
+  logic [NPORTS-1:0] queued, staged, out_avoid, out_ok;
+  logic [PortW-1:0]  route_port, unused_lookup_port;
+  logic [NPORTS-1:0] unused_lookup_amask;
+  always_comb begin
+    for (int unsigned o = 0; o < NPORTS; o++) begin
+      queued[o]    = count[o] != '0 || staged[o];
+      out_avoid[o] = out_busy_i[o] || queued[o];
+      out_ok[o]    = out_calm_i[o] && !queued[o];
+    end
+  end
   rcube_route_lookup #(
     .NPORTS(NPORTS)
   ) u_lookup (
@@ -141,17 +152,19 @@ module rcube_voq_input #(
     .entry_bounds_i(entry_bounds_i),
     .entry_port_i  (entry_port_i),
     .entry_amask_i (entry_amask_i),
+    .adaptive_i    (is_adapt),
+    .out_avoid_i   (out_avoid),
+    .out_ok_i      (out_ok),
     .hit_o         (lookup_hit),
-    .port_o        (lookup_port),
-    .amask_o       (lookup_amask)
+    .port_o        (unused_lookup_port),
+    .route_port_o  (route_port),
+    .amask_o       (unused_lookup_amask)
   );
 
   // ---- stall timeout ----
   logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
   logic        idle_ge_q, idle_ge_d;   // idle_q >= tmo_cycles_i != 0
   logic        expired, inj, inj_taken, has_free;
-  logic [NPORTS:0][CntW-1:0]   count;   // per queue, the broadcast queue last
-  logic [NPORTS:0]             empty_next;
   // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
   // The 16-bit compare is registered (made on idle_d): it is on the way to avail_o
   // through inj, in the allocator's cycle.
@@ -199,22 +212,6 @@ module rcube_voq_input #(
     else if (has_free && idle_q != '1) idle_d = idle_q + 16'd1;
   end
   assign tmo_o = inj_taken || (expired && pkt_drop_q);
-
-  // ---- adaptive choice of the output ----
-  // queued[o]: this input has a flit for output o in its buffer or in the stage register
-  logic [NPORTS-1:0] alt_ok, queued, staged;
-  logic              alt_any;
-  logic [PortW-1:0]  alt_port, route_port;
-  always_comb begin
-    for (int unsigned o = 0; o < NPORTS; o++) begin
-      queued[o] = count[o] != '0 || staged[o];
-      alt_ok[o] = lookup_amask[o] && out_calm_i[o] && !queued[o];
-    end
-  end
-  // the lowest alternative that is free (a tree, not a scan: this is on the way to avail)
-  lowest_set #(.N(NPORTS)) u_alt (.v_i(alt_ok), .found_o(alt_any), .idx_o(alt_port));
-  assign route_port = (is_adapt && alt_any && (out_busy_i[lookup_port] || queued[lookup_port]))
-                    ? alt_port : lookup_port;
 
   // cut_rest: this cycle's flit arrived with the EEP taken (only with REG_AVAIL and
   // REG_POP). It is kept out of the stage register (whose push is the buffer's, on the way

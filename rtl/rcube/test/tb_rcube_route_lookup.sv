@@ -2,7 +2,10 @@
 // misses give no hit, an entry naming a port >= NPORTS drops, no hit without valid_i;
 // directed cases then random tables against a reference model, for NPORTS = 8 and 5.
 // The adaptive mask of the matching entry comes out without the entry's own port and
-// the ports the router lacks, and is empty without a hit.
+// the ports the router lacks, and is empty without a hit. The output an adaptive head
+// takes (route_port_o) is its port unless that is to be avoided and an alternative of
+// the entry is fit, then the lowest such alternative; random tables, adaptive flags and
+// output states check it against the same reference.
 module tb_rcube_route_lookup;
   import fasthsl_pkg::*;
 
@@ -15,15 +18,20 @@ module tb_rcube_route_lookup;
   logic [7:0]                            am8;
   logic [4:0]                            am5;
   logic                                  hit8, hit5;
-  logic [2:0]                            port8, port5;
+  logic [2:0]                            port8, port5, rport8, rport5;
+  logic                                  adaptive;
+  logic [7:0]                            avoid, ok;
+  int                                    n_alt = 0;   // checks where an alternative was taken
 
   rcube_route_lookup #(.NPORTS(8)) dut8 (
     .valid_i(valid), .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
-    .entry_amask_i(ea), .hit_o(hit8), .port_o(port8), .amask_o(am8)
+    .entry_amask_i(ea), .adaptive_i(adaptive), .out_avoid_i(avoid), .out_ok_i(ok),
+    .hit_o(hit8), .port_o(port8), .route_port_o(rport8), .amask_o(am8)
   );
   rcube_route_lookup #(.NPORTS(5)) dut5 (
     .valid_i(valid), .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
-    .entry_amask_i(ea), .hit_o(hit5), .port_o(port5), .amask_o(am5)
+    .entry_amask_i(ea), .adaptive_i(adaptive), .out_avoid_i(avoid[4:0]), .out_ok_i(ok[4:0]),
+    .hit_o(hit5), .port_o(port5), .route_port_o(rport5), .amask_o(am5)
   );
 
   int checks = 0;
@@ -54,6 +62,18 @@ module tb_rcube_route_lookup;
     return '0;
   endfunction
 
+  // Reference route port (meaningful with a hit): the port, or for an adaptive head whose
+  // port is to be avoided, the lowest alternative that is fit.
+  function automatic int ref_route(int nports);
+    int         p;
+    logic [7:0] alt;
+    p = ref_lookup(nports);
+    if (p < 0 || !adaptive || !avoid[p]) return p;
+    alt = ref_amask(nports) & ok;
+    for (int o = 0; o < nports; o++) if (alt[o]) return o;
+    return p;
+  endfunction
+
   task automatic check(string what);
     int r8, r5;
     #1;
@@ -65,12 +85,17 @@ module tb_rcube_route_lookup;
       $fatal(1, "%s: NPORTS=5 dest=%h got hit=%b port=%0d want %0d", what, dest, hit5, port5, r5);
     if (am8 !== ref_amask(8) || 8'(am5) !== ref_amask(5))
       $fatal(1, "%s: amask %b/%b want %b/%b", what, am8, am5, ref_amask(8), ref_amask(5));
+    if ((r8 >= 0 && int'(rport8) != ref_route(8)) || (r5 >= 0 && int'(rport5) != ref_route(5)))
+      $fatal(1, "%s: route port %0d/%0d want %0d/%0d (adaptive %b avoid %b ok %b)", what,
+             rport8, rport5, ref_route(8), ref_route(5), adaptive, avoid, ok);
+    if (r8 >= 0 && ref_route(8) != r8) n_alt++;
     checks++;
   endtask
 
   initial begin
     // Empty table: nothing matches.
     valid = 1'b1; ev = '0; eb = '0; ep = '0; ea = '0; dest = 16'h0000;
+    adaptive = 1'b0; avoid = '0; ok = '0;
     check("empty");
     if (hit8) $fatal(1, "empty table hit");
 
@@ -97,6 +122,13 @@ module tb_rcube_route_lookup;
     dest = 16'd45; check("amask");
     if (am8 != 8'b1010_0010 || am5 != 5'b00010) $fatal(1, "amask %b %b", am8, am5);
     dest = 16'd51; check("amask miss"); if (am8 != '0) $fatal(1, "amask without hit");
+    // Adaptive: port 2 avoided, alternatives 1, 5, 7; 1 not fit -> 5; not adaptive -> 2.
+    dest = 16'd45; adaptive = 1'b1; avoid = 8'b0000_0100; ok = 8'b1110_0101; check("adaptive");
+    if (rport8 != 3'd5 || rport5 != 3'd2) $fatal(1, "adaptive pick %0d %0d", rport8, rport5);
+    adaptive = 1'b0; check("not adaptive"); if (rport8 != 3'd2) $fatal(1, "non-adaptive moved");
+    adaptive = 1'b1; avoid = 8'b1111_1011; check("port free");
+    if (rport8 != 3'd2) $fatal(1, "free port left");
+    adaptive = 1'b0; avoid = '0; ok = '0;
 
     for (int n = 0; n < 20000; n++) begin
       for (int e = 0; e < ROUTE_ENTRIES; e++) begin
@@ -110,9 +142,14 @@ module tb_rcube_route_lookup;
       end
       dest = ($urandom_range(0, 9) == 0) ? 16'($urandom) : 16'($urandom_range(0, 310));
       valid = ($urandom_range(0, 7) != 0);
+      adaptive = ($urandom_range(0, 1) != 0);
+      avoid = 8'($urandom);
+      ok = 8'($urandom);
       check("random");
     end
-    $display("tb_rcube_route_lookup: %0d checks", checks);
+    // the random cases took alternatives often enough for the check to mean something
+    if (n_alt < 1000) $fatal(1, "only %0d checks took an alternative", n_alt);
+    $display("tb_rcube_route_lookup: %0d checks, %0d took an alternative", checks, n_alt);
     $display("tb_rcube_route_lookup: PASS");
     $finish;
   end
