@@ -367,13 +367,16 @@ module rcube_voq_input #(
   end else begin : gen_slot_now
     assign pop_slot = pop_slot_now;
   end
-  // The flit a cut kept out of the stage (cut_q) is one more; the late drop_flit is
-  // added last, to a sum of flops.
+  // The flit a cut kept out of the stage (cut_q) is one more, and so is the flit dropped
+  // a cycle ago (drop_q): counted a cycle late, a dropped flit's credit goes back a cycle
+  // later, and the drop decision (the route lookup's miss) ends in a flop instead of
+  // running on into this adder (in_flit_i -> drop_pend_q, 12.9 LUT4 levels, session 43).
+  logic            drop_q;
   logic [CntW-1:0] drop_pend_base;
   always_comb begin
     slot_freed     = pop_slot || (drop_pend_q != '0);
     drop_pend_base = drop_pend_q + CntW'(cut_q) - CntW'(!pop_slot && drop_pend_q != '0);
-    drop_pend_d    = drop_pend_base + CntW'(drop_flit);
+    drop_pend_d    = drop_pend_base + CntW'(drop_q);
   end
 
   if (REG_AVAIL && REG_POP) begin : gen_cut_reg
@@ -403,6 +406,7 @@ module rcube_voq_input #(
       pkt_port_q  <= '0;
       pkt_drop_q  <= 1'b0;
       drop_pend_q <= '0;
+      drop_q      <= 1'b0;
       idle_q      <= '0;
       idle_ge_q   <= 1'b0;
     end else begin
@@ -412,6 +416,7 @@ module rcube_voq_input #(
       pkt_port_q  <= pkt_port_d;
       pkt_drop_q  <= pkt_drop_d;
       drop_pend_q <= drop_pend_d;
+      drop_q      <= drop_flit;
     end
   end
 
