@@ -135,6 +135,11 @@ module rcube_cfg #(
   assign entry_amask_o  = amask_q;
 
   // ---- counters ----
+  // The events come from every input's arrival logic (a drop is the route lookup's miss),
+  // spread over the chip; a flop per event keeps the long wires to this block out of the
+  // arrival's cycle (the pipelined routers' placed worst paths ran from a link register
+  // through the lookup to these counters, session 43). A counter moves a cycle later.
+  logic [NPORTS-1:0]       drop_ev_q, eep_ev_q, tmo_ev_q;
   logic [NPORTS-1:0][31:0] drop_cnt_q, eep_cnt_q, tmo_cnt_q;
   logic [15:0]             tmo_cycles_q;
   assign tmo_cycles_o = tmo_cycles_q;
@@ -207,6 +212,9 @@ module rcube_cfg #(
       bounds_q    <= '0;
       port_q      <= '0;
       amask_q     <= '0;
+      drop_ev_q   <= '0;
+      eep_ev_q    <= '0;
+      tmo_ev_q    <= '0;
       drop_cnt_q  <= '0;
       eep_cnt_q   <= '0;
       bc_en_q     <= '0;
@@ -229,10 +237,13 @@ module rcube_cfg #(
         bc_lo_q[bc_in_idx][bc_out_idx] <= wr_bc_bounds.lo[7:0];
         bc_hi_q[bc_in_idx][bc_out_idx] <= wr_bc_bounds.hi[7:0];
       end
+      drop_ev_q <= drop_inc_i;
+      eep_ev_q  <= eep_inc_i;
+      tmo_ev_q  <= tmo_inc_i;
       for (int unsigned i = 0; i < NPORTS; i++) begin
-        if (drop_inc_i[i]) drop_cnt_q[i] <= drop_cnt_q[i] + 32'd1;
-        if (eep_inc_i[i])  eep_cnt_q[i]  <= eep_cnt_q[i] + 32'd1;
-        if (tmo_inc_i[i])  tmo_cnt_q[i]  <= tmo_cnt_q[i] + 32'd1;
+        if (drop_ev_q[i]) drop_cnt_q[i] <= drop_cnt_q[i] + 32'd1;
+        if (eep_ev_q[i])  eep_cnt_q[i]  <= eep_cnt_q[i] + 32'd1;
+        if (tmo_ev_q[i])  tmo_cnt_q[i]  <= tmo_cnt_q[i] + 32'd1;
       end
       rsp_valid_q <= rd_req;
       if (rd_req) rsp_rdata_q <= rdata;
