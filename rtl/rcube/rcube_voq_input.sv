@@ -165,10 +165,19 @@ module rcube_voq_input #(
   logic [15:0] idle_q, idle_d;         // cycles without a flit of the open packet
   logic        idle_ge_q, idle_ge_d;   // idle_q >= tmo_cycles_i != 0
   logic        expired, inj, inj_taken, has_free;
+  logic        cut_rest, cut_q;        // a flit that came with the EEP taken (below)
   // Separate statements: inj feeds avail_o, inj_taken depends on this cycle's pop.
   // The 16-bit compare is registered (made on idle_d): it is on the way to avail_o
-  // through inj, in the allocator's cycle.
-  assign idle_ge_d = tmo_cycles_i != '0 && idle_d >= tmo_cycles_i;
+  // through inj, in the allocator's cycle. It is made for the two values idle_d can take
+  // besides zero (idle_q held or counted up), from flops, and the flit's arrival and the
+  // free slot only select: compared after idle_d's select and increment, it was 10.9
+  // estimated LUT4 levels (session 43). An idle_d of zero is below any timeout.
+  logic idle_inc, idle_ge_hold, idle_ge_inc;
+  assign idle_inc     = has_free && idle_q != '1;
+  assign idle_ge_hold = idle_q >= tmo_cycles_i;
+  assign idle_ge_inc  = {1'b0, idle_q} + 17'd1 >= {1'b0, tmo_cycles_i};
+  assign idle_ge_d    = tmo_cycles_i != '0 && in_pkt_q && !in_flit_i.valid &&
+                        (idle_inc ? idle_ge_inc : idle_ge_hold);
   assign expired   = in_pkt_q && !in_flit_i.valid && idle_ge_q;
   // With REG_POP the rest of the offer is decided a cycle ahead too, from the buffer's
   // next state (empty_next): the queue's emptiness is a select of counts. (A head
@@ -184,7 +193,9 @@ module rcube_voq_input #(
     logic inj_ready_q;   // inj but for this cycle's flit and the packet being open
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) inj_ready_q <= 1'b0;
-      else inj_ready_q <= idle_ge_d && !pkt_drop_d && empty_next[pkt_port_q];
+      // idle_ge_d needs a cycle without a flit, so pkt_drop_d is pkt_drop_q or a cut's
+      // (no head to look up): the lookup stays off this flop's way.
+      else inj_ready_q <= idle_ge_d && !pkt_drop_q && !cut_q && empty_next[pkt_port_q];
     end
     assign inj = inj_ready_q && in_pkt_q && (REG_AVAIL || !in_flit_i.valid);
   end else begin : gen_inj_now
@@ -209,7 +220,7 @@ module rcube_voq_input #(
   always_comb begin
     idle_d    = idle_q;
     if (!in_pkt_q || in_flit_i.valid) idle_d = '0;
-    else if (has_free && idle_q != '1) idle_d = idle_q + 16'd1;
+    else if (idle_inc) idle_d = idle_q + 16'd1;
   end
   assign tmo_o = inj_taken || (expired && pkt_drop_q);
 
@@ -217,7 +228,6 @@ module rcube_voq_input #(
   // REG_POP). It is kept out of the stage register (whose push is the buffer's, on the way
   // to avail_o: it stays a plain flop); its credit and the drop of the packet's later
   // flits follow a cycle on (cut_q), so the allocator's pop ends in flops here.
-  logic cut_rest, cut_q;
   always_comb begin
     in_pkt_d   = in_pkt_q;
     pkt_port_d = pkt_port_q;
@@ -427,6 +437,8 @@ module rcube_voq_input #(
       assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
       assert (!bc_start_i || mask_valid || w_mask_push)
         else $error("rcube_voq_input: broadcast start without a queued broadcast");
+      assert (idle_ge_d == (tmo_cycles_i != '0 && idle_d >= tmo_cycles_i))
+        else $error("rcube_voq_input: timeout compare differs from idle_d >= tmo_cycles_i");
       // inj, decided a cycle ahead, is what it would be from this cycle's state (with
       // REG_AVAIL and REG_POP whatever this cycle's flit)
       assert (inj == (in_pkt_q && idle_ge_q && ((REG_AVAIL && REG_POP) || !in_flit_i.valid) &&
