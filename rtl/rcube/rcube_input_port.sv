@@ -58,7 +58,6 @@ module rcube_input_port #(
 
   logic [NPORTS-1:0] unused_amask;
   logic [PortW-1:0]  unused_route_port;
-  logic [NPORTS-1:0] unused_route_oh;
   rcube_route_lookup #(
     .NPORTS(NPORTS)
   ) u_lookup (
@@ -75,7 +74,6 @@ module rcube_input_port #(
     .hit_o         (lookup_hit),
     .port_o        (lookup_port),
     .route_port_o  (unused_route_port),
-    .route_oh_o    (unused_route_oh),
     .amask_o       (unused_amask)
   );
 

@@ -39,35 +39,23 @@ module rcube_route_lookup #(
   output logic                                                       hit_o,
   output logic [PortW-1:0]                                           port_o,
   output logic [PortW-1:0]                                           route_port_o,
-  output logic [NPORTS-1:0]                                          route_oh_o,   // the same, one-hot
   output logic [NPORTS-1:0]                                          amask_o
 );
   import fasthsl_pkg::*;
 
-  // The output a packet matching an entry with this port and alternatives takes (above),
-  // as an index and one-hot. A port the router lacks stays (the packet is dropped; its
-  // one-hot is empty). The index of the lowest alternative is picked by a tree of pairwise
-  // choices, like the entries below (a first-match loop is a chain of NPORTS choices); its
-  // one-hot bit is the alternative with none below it, beside the tree (decoded from the
-  // index, it was one more level on the stage register's loop, rcube_voq_input).
-  typedef struct packed {
-    logic [2:0]        port;
-    logic [NPORTS-1:0] oh;
-  } choice_t;
-  function automatic choice_t adaptive_choice(logic [2:0] port, logic [7:0] amask,
-                                              logic adaptive, logic [NPORTS-1:0] avoid,
-                                              logic [NPORTS-1:0] ok);
-    logic [7:0]        alt;
-    logic [7:0][2:0]   idx;
-    logic [NPORTS-1:0] lowest;
-    choice_t           c;
+  // The output a packet matching an entry with this port and alternatives takes (above).
+  // A port the router lacks stays (the packet is dropped). The lowest alternative is
+  // picked by a tree of pairwise choices, like the entries below (a first-match loop is
+  // a chain of NPORTS choices).
+  function automatic logic [2:0] adaptive_port(logic [2:0] port, logic [7:0] amask,
+                                                logic adaptive, logic [NPORTS-1:0] avoid,
+                                                logic [NPORTS-1:0] ok);
+    logic [7:0]      alt;
+    logic [7:0][2:0] idx;
     alt = '0;
     for (int unsigned a = 0; a < 8; a++) idx[a] = 3'(a);
     if (adaptive && 32'(port) < NPORTS && avoid[PortW'(port)]) begin
       for (int unsigned a = 0; a < NPORTS; a++) alt[a] = amask[a] && ok[a] && 3'(a) != port;
-    end
-    for (int unsigned a = 0; a < NPORTS; a++) begin
-      lowest[a] = alt[a] && (alt & 8'((1 << a) - 1)) == '0;
     end
     for (int unsigned n = 4; n >= 1; n = n / 2) begin
       for (int unsigned j = 0; j < n; j++) begin
@@ -75,9 +63,7 @@ module rcube_route_lookup #(
         alt[j] = alt[2*j] || alt[2*j+1];
       end
     end
-    c.port = alt[0] ? idx[0] : port;
-    for (int unsigned a = 0; a < NPORTS; a++) c.oh[a] = alt[0] ? lowest[a] : port == 3'(a);
-    return c;
+    return alt[0] ? idx[0] : port;
   endfunction
 
   // The first matching entry, picked by a tree of pairwise choices (the lower entry wins
@@ -88,25 +74,19 @@ module rcube_route_lookup #(
   localparam int unsigned Levels = (ROUTE_ENTRIES > 1) ? $clog2(ROUTE_ENTRIES) : 1;
   localparam int unsigned Leaves = 1 << Levels;
   logic       any_match;
-  logic [2:0]        sel_port, sel_aport;
-  logic [NPORTS-1:0] sel_aoh;
-  logic [7:0]        sel_amask;
+  logic [2:0] sel_port, sel_aport;
+  logic [7:0] sel_amask;
   always_comb begin
-    logic [Leaves-1:0]             m;
-    logic [Leaves-1:0][2:0]        m_port, m_aport;
-    logic [Leaves-1:0][NPORTS-1:0] m_aoh;
-    logic [Leaves-1:0][7:0]        m_amask;
-    choice_t                       choice;
-    choice    = '0;
+    logic [Leaves-1:0]      m;
+    logic [Leaves-1:0][2:0] m_port, m_aport;
+    logic [Leaves-1:0][7:0] m_amask;
     m         = '0;
     m_port    = '0;
     m_aport   = '0;
-    m_aoh     = '0;
     m_amask   = '0;
     any_match = 1'b0;
     sel_port  = '0;
     sel_aport = '0;
-    sel_aoh   = '0;
     sel_amask = '0;
     // Only a head's lookup evaluates the table (the simulator's cycles, above).
     if (valid_i) begin
@@ -115,10 +95,8 @@ module rcube_route_lookup #(
           m[e]       = entry_valid_i[e] &&
                        (dest_i >= entry_bounds_i[e].lo) && (dest_i <= entry_bounds_i[e].hi);
           m_port[e]  = m[e] ? entry_port_i[e]  : '0;
-          choice     = adaptive_choice(entry_port_i[e], entry_amask_i[e], adaptive_i,
-                                       out_avoid_i, out_ok_i);
-          m_aport[e] = m[e] ? choice.port : '0;
-          m_aoh[e]   = m[e] ? choice.oh   : '0;
+          m_aport[e] = m[e] ? adaptive_port(entry_port_i[e], entry_amask_i[e], adaptive_i,
+                                              out_avoid_i, out_ok_i) : '0;
           m_amask[e] = m[e] ? entry_amask_i[e] : '0;
         end
       end
@@ -127,7 +105,6 @@ module rcube_route_lookup #(
         for (int unsigned k = 0; k < w; k++) begin
           m_port[k]  = m[2*k] ? m_port[2*k]  : m_port[2*k+1];
           m_aport[k] = m[2*k] ? m_aport[2*k] : m_aport[2*k+1];
-          m_aoh[k]   = m[2*k] ? m_aoh[2*k]   : m_aoh[2*k+1];
           m_amask[k] = m[2*k] ? m_amask[2*k] : m_amask[2*k+1];
           m[k]       = m[2*k] || m[2*k+1];
         end
@@ -135,7 +112,6 @@ module rcube_route_lookup #(
       any_match = m[0];
       sel_port  = m_port[0];
       sel_aport = m_aport[0];
-      sel_aoh   = m_aoh[0];
       sel_amask = m_amask[0];
     end
   end
@@ -143,7 +119,6 @@ module rcube_route_lookup #(
   assign hit_o        = any_match && (32'(sel_port) < NPORTS);
   assign port_o       = PortW'(sel_port);
   assign route_port_o = PortW'(sel_aport);
-  assign route_oh_o   = sel_aoh;
 
   always_comb begin
     amask_o = '0;

@@ -135,7 +135,6 @@ module rcube_voq_input #(
   // the stage register.
   logic [NPORTS-1:0] queued, staged, out_avoid, out_ok;
   logic [PortW-1:0]  route_port, unused_lookup_port;
-  logic [NPORTS-1:0] route_oh;
   logic [NPORTS-1:0] unused_lookup_amask;
   always_comb begin
     for (int unsigned o = 0; o < NPORTS; o++) begin
@@ -159,7 +158,6 @@ module rcube_voq_input #(
     .hit_o         (lookup_hit),
     .port_o        (unused_lookup_port),
     .route_port_o  (route_port),
-    .route_oh_o    (route_oh),
     .amask_o       (unused_lookup_amask)
   );
 
@@ -281,25 +279,9 @@ module rcube_voq_input #(
     assign w_q         = s_q_q;
     assign w_data      = s_data_q;
     assign w_fwd       = s_fwd_q;
-    // The staged flit's output one-hot in flops of its own: s_q_q drives the buffer's whole
-    // write side, and the adaptive choice's loop back from it (s_q_q -> queued -> the
-    // lookup -> s_q_q) was the router's placed worst path, its first wire 6.1 ns long
-    // (session 43).
-    // The lookup gives the head's output one-hot; the body's is kept beside pkt_port_q.
-    logic [NPORTS-1:0] s_oh_q, pkt_oh_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        s_oh_q   <= '0;
-        pkt_oh_q <= '0;
-      end else begin
-        if (is_head) pkt_oh_q <= is_bcast ? '0 : route_oh;
-        // a_push, spelt out so that the lookup's hit is only in route_oh (empty on a miss)
-        if (!in_flit_i.valid || cut_rest) s_oh_q <= '0;
-        else if (is_head)                 s_oh_q <= route_oh;
-        else                              s_oh_q <= (pkt_drop_q || cut_q) ? '0 : pkt_oh_q;
-      end
+    for (genvar o = 0; o < NPORTS; o++) begin : gen_staged
+      assign staged[o] = s_push_q && s_q_q == QW'(o);
     end
-    assign staged = s_oh_q;
   end else begin : gen_no_stage
     assign w_push      = a_push;
     assign w_mask_push = a_mask_push;
@@ -307,8 +289,6 @@ module rcube_voq_input #(
     assign w_data      = {in_flit_i.last, in_flit_i.err, in_flit_i.data};
     assign w_fwd       = bc_fwd;
     assign staged      = '0;
-    logic unused_route_oh;   // the stage's one-hot only
-    assign unused_route_oh = ^route_oh;
   end
 
   // ---- buffer ----
@@ -457,10 +437,6 @@ module rcube_voq_input #(
       assert (!bc_start_i || pop_bc_i) else $error("rcube_voq_input: broadcast start without pop");
       assert (!bc_start_i || mask_valid || w_mask_push)
         else $error("rcube_voq_input: broadcast start without a queued broadcast");
-      for (int unsigned o = 0; o < NPORTS; o++) begin
-        assert (staged[o] == (REG_AVAIL && w_push && w_q == QW'(o)))
-          else $error("rcube_voq_input: staged flag of output %0d differs from the stage", o);
-      end
       assert (idle_ge_d == (tmo_cycles_i != '0 && idle_d >= tmo_cycles_i))
         else $error("rcube_voq_input: timeout compare differs from idle_d >= tmo_cycles_i");
       // inj, decided a cycle ahead, is what it would be from this cycle's state (with
