@@ -46,7 +46,9 @@ module rcube_route_lookup #(
   // The output a packet matching an entry with this port and alternatives takes (above).
   // A port the router lacks stays (the packet is dropped). The lowest alternative is
   // picked by a tree of pairwise choices, like the entries below (a first-match loop is
-  // a chain of NPORTS choices).
+  // a chain of NPORTS choices). It is lowest_set's function (rtl/common), written here
+  // rather than instantiated per entry so that it runs inside the head-only evaluation:
+  // eight instances per input would be evaluated by the simulator every cycle.
   function automatic logic [2:0] adaptive_port(logic [2:0] port, logic [7:0] amask,
                                                 logic adaptive, logic [NPORTS-1:0] avoid,
                                                 logic [NPORTS-1:0] ok);
