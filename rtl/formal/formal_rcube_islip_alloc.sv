@@ -67,8 +67,9 @@ module formal_rcube_islip_alloc #(
 
   if (SPEC) begin : g_alloc
     rcube_spec_alloc #(
-      .NPORTS  (NPORTS),
-      .XBAR_LAT(XBAR_LAT)
+      .NPORTS      (NPORTS),
+      .XBAR_LAT    (XBAR_LAT),
+      .FAIR_MATCHES(FAIR)
     ) dut (
       .clk_i      (clk_i),
       .rst_ni     (rst_ni),

@@ -37,9 +37,9 @@ module rcube_router #(
   parameter bit          ALLOC_PIPE = 1'b0,
   // VOQ only, experimental: 1 allocates with rcube_spec_alloc instead (grant, accept,
   // commit in three cycles: two more per hop than ITERS = 1 without ALLOC_PIPE; its own
-  // cycle places at 80 MHz alone against 55 for ALLOC_PIPE). It has no waiting bound
-  // yet, so a queue can starve in rcube_islip_alloc's lockstep pattern (rtl/rcube/README.md,
-  // Next steps). The buffers give it the second- and third-flit hints (rcube_voq_buffer LOOKAHEAD).
+  // cycle places at 80 MHz alone against 55 for ALLOC_PIPE), with rcube_islip_alloc's
+  // waiting bound (its default FAIR_MATCHES). The buffers give it the second- and
+  // third-flit hints (rcube_voq_buffer LOOKAHEAD).
   parameter bit          ALLOC_SPEC = 1'b0
 ) (
   input  logic clk_i,

@@ -1,6 +1,5 @@
 // Crossbar allocator in three pipeline stages, for a router clock beyond what
-// rcube_islip_alloc can reach (prototype: no waiting bound; in rcube_router only as the
-// experimental ALLOC_SPEC option).
+// rcube_islip_alloc can reach (in rcube_router as the experimental ALLOC_SPEC option).
 //
 // rcube_islip_alloc with PIPE grants in one cycle and accepts in the next, and the accept
 // cycle also re-checks the grant, pops, and updates the connections and pointers: 13 LUT
@@ -49,9 +48,19 @@
 // a cycle: they come from flops, not after the take's check and the broadcast's pop
 // (broadcast ports stay busy a cycle longer at each end). Broadcasts cost the block
 // 2,056 LUT4 and 79.7 MHz against 1,500 and 97.7 unicast-only (docs/SYNTH.md, session 41).
+//
+// Waiting bound (FAIR_MATCHES): rcube_islip_alloc's, with its tracking a cycle late
+// (FAIR_REG). Without it a queue starves as under plain iSLIP (tb_rcube_islip_alloc's
+// lockstep pattern: 3 ports, 4-flit packets, one input with packets for two outputs; the
+// queue 0 -> 1 waited the whole 2,200-cycle window). Each output counts its passes over
+// the first head it passed over and after FAIR_MATCHES pins its pointer, in all three
+// sets, on that input, which then is eligible for one pinned output at a time.
 module rcube_spec_alloc #(
   parameter int unsigned  NPORTS   = 8,
   parameter int unsigned  XBAR_LAT = 1,
+  // the waiting bound: passes an output makes over the first head it passed over before it
+  // pins its grant pointers on that input (rcube_islip_alloc's FAIR_MATCHES; 0: none)
+  parameter int unsigned  FAIR_MATCHES = 2 * NPORTS,
   localparam int unsigned PortW    = (NPORTS > 1) ? $clog2(NPORTS) : 1
 ) (
   input  logic                           clk_i,
@@ -140,6 +149,11 @@ module rcube_spec_alloc #(
   // in the cycle of that commit, where a grant would meet the connection it opens
   logic [NPORTS-1:0]                 in_acc_d, out_acc_d;
   logic [NPORTS-1:0][NPORTS-1:0]     acc_ml_t;
+  // the waiting bound (below): an output's pointers pinned (at the next edge: on this
+  // input's mask), and per input the outputs it may be eligible for
+  logic [NPORTS-1:0]             pin_q, pin_d;
+  logic [NPORTS-1:0][NPORTS-1:0] pin_ptr_d;   // [output]
+  logic [NPORTS-1:0][NPORTS-1:0] allow_d;     // [input]
 
   // ---- grant: every output picks among the pairs eligible now (elig_q, a flop set by
   // the commit stage below) whose queue has a flit and whose output a credit ----
@@ -256,16 +270,119 @@ module rcube_spec_alloc #(
       out_busy_next[o] = busy_next_t[o] != '0 || bc_out_q[o] || bset_q[o];
     end
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      elig_d[i] = (in_busy_next[i] || in_acc_d[i]) ? '0 : ~out_busy_next & ~out_acc_d;
+      elig_d[i] = (in_busy_next[i] || in_acc_d[i]) ? '0 : ~out_busy_next & ~out_acc_d & allow_d[i];
     end
     conn_d_t = transpose(conn_d);
     for (int unsigned o = 0; o < NPORTS; o++) begin
       out_conn_d[o] = conn_d_t[o] != '0 || bc_out_q[o] || bset_q[o];
-      gptr_d[o] = com_t[o] != '0 ? past(com_t[o]) : gptr_q[2][o];
+    end
+  end
+  // pinned (waiting bound, below): on the head's input, whatever the output commits
+  always_comb begin
+    for (int unsigned o = 0; o < NPORTS; o++) begin
+      gptr_d[o] = pin_d[o] ? pin_ptr_d[o] : com_t[o] != '0 ? past(com_t[o]) : gptr_q[2][o];
     end
   end
   assign pop_oh_o   = uni_oh;
   assign out_open_o = out_conn_q;
+
+  // ---- waiting bound: an output pins its pointers on a head it keeps passing over ----
+  // rcube_islip_alloc's rule with its late tracking (FAIR_REG): wait_q[i][o], output o
+  // passed over input i's head and counts since (at most one input per output); pin_q[o],
+  // FAIR_MATCHES passes reached. A pass is a cycle in which o could take a new packet (it
+  // committed one, or it was free with a credit) and did not commit that head. The
+  // tracking reads flopped copies of the heads, the commits, the commit stage's pointers
+  // and the outputs' chances, so it runs a cycle behind and loads each avail_i and commit
+  // bit with one flop; only the pin's end is live: a pin is dropped when its output commits
+  // the head in that cycle (an AND-OR of the commit column beside the pointer's own move).
+  // A pinned input waits, once free, for one pinned output at a time (its target): its
+  // other pairs are not eligible, so it requests nothing else and holds nothing.
+  if (FAIR_MATCHES > 0) begin : gen_fair
+    localparam int unsigned CntW = $clog2(FAIR_MATCHES + 1);
+    logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d, wait_t_q, wait_t_d;   // [input][output], [output][input]
+    logic [NPORTS-1:0][CntW-1:0]   cnt_q, cnt_d;
+    logic [NPORTS-1:0][NPORTS-1:0] seen_avail_t, seen_com_t;   // [output][input]
+    logic [NPORTS-1:0][NPORTS-1:0] seen_gptr;
+    logic [NPORTS-1:0]             seen_free;
+    // per input, the one pinned output it waits for, kept until that output serves it, then
+    // the next pinned one after it (tptr_q, a mask like the pointers)
+    logic [NPORTS-1:0][NPORTS-1:0] tgt_q, tgt_d, tptr_q, pins_in;   // [input][output]
+    logic [NPORTS-1:0]             wcol, fcol;
+    logic                          pass, chance;
+    always_comb begin
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        wcol     = wait_t_q[o];
+        chance   = seen_free[o] || seen_com_t[o] != '0;
+        // the first head at or after the pointer the commits were granted from
+        fcol     = rr_mask(seen_avail_t[o], seen_gptr[o]);
+        pass     = chance && fcol != '0 && (fcol & seen_com_t[o]) == '0;
+        cnt_d[o] = cnt_q[o];
+        pin_d[o] = pin_q[o];
+        // Tracking a head that still waits: count the passes. Otherwise (none, or the one
+        // tracked was served or is gone) a pass starts on the first head in the same cycle.
+        if (wcol != '0 && (wcol & seen_com_t[o]) == '0 && (wcol & seen_avail_t[o]) != '0) begin
+          if (chance) begin
+            if (32'(cnt_q[o]) < FAIR_MATCHES) cnt_d[o] = cnt_q[o] + 1'b1;
+            pin_d[o] = pin_q[o] || 32'(cnt_q[o]) + 1 >= FAIR_MATCHES;
+          end
+        end else if (pass) begin
+          wcol     = fcol;
+          cnt_d[o] = CntW'(1);
+          pin_d[o] = FAIR_MATCHES <= 1;
+        end else begin
+          wcol     = '0;
+          cnt_d[o] = '0;
+          pin_d[o] = 1'b0;
+        end
+        wait_t_d[o]  = wcol;
+        pin_ptr_d[o] = wcol | past(wcol);
+        // no pin on a head its output commits now, which the tracking sees a cycle later:
+        // the pointer would stay on the input just served, which would take it again
+        if ((wcol & com_t[o]) != '0) pin_d[o] = 1'b0;
+      end
+      wait_d = transpose(wait_t_d);
+    end
+    // from the pins as they stand (flops), so a pin restricts its input one cycle after it
+    // is set and frees it one cycle after it ends
+    always_comb begin
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        pins_in[i] = wait_q[i] & pin_q;
+        tgt_d[i]   = (tgt_q[i] & pins_in[i]) != '0 ? tgt_q[i] : rr_mask(pins_in[i], tptr_q[i]);
+        allow_d[i] = tgt_d[i] != '0 ? tgt_d[i] : '1;
+      end
+    end
+    assign wait_t_q = transpose(wait_q);
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        wait_q       <= '0;
+        cnt_q        <= '0;
+        pin_q        <= '0;
+        tgt_q        <= '0;
+        tptr_q       <= '1;
+        seen_avail_t <= '0;
+        seen_com_t   <= '0;
+        seen_gptr    <= '1;
+        seen_free    <= '0;
+      end else begin
+        wait_q       <= wait_d;
+        cnt_q        <= cnt_d;
+        pin_q        <= pin_d;
+        tgt_q        <= tgt_d;
+        seen_avail_t <= transpose(avail_i);
+        seen_com_t   <= com_t;
+        seen_gptr    <= gptr_q[2];
+        seen_free    <= ~out_blk_q & credit_ok_i;
+        for (int unsigned i = 0; i < NPORTS; i++) begin
+          if (tgt_d[i] != '0 && tgt_d[i] != tgt_q[i]) tptr_q[i] <= past(tgt_d[i]);
+        end
+      end
+    end
+  end else begin : gen_no_fair
+    assign pin_q     = '0;
+    assign pin_d     = '0;
+    assign pin_ptr_d = '0;
+    assign allow_d   = '1;
+  end
 
   // ---- crossbar setting, XBAR_LAT cycles after the decision ----
   logic [XBAR_LAT-1:0][NPORTS-1:0]            xvalid_q;
@@ -321,9 +438,15 @@ module rcube_spec_alloc #(
       gnt_q      <= gnt_d;
       acc_q      <= acc_d;
       elig_q     <= elig_d;
-      gptr_q[0]  <= gptr_d;
-      gptr_q[1]  <= gptr_q[0];
-      gptr_q[2]  <= gptr_q[1];
+      // A pinned pointer (waiting bound, below) holds in all three sets, so the grants of
+      // every stage see it, and the pointer a pin ends with goes to all three as well (left
+      // pinned in another set, it gave the input just served that set's next grant again:
+      // rcube_islip_alloc's two banks, found by its bounded check).
+      for (int unsigned o = 0; o < NPORTS; o++) begin
+        gptr_q[0][o] <= gptr_d[o];
+        gptr_q[1][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[0][o];
+        gptr_q[2][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[1][o];
+      end
       aptr_q[0]  <= aptr_d;
       aptr_q[1]  <= aptr_q[0];
       aptr_q[2]  <= aptr_q[1];

@@ -23,6 +23,11 @@
 // bound's tracking runs a cycle late, FAIR_REG), 3 / 1 with that late tracking alone, and
 // 3 / 1 with the waiting bound off (FAIR_MATCHES = 0), which must starve queue 0 -> 1 in
 // lockstep: the phase does catch what the bound is for.
+// rcube_spec_alloc (SPEC, the three-stage allocator, with the hints its buffers give it)
+// at 8 and 3 ports meets the same checks and the same bounds, and at 3 ports without its
+// waiting bound starves in lockstep as plain iSLIP does. Its longest waits (3 / 8 ports):
+// lockstep 35 / 63 cycles, 4-flit full load 82 / 246, against 5 / 5 and 57 / 269 for
+// rcube_islip_alloc PIPE (8 ports) and ITERS = 1 (3 ports).
 
 module tb_rcube_islip_alloc_env #(
   parameter int NP        = 8,
@@ -30,7 +35,8 @@ module tb_rcube_islip_alloc_env #(
   parameter bit GRANT_ALL = 1'b0,
   parameter bit PIPE      = 1'b0,
   parameter int FAIR      = 2 * NP,  // FAIR_MATCHES (the allocator's default)
-  parameter bit FAIR_REG  = PIPE     // the waiting bound's tracking a cycle late
+  parameter bit FAIR_REG  = PIPE,    // the waiting bound's tracking a cycle late
+  parameter bit SPEC      = 1'b0     // rcube_spec_alloc instead (FAIR: its FAIR_MATCHES)
 ) (
   output logic done_o
 );
@@ -43,20 +49,33 @@ module tb_rcube_islip_alloc_env #(
   /* verilator lint_on SYNCASYNCNET */
   always #5 clk = ~clk;
 
-  logic [NP-1:0][NP-1:0] avail, last;
+  logic [NP-1:0][NP-1:0] avail, last, last2, last3;
+  logic [NP-1:0][NP-1:0] allow_ref;   // the outputs the waiting bound lets an input request
   logic [NP-1:0]         credit_ok, pop, xvalid;
   logic [NP-1:0][PW-1:0] pop_port, xsel;
   logic [NP-1:0][NP-1:0] pop_oh;   // [input][output]
 
   logic [NP-1:0] unused_pop_bc, unused_bc_start, sched, sched_q;
   logic [NP-1:0] unused_out_open;   // read by the inputs' adaptive choice: tb_rcube_router_adapt
-  rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS), .GRANT_ALL(GRANT_ALL), .PIPE(PIPE),
-                      .FAIR_MATCHES(FAIR), .FAIR_REG(FAIR_REG)) dut (
-    .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
-    .last_i(last), .bc_last_i('0), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
-    .pop_o(pop), .pop_port_o(pop_port), .pop_oh_o(pop_oh), .pop_bc_o(unused_pop_bc),
-    .bc_start_o(unused_bc_start), .out_open_o(unused_out_open), .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel)
-  );
+  if (SPEC) begin : g_dut
+    rcube_spec_alloc #(.NPORTS(NP), .FAIR_MATCHES(FAIR)) dut (
+      .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
+      .last_i(last), .last2_i(last2), .last3_i(last3), .bc_last_i('0), .credit_bc_i('0),
+      .bc_avail_i('0), .bc_mask_i('0), .pop_o(pop), .pop_port_o(pop_port), .pop_oh_o(pop_oh),
+      .pop_bc_o(unused_pop_bc), .bc_start_o(unused_bc_start), .out_open_o(unused_out_open),
+      .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel)
+    );
+    assign allow_ref = '1;   // read only with ITERS >= NP (islip)
+  end else begin : g_dut
+    rcube_islip_alloc #(.NPORTS(NP), .ITERS(ITERS), .GRANT_ALL(GRANT_ALL), .PIPE(PIPE),
+                        .FAIR_MATCHES(FAIR), .FAIR_REG(FAIR_REG)) dut (
+      .clk_i(clk), .rst_ni(rst_n), .avail_i(avail), .credit_ok_i(credit_ok),
+      .last_i(last), .bc_last_i('0), .credit_bc_i('0), .bc_avail_i('0), .bc_mask_i('0),
+      .pop_o(pop), .pop_port_o(pop_port), .pop_oh_o(pop_oh), .pop_bc_o(unused_pop_bc),
+      .bc_start_o(unused_bc_start), .out_open_o(unused_out_open), .sched_o(sched), .xvalid_o(xvalid), .xsel_o(xsel)
+    );
+    assign allow_ref = dut.allow_q;
+  end
   always @(posedge clk) begin
     for (int i = 0; i < NP; i++) begin
       if (rst_n && pop_oh[i] != (pop[i] ? NP'(1) << pop_port[i] : '0))
@@ -74,7 +93,8 @@ module tb_rcube_islip_alloc_env #(
 
   string name;
   initial begin
-    name = $sformatf("tb_rcube_islip_alloc[%0d ports, %0d iter", NP, ITERS);
+    name = $sformatf("tb_rcube_islip_alloc[%s%0d ports, %0d iter", SPEC ? "spec, " : "", NP,
+                     ITERS);
     name = {name, GRANT_ALL ? ", grant all" : "", PIPE ? ", pipe" : "",
             FAIR_REG ? ", late tracking" : "", FAIR == 0 ? ", no waiting bound]" : "]"};
   end
@@ -126,8 +146,7 @@ module tb_rcube_islip_alloc_env #(
       if (ITERS >= NP) begin
         for (int i = 0; i < NP; i++) begin
           for (int o = 0; o < NP; o++) begin
-            // dut.allow_q: the outputs the waiting bound lets the input request
-            automatic bit in_free = (conn[i] < 0) && !pop[i] && dut.allow_q[i][o];
+            automatic bit in_free = (conn[i] < 0) && !pop[i] && allow_ref[i][o];
             automatic bit out_free = (owner[o] < 0);
             for (int k = 0; k < NP; k++) if (pop[k] && int'(pop_port[k]) == o) out_free = 1'b0;
             if (in_free && out_free && avail[i][o] && credit_ok[o])
@@ -193,6 +212,8 @@ module tb_rcube_islip_alloc_env #(
           end
           avail[i][o] = (q_size(i, o) != 0);
           last[i][o]  = avail[i][o] && q_last[i][o][q_rd[i][o] % QL];
+          last2[i][o] = q_size(i, o) >= 2 && q_last[i][o][(q_rd[i][o] + 1) % QL];
+          last3[i][o] = q_size(i, o) >= 3 && q_last[i][o][(q_rd[i][o] + 2) % QL];
         end
       end
       for (int o = 0; o < NP; o++) credit_ok[o] = ($urandom_range(1, 100) <= credit_pct);
@@ -239,7 +260,7 @@ module tb_rcube_islip_alloc_env #(
 
   initial begin
     done_o = 1'b0;
-    avail = '0; credit_ok = '0; last = '0;
+    avail = '0; credit_ok = '0; last = '0; last2 = '0; last3 = '0;
     for (int i = 0; i < NP; i++) begin
       owner[i] = -1; conn[i] = -1; exp_xv[i] = 1'b0; exp_xs[i] = 0;
       for (int o = 0; o < NP; o++) begin
@@ -290,7 +311,7 @@ module tb_rcube_islip_alloc_env #(
 endmodule
 
 module tb_rcube_islip_alloc;
-  logic [7:0] done;
+  logic [10:0] done;
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(1)) u8_1 (.done_o(done[0]));
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(8)) u8_8 (.done_o(done[1]));
   tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1)) u3_1 (.done_o(done[2]));
@@ -299,6 +320,9 @@ module tb_rcube_islip_alloc;
   tb_rcube_islip_alloc_env #(.NP(8), .ITERS(1), .PIPE(1'b1)) u8_1p (.done_o(done[5]));
   tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1), .FAIR(0)) u3_1n (.done_o(done[6]));
   tb_rcube_islip_alloc_env #(.NP(3), .ITERS(1), .FAIR_REG(1'b1)) u3_1r (.done_o(done[7]));
+  tb_rcube_islip_alloc_env #(.NP(8), .SPEC(1'b1)) s8 (.done_o(done[8]));
+  tb_rcube_islip_alloc_env #(.NP(3), .SPEC(1'b1)) s3 (.done_o(done[9]));
+  tb_rcube_islip_alloc_env #(.NP(3), .SPEC(1'b1), .FAIR(0)) s3n (.done_o(done[10]));
   initial begin
     wait (&done);
     $display("tb_rcube_islip_alloc: PASS");

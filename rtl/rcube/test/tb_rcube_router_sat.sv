@@ -317,12 +317,13 @@ module tb_rcube_router_sat;
     .MIN_UNIFORM({16'd580, 16'd580, 16'd720, 16'd590})
   ) u_voq16_pipe (.done_o(done[4]));
 
-  // The same with the three-stage allocator (ALLOC_SPEC) instead of ALLOC_PIPE, which has
-  // no waiting bound yet: measured 0.693 / 0.666 / 0.593 / 0.624 (1 / 4 / 16 / 64 flits;
-  // permutations 1.000 and 1.000) in one stream (session 42, with the buffers' second- and
-  // third-flit hints; 0.693 / 0.564 / 0.566 / 0.602 and 0.984 with the second only;
-  // 0.693 / 0.503 / 0.550 / 0.594 and 0.969 with neither, session 41). Grants to inputs
-  // that commit elsewhere still cost short packets most. Floors a little under.
+  // The same with the three-stage allocator (ALLOC_SPEC) instead of ALLOC_PIPE: measured
+  // 0.680 / 0.666 / 0.594 / 0.604 (1 / 4 / 16 / 64 flits; permutations 1.000 and 1.000)
+  // in one stream with its waiting bound (session 44); 0.693 / 0.666 / 0.593 / 0.624
+  // without it (session 42, with the buffers' second- and third-flit hints; 0.693 / 0.564
+  // / 0.566 / 0.602 and 0.984 with the second only; 0.693 / 0.503 / 0.550 / 0.594 and
+  // 0.969 with neither, session 41). Grants to inputs that commit elsewhere still cost
+  // short packets most. Floors a little under.
   tb_rcube_router_sat_env #(
     .DEPTH(16), .VOQ(1'b1), .REG_AVAIL(1'b1), .REG_POP(1'b1), .ALLOC_SPEC(1'b1), .MEAS(10000),
     .MIN_UNIFORM({16'd600, 16'd570, 16'd640, 16'd650}), .MIN_PERM(980)

@@ -18,6 +18,9 @@
 // The saturation rates must reach floors a little below what this design gives (its
 // handover costs an idle cycle per packet on a contended output; rtl/rcube/README.md):
 // a change that loses matches fails here. The reference's rates are printed beside.
+// Both run with their waiting bound (FAIR_MATCHES 16), which costs this design 16-flit
+// packets most: 1.000 -> 0.936 of link rate (4 / 5 flits 0.768 -> 0.761 / 0.833 ->
+// 0.811, session 44); the reference gives 0.971.
 module tb_rcube_spec_alloc_env #(
   parameter int NP     = 8,
   parameter bit SPEC   = 1'b1,    // rcube_spec_alloc, else rcube_islip_alloc PIPE
@@ -296,7 +299,7 @@ module tb_rcube_spec_alloc;
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(4))               r4  (.done_o(done[3]));
   tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(5),  .FLOOR(800)) s5  (.done_o(done[4]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(5))               r5  (.done_o(done[5]));
-  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(16), .FLOOR(970)) s16 (.done_o(done[6]));
+  tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(16), .FLOOR(920)) s16 (.done_o(done[6]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(16))              r16 (.done_o(done[7]));
   tb_rcube_spec_alloc_env #(.SPEC(1), .PLEN(0),  .FLOOR(740)) sr  (.done_o(done[8]));
   tb_rcube_spec_alloc_env #(.SPEC(0), .PLEN(0))               rr  (.done_o(done[9]));
