@@ -153,13 +153,16 @@ module rcube_spec_alloc #(
   // input's mask), and per input the outputs it may be eligible for
   logic [NPORTS-1:0]             pin_q, pin_d;
   logic [NPORTS-1:0][NPORTS-1:0] pin_ptr_d;   // [output]
-  logic [NPORTS-1:0][NPORTS-1:0] allow_d;     // [input]
+  logic [NPORTS-1:0][NPORTS-1:0] allow_d, allow_q;   // [input]
 
   // ---- grant: every output picks among the pairs eligible now (elig_q, a flop set by
-  // the commit stage below) whose queue has a flit and whose output a credit ----
+  // the commit stage below, and allow_q, the waiting bound's) whose queue has a flit and
+  // whose output a credit ----
   logic [NPORTS-1:0][NPORTS-1:0] elig_q, elig_d, greq, greq_t, gnt_t;
   always_comb begin
-    for (int unsigned i = 0; i < NPORTS; i++) greq[i] = avail_i[i] & credit_ok_i & elig_q[i];
+    for (int unsigned i = 0; i < NPORTS; i++) begin
+      greq[i] = avail_i[i] & credit_ok_i & elig_q[i] & allow_q[i];
+    end
     greq_t = transpose(greq);
     for (int unsigned o = 0; o < NPORTS; o++) gnt_t[o] = rr_mask(greq_t[o], gptr_q[0][o]);
     gnt_d = transpose(gnt_t);
@@ -270,7 +273,7 @@ module rcube_spec_alloc #(
       out_busy_next[o] = busy_next_t[o] != '0 || bc_out_q[o] || bset_q[o];
     end
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      elig_d[i] = (in_busy_next[i] || in_acc_d[i]) ? '0 : ~out_busy_next & ~out_acc_d & allow_d[i];
+      elig_d[i] = (in_busy_next[i] || in_acc_d[i]) ? '0 : ~out_busy_next & ~out_acc_d;
     end
     conn_d_t = transpose(conn_d);
     for (int unsigned o = 0; o < NPORTS; o++) begin
@@ -307,7 +310,7 @@ module rcube_spec_alloc #(
     // per input, the one pinned output it waits for, kept until that output serves it, then
     // the next pinned one after it (tptr_q, a mask like the pointers)
     logic [NPORTS-1:0][NPORTS-1:0] tgt_q, tgt_d, tptr_q, pins_in;   // [input][output]
-    logic [NPORTS-1:0]             wcol, fcol;
+    logic [NPORTS-1:0]             wcol, fcol, pin_col;
     logic                          pass, chance;
     always_comb begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
@@ -323,7 +326,7 @@ module rcube_spec_alloc #(
         if (wcol != '0 && (wcol & seen_com_t[o]) == '0 && (wcol & seen_avail_t[o]) != '0) begin
           if (chance) begin
             if (32'(cnt_q[o]) < FAIR_MATCHES) cnt_d[o] = cnt_q[o] + 1'b1;
-            pin_d[o] = pin_q[o] || 32'(cnt_q[o]) + 1 >= FAIR_MATCHES;
+            pin_d[o] = pin_q[o] || 32'(cnt_q[o]) >= FAIR_MATCHES - 1;   // no adder
           end
         end else if (pass) begin
           wcol     = fcol;
@@ -335,10 +338,15 @@ module rcube_spec_alloc #(
           pin_d[o] = 1'b0;
         end
         wait_t_d[o]  = wcol;
-        pin_ptr_d[o] = wcol | past(wcol);
+        // A pin is on the head tracked already (wait_t_q) unless one pass is enough
+        // (FAIR_MATCHES 1: it may start on the head just passed over), so the pointer and
+        // the check below read flops, not the first-head pick: that pick into the pointers
+        // was the block's deepest logic (11.5 estimated LUT4 levels).
+        pin_col      = FAIR_MATCHES > 1 ? wait_t_q[o] : wcol;
+        pin_ptr_d[o] = pin_col | past(pin_col);
         // no pin on a head its output commits now, which the tracking sees a cycle later:
         // the pointer would stay on the input just served, which would take it again
-        if ((wcol & com_t[o]) != '0) pin_d[o] = 1'b0;
+        if ((pin_col & com_t[o]) != '0) pin_d[o] = 1'b0;
       end
       wait_d = transpose(wait_t_d);
     end
@@ -417,6 +425,7 @@ module rcube_spec_alloc #(
       gnt_q      <= '0;
       acc_q      <= '0;
       elig_q     <= '1;
+      allow_q    <= '1;
       gptr_q     <= '1;
       aptr_q     <= '1;
       xvalid_q   <= '0;
@@ -438,6 +447,7 @@ module rcube_spec_alloc #(
       gnt_q      <= gnt_d;
       acc_q      <= acc_d;
       elig_q     <= elig_d;
+      allow_q    <= allow_d;
       // A pinned pointer (waiting bound, below) holds in all three sets, so the grants of
       // every stage see it, and the pointer a pin ends with goes to all three as well (left
       // pinned in another set, it gave the input just served that set's next grant again:
