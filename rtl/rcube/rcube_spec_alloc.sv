@@ -54,7 +54,7 @@
 // lockstep pattern: 3 ports, 4-flit packets, one input with packets for two outputs; the
 // queue 0 -> 1 waited the whole 2,200-cycle window). Each output counts its passes over
 // the first head it passed over and after FAIR_MATCHES pins its pointer, in all three
-// sets, on that input, which then is eligible for one pinned output at a time.
+// sets, on that input, which then requests one pinned output at a time.
 module rcube_spec_alloc #(
   parameter int unsigned  NPORTS   = 8,
   parameter int unsigned  XBAR_LAT = 1,
@@ -299,7 +299,7 @@ module rcube_spec_alloc #(
   // bit with one flop; only the pin's end is live: a pin is dropped when its output commits
   // the head in that cycle (an AND-OR of the commit column beside the pointer's own move).
   // A pinned input waits, once free, for one pinned output at a time (its target): its
-  // other pairs are not eligible, so it requests nothing else and holds nothing.
+  // other requests are masked (allow_q), so it holds nothing.
   if (FAIR_MATCHES > 0) begin : gen_fair
     localparam int unsigned CntW = $clog2(FAIR_MATCHES + 1);
     logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d, wait_t_q, wait_t_d;   // [input][output], [output][input]
