@@ -150,7 +150,7 @@ module rcube_spec_alloc #(
   logic [NPORTS-1:0]                 in_acc_d, out_acc_d;
   logic [NPORTS-1:0][NPORTS-1:0]     acc_ml_t;
   // the waiting bound (below): an output's pointers pinned (at the next edge: on this
-  // input's mask), and per input the outputs it may be eligible for
+  // input's mask), and per input the outputs it may request
   logic [NPORTS-1:0]             pin_q, pin_d;
   logic [NPORTS-1:0][NPORTS-1:0] pin_ptr_d;   // [output]
   logic [NPORTS-1:0][NPORTS-1:0] allow_d, allow_q;   // [input]
@@ -302,7 +302,8 @@ module rcube_spec_alloc #(
   // other requests are masked (allow_q), so it holds nothing.
   if (FAIR_MATCHES > 0) begin : gen_fair
     localparam int unsigned CntW = $clog2(FAIR_MATCHES + 1);
-    logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d, wait_t_q, wait_t_d;   // [input][output], [output][input]
+    logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d;       // [input][output]
+    logic [NPORTS-1:0][NPORTS-1:0] wait_t_q, wait_t_d;   // [output][input]
     logic [NPORTS-1:0][CntW-1:0]   cnt_q, cnt_d;
     logic [NPORTS-1:0][NPORTS-1:0] seen_avail_t, seen_com_t;   // [output][input]
     logic [NPORTS-1:0][NPORTS-1:0] seen_gptr;
@@ -449,9 +450,11 @@ module rcube_spec_alloc #(
       elig_q     <= elig_d;
       allow_q    <= allow_d;
       // A pinned pointer (waiting bound, below) holds in all three sets, so the grants of
-      // every stage see it, and the pointer a pin ends with goes to all three as well (left
-      // pinned in another set, it gave the input just served that set's next grant again:
-      // rcube_islip_alloc's two banks, found by its bounded check).
+      // every stage see it, and the pointer a pin ends with goes to all three as well: the
+      // rule rcube_islip_alloc's bounded check required of its two banks (left pinned in
+      // the other bank, the pointer gave the input just served the next grant again).
+      // Simulation does not tell it from the pin in the commit stage's set alone
+      // (rtl/rcube/README.md, The bound in the three-stage allocator).
       for (int unsigned o = 0; o < NPORTS; o++) begin
         gptr_q[0][o] <= gptr_d[o];
         gptr_q[1][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[0][o];
