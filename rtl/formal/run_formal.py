@@ -486,8 +486,10 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     plain = gen_csr_spec()
     # one read-back job per plain rw register; register 0 is in csr_rw_rules
-    all_jobs = JOBS + (HAND_JOBS if a.hand else []) + [job(f"csr_rw_{n.lower()}", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH,
+    all_jobs = JOBS + [job(f"csr_rw_{n.lower()}", "formal_ddc_csr_rw", "bmc", CSR_RW_DEPTH,
                            {"SEL": i, "RULES": 0}) for i, n in enumerate(plain) if i > 0]
+    if a.hand:
+        all_jobs += HAND_JOBS
     jobs = [j for j in all_jobs if not a.filter or any(s in j["name"] for s in a.filter)]
     if a.no_mutants:
         jobs = [j for j in jobs if not j["mutant"]]
