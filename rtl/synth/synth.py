@@ -225,6 +225,14 @@ PNR_FREQ_MHZ = 125
 PNR_SEED = 1
 ROUTER2_MAX_ITER = 600
 ROUTER2_DIVERGING = (60, 500)
+# router1 (router_fifo) logs its work per 1000 arc routings, not per pass, and its overuse
+# is not printed; a seed counts as not routing when it has routed more than
+# ROUTER1_MAX_ARC_PASSES times as many arcs as the design has and some are still left.
+# Measured on router_fifo: the runs that routed finished at 1.53-1.85 times the arc
+# count (six logs, sessions 41-44); the one that did not (c5771a1, session 44) was at
+# 2.01 with 322 arcs left after 20 minutes, each 1000 routings taking 50-130 s by then
+# against 0.4-1.9 s in a run that routes.
+ROUTER1_MAX_ARC_PASSES = 2.0
 TOLERANCE = 0.10
 SIZE_KEYS = ["luts", "ffs", "brams", "lutrams", "dsps"]
 
@@ -542,6 +550,28 @@ def router2_watch(log_file, max_iter=ROUTER2_MAX_ITER, diverging=ROUTER2_DIVERGI
     return watch
 
 
+def router1_watch(log_file, max_passes=ROUTER1_MAX_ARC_PASSES):
+    """A yw.run watch: a message once nextpnr's log shows router1 past `max_passes` times
+    its arc count in routed arcs with arcs still left to route."""
+    def watch():
+        try:
+            text = log_file.read_text(errors="replace")
+        except OSError:
+            return None
+        arcs = re.search(r"Routing (\d+) arcs\.", text)
+        last = None
+        for last in re.finditer(r"^Info:\s+(\d+) \|[^|]*\|[^|]*\|\s*(\d+)\|", text, re.M):
+            pass
+        if not arcs or not last:
+            return None
+        total, done, left = int(arcs.group(1)), int(last.group(1)), int(last.group(2))
+        if left and done > max_passes * total:
+            return (f"router1 did not converge: {left} of {total} arcs left after "
+                    f"{done} routings")
+        return None
+    return watch
+
+
 def place_and_route(block, seeds=None, speed=PNR_SPEED):
     """Wrapper synthesis, then nextpnr at each of the block's seeds (or `seeds`) in turn
     until one routes. Returns (fmax, critical path, utilization, seconds, {seed,
@@ -576,10 +606,14 @@ def place_and_route(block, seeds=None, speed=PNR_SPEED):
     if b.get("clk_site"):
         lpf = f'LOCATE COMP "clk_i" SITE "{b["clk_site"]}";\n'
         (out / "clk.lpf").write_text(lpf)
-    limit = ROUTER2_MAX_ITER if b["pnr_router"] == "router2" else None
+    if b["pnr_router"] == "router2":
+        watch_for = router2_watch
+        limits = f"router2 limits {ROUTER2_MAX_ITER} {ROUTER2_DIVERGING}"
+    else:
+        watch_for = router1_watch
+        limits = f"router1 limit {ROUTER1_MAX_ARC_PASSES}"
     key = yw.input_key(out, [ycmd, [script] + ([lpf] if lpf else []),
-                             *(pcmd(s) for s in seeds),
-                             [f"router2 limits {limit} {ROUTER2_DIVERGING}"]])
+                             *(pcmd(s) for s in seeds), [limits]])
     if yw.is_cached(out, key, ["report.json", "pnr.json"]):
         log(f"{block}/ecp5: inputs unchanged since the last place-and-route, reusing it")
         dt = 0.0
@@ -596,7 +630,7 @@ def place_and_route(block, seeds=None, speed=PNR_SPEED):
             try:
                 yw.run(pcmd(seed), out, out / "nextpnr.run.log",
                        f"nextpnr-ecp5 ({block}, seed {seed})",
-                       watch=router2_watch(out / "nextpnr.log") if limit else None)
+                       watch=watch_for(out / "nextpnr.log"))
                 break
             except yw.Stopped as e:
                 log(f"{block}/ecp5: {e}")

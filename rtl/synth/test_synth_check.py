@@ -208,6 +208,25 @@ class Seeds(unittest.TestCase):
             self.assertEqual(watch(), "router2 did not converge: 51 overused wires after "
                                       "3 iterations")
 
+    def test_router1_watch(self):
+        row = ("Info:     {:6d} |    28960      66374 |  107   646 |    {:6d}|       1.88"
+               "      60.00|\n")
+        with tempfile.TemporaryDirectory() as t:
+            f = Path(t) / "nextpnr.log"
+            watch = synth.router1_watch(f, max_passes=2.0)
+            self.assertIsNone(watch(), "no log yet")
+            f.write_text("Info: Routing 1000 arcs.\n" + row.format(1000, 700))
+            self.assertIsNone(watch(), "early")
+            with f.open("a") as g:
+                g.write(row.format(2000, 5))
+            self.assertIsNone(watch(), "at the limit")
+            with f.open("a") as g:
+                g.write(row.format(2001, 5))
+            self.assertEqual(watch(), "router1 did not converge: 5 of 1000 arcs left after "
+                                      "2001 routings")
+            f.write_text("Info: Routing 1000 arcs.\n" + row.format(2500, 0))
+            self.assertIsNone(watch(), "finished: nothing left")
+
     def test_run_stops_on_watch(self):
         with tempfile.TemporaryDirectory() as t:
             t = Path(t)
