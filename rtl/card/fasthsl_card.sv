@@ -27,7 +27,9 @@ module fasthsl_card #(
   parameter bit          ROUTER_REG_AVAIL  = 1'b0,
   parameter bit          ROUTER_REG_POP    = 1'b0,
   // ... and the allocator's grant and accept in consecutive cycles (rcube_router ALLOC_PIPE)
-  parameter bit          ROUTER_ALLOC_PIPE = 1'b0
+  parameter bit          ROUTER_ALLOC_PIPE = 1'b0,
+  // ... or the three-stage allocator in its place (rcube_router ALLOC_SPEC)
+  parameter bit          ROUTER_ALLOC_SPEC = 1'b0
 ) (
   input  logic                         clk_i,
   input  logic                         rst_ni,
@@ -150,7 +152,8 @@ module fasthsl_card #(
     .VOQ      (ROUTER_VOQ),
     .REG_AVAIL(ROUTER_REG_AVAIL),
     .REG_POP  (ROUTER_REG_POP),
-    .ALLOC_PIPE(ROUTER_ALLOC_PIPE)
+    .ALLOC_PIPE(ROUTER_ALLOC_PIPE),
+    .ALLOC_SPEC(ROUTER_ALLOC_SPEC)
   ) u_router (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

@@ -104,18 +104,27 @@ def spec_job(name, params=None, mut=None):
                rtl_asserts=False, defines=["NO_STRENGTHEN"])
 
 
-# The same check on rcube_spec_alloc's waiting bound needs a longer bound: its waits from
-# reset passed 48, 64 and 80 cycles at steps 50, 66 and 82 (each a wait that ends in
-# service; docs/FORMAL.md) and 96 holds at depth 100, a 33-minute job: a hand run (--hand).
+# The same check on rcube_spec_alloc's waiting bound. At 3 ports it needs a longer bound
+# than iSLIP's: its waits from reset passed 48, 64 and 80 cycles at steps 50, 66 and 82
+# (each a wait that ends in service; docs/FORMAL.md) and 96 holds at depth 100, a 33-minute
+# job: a hand run (--hand). At 2 ports it takes seconds and still tells the bound from
+# none: without it (FAIR 0), or with either half of it broken (mutants below), a queue
+# waits from reset to the end of the trace; with it, waits from reset passed 24 (step 29)
+# and 28 holds at depth 40.
 SPEC_WAIT_BOUND = int(os.environ.get("SPEC_WAIT_BOUND", "96"))
 SPEC_WAIT_DEPTH = int(os.environ.get("SPEC_WAIT_DEPTH", "100"))
+SPEC_WAIT_N2 = {"bound": 32, "depth": 44}
 
 
-def spec_wait_job(name, fair, expect="pass", timeout=7200):
-    """The waiting bound (above) in rcube_spec_alloc at 3 ports with FAIR_MATCHES = fair."""
-    return job(name, "formal_rcube_islip_alloc", "bmc", SPEC_WAIT_DEPTH,
-               {"NPORTS": 3, "SPEC": 1, "FAIR": fair, "WAIT_BOUND": SPEC_WAIT_BOUND},
-               expect, rtl_asserts=False, timeout=timeout, defines=["NO_STRENGTHEN"])
+def spec_wait_job(name, fair, expect="pass", timeout=7200, nports=3, mut=None):
+    """The waiting bound (above) in rcube_spec_alloc with FAIR_MATCHES = fair."""
+    n2 = nports == 2
+    bound = SPEC_WAIT_N2["bound"] if n2 else SPEC_WAIT_BOUND
+    depth = SPEC_WAIT_N2["depth"] if n2 else SPEC_WAIT_DEPTH
+    return job(name, "formal_rcube_islip_alloc", "bmc", depth,
+               {"NPORTS": nports, "SPEC": 1, "FAIR": fair, "WAIT_BOUND": bound},
+               "fail" if mut else expect, mut, rtl_asserts=False, timeout=timeout,
+               defines=["NO_STRENGTHEN"])
 
 
 # BMC depth of the ddc_csr jobs: reset, a ring size, an index, a read and its answer fit
@@ -229,6 +238,22 @@ JOBS = [
     spec_job("spec_alloc_mut_busy", mut=mutant(
         SPEC, "com[i]    = in_blk_q[i] ? '0 :", "com[i]    = 1'b0 ? '0 :",
         "a commit does not check its input again: an input inside a packet starts another")),
+    # its waiting bound at 2 ports (above); broken without it, and by each half of it
+    spec_wait_job("spec_alloc_wait_n2", 1, timeout=600, nports=2),
+    spec_wait_job("spec_alloc_plain_wait_n2", 0, "fail", timeout=600, nports=2),
+    spec_wait_job("spec_alloc_wait_n2_mut_allow", 1, timeout=600, nports=2, mut=mutant(
+        SPEC, "allow_d[i] = tgt_d[i] != '0 ? tgt_d[i] : '1;", "allow_d[i] = '1;",
+        "a pinned input is not held to its target: it takes other outputs meanwhile")),
+    spec_wait_job("spec_alloc_wait_n2_mut_pin", 1, timeout=600, nports=2, mut=mutant(
+        SPEC, "gptr_q[2][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[1][o];",
+        "gptr_q[2][o] <= gptr_q[1][o];",
+        "a pin reaches the commit stage's pointer set (which the next pointer and the "
+        "tracking read) only as the sets travel, two cycles late")),
+    spec_wait_job("spec_alloc_wait_n2_mut_pin1", 1, timeout=600, nports=2, mut=mutant(
+        SPEC, "gptr_q[1][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[0][o];",
+        "gptr_q[1][o] <= gptr_q[0][o];",
+        "the accept stage's pointer set misses the pin: when the pin ends, its stale "
+        "pointer travels on into the commit stage's set")),
     spec_job("spec_alloc_bc_n3", {"BCAST": 1}),
     spec_job("spec_alloc_bc_n3_x2", {"BCAST": 1, "XBAR_LAT": 2}),
     spec_job("spec_alloc_bc_mut_take", {"BCAST": 1}, mut=mutant(

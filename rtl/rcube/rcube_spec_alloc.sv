@@ -453,8 +453,9 @@ module rcube_spec_alloc #(
       // every stage see it, and the pointer a pin ends with goes to all three as well: the
       // rule rcube_islip_alloc's bounded check required of its two banks (left pinned in
       // the other bank, the pointer gave the input just served the next grant again).
-      // Simulation does not tell it from the pin in the commit stage's set alone
-      // (rtl/rcube/README.md, The bound in the three-stage allocator).
+      // Simulation does not tell it from a pin in one set alone; the 2-port bounded check
+      // does: with either later set left to pick the pin up as it travels, a queue waits
+      // from reset on (run_formal.py spec_alloc_wait_n2_mut_pin*, docs/FORMAL.md).
       for (int unsigned o = 0; o < NPORTS; o++) begin
         gptr_q[0][o] <= gptr_d[o];
         gptr_q[1][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[0][o];

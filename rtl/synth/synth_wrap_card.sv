@@ -5,7 +5,8 @@ module synth_wrap_card #(
   parameter bit ROUTER_VOQ       = 1'b1,
   parameter bit ROUTER_REG_AVAIL = 1'b0,
   parameter bit ROUTER_REG_POP   = 1'b0,
-  parameter bit ROUTER_ALLOC_PIPE = 1'b0
+  parameter bit ROUTER_ALLOC_PIPE = 1'b0,
+  parameter bit ROUTER_ALLOC_SPEC = 1'b0
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -66,7 +67,8 @@ module synth_wrap_card #(
     .ROUTER_VOQ      (ROUTER_VOQ),
     .ROUTER_REG_AVAIL(ROUTER_REG_AVAIL),
     .ROUTER_REG_POP  (ROUTER_REG_POP),
-    .ROUTER_ALLOC_PIPE(ROUTER_ALLOC_PIPE)
+    .ROUTER_ALLOC_PIPE(ROUTER_ALLOC_PIPE),
+    .ROUTER_ALLOC_SPEC(ROUTER_ALLOC_SPEC)
   ) u_core (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
