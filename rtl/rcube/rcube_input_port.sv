@@ -56,7 +56,6 @@ module rcube_input_port #(
   assign is_bcast = in_flit_i.data[35:32] == fasthsl_pkg::PTYPE_BCAST;
   assign routable = lookup_hit && !is_bcast;
 
-  logic [NPORTS-1:0] unused_amask;
   logic [PortW-1:0]  unused_route_port;
   rcube_route_lookup #(
     .NPORTS(NPORTS)
@@ -73,8 +72,7 @@ module rcube_input_port #(
     .out_ok_i      ('0),
     .hit_o         (lookup_hit),
     .port_o        (lookup_port),
-    .route_port_o  (unused_route_port),
-    .amask_o       (unused_amask)
+    .route_port_o  (unused_route_port)
   );
 
   buf_entry_t wr_entry;

@@ -12,14 +12,11 @@
 // the table is only scanned in the rare cycles a packet head arrives, which is most
 // of what a router model would otherwise spend per cycle on its inputs.
 //
-// amask_o is the matching entry's adaptive alternatives (route_ctrl.amask): outputs an
-// ADAPTIVE packet may take when port_o is busy. Bits of ports the router lacks and the
-// entry's own port are cleared, so a set is never wider than the router.
-//
 // route_port_o is the output the packet takes: port_o, unless the head asks for adaptive
 // routing (adaptive_i), port_o is to be avoided (out_avoid_i: busy, or packets queued for
 // it here) and an alternative is fit to take it (out_ok_i); then the lowest such
-// alternative. It is chosen for every entry in parallel with the bound compares, from
+// alternative. The alternatives are the matching entry's route_ctrl.amask, without the
+// entry's own port and the ports the router lacks. It is chosen for every entry in parallel with the bound compares, from
 // the table and the outputs' state, and the first match picks it like the port. Chosen
 // after the match (mask, then a pick over the alternatives), it was the deepest part of
 // the arrival stage, the pipelined router's deepest estimate (14.9 LUT4 levels, session 43).
@@ -38,8 +35,7 @@ module rcube_route_lookup #(
   input  logic [NPORTS-1:0]                                          out_ok_i,
   output logic                                                       hit_o,
   output logic [PortW-1:0]                                           port_o,
-  output logic [PortW-1:0]                                           route_port_o,
-  output logic [NPORTS-1:0]                                          amask_o
+  output logic [PortW-1:0]                                           route_port_o
 );
   import fasthsl_pkg::*;
 
@@ -72,24 +68,20 @@ module rcube_route_lookup #(
   // where both match), a choice per level: walked as a chain from the last entry down,
   // it was a mux per entry on the arrival's path from a head to its queue, the pipelined
   // router's deepest estimate (session 34). A leaf that does not match carries zeros, so
-  // a miss reads port 0 and no alternatives, as the chain gave.
+  // a miss reads port 0, as the chain gave.
   localparam int unsigned Levels = (ROUTE_ENTRIES > 1) ? $clog2(ROUTE_ENTRIES) : 1;
   localparam int unsigned Leaves = 1 << Levels;
   logic       any_match;
   logic [2:0] sel_port, sel_aport;
-  logic [7:0] sel_amask;
   always_comb begin
     logic [Leaves-1:0]      m;
     logic [Leaves-1:0][2:0] m_port, m_aport;
-    logic [Leaves-1:0][7:0] m_amask;
     m         = '0;
     m_port    = '0;
     m_aport   = '0;
-    m_amask   = '0;
     any_match = 1'b0;
     sel_port  = '0;
     sel_aport = '0;
-    sel_amask = '0;
     // Only a head's lookup evaluates the table (the simulator's cycles, above).
     if (valid_i) begin
       for (int unsigned e = 0; e < Leaves; e++) begin
@@ -99,7 +91,6 @@ module rcube_route_lookup #(
           m_port[e]  = m[e] ? entry_port_i[e]  : '0;
           m_aport[e] = m[e] ? adaptive_port(entry_port_i[e], entry_amask_i[e], adaptive_i,
                                               out_avoid_i, out_ok_i) : '0;
-          m_amask[e] = m[e] ? entry_amask_i[e] : '0;
         end
       end
       // level by level, pair k of the level below into slot k (read before it is written)
@@ -107,14 +98,12 @@ module rcube_route_lookup #(
         for (int unsigned k = 0; k < w; k++) begin
           m_port[k]  = m[2*k] ? m_port[2*k]  : m_port[2*k+1];
           m_aport[k] = m[2*k] ? m_aport[2*k] : m_aport[2*k+1];
-          m_amask[k] = m[2*k] ? m_amask[2*k] : m_amask[2*k+1];
           m[k]       = m[2*k] || m[2*k+1];
         end
       end
       any_match = m[0];
       sel_port  = m_port[0];
       sel_aport = m_aport[0];
-      sel_amask = m_amask[0];
     end
   end
 
@@ -122,17 +111,6 @@ module rcube_route_lookup #(
   assign port_o       = PortW'(sel_port);
   assign route_port_o = PortW'(sel_aport);
 
-  always_comb begin
-    amask_o = '0;
-    for (int unsigned o = 0; o < NPORTS; o++) begin
-      amask_o[o] = hit_o && sel_amask[o] && (3'(o) != sel_port);
-    end
-  end
-
-  if (NPORTS < 8) begin : gen_unused_amask
-    logic unused_amask_hi;
-    assign unused_amask_hi = ^sel_amask[7:NPORTS];
-  end
   if (PortW < 3) begin : gen_unused_aport
     logic unused_aport_hi;   // an alternative is below NPORTS: only a lacking port sets these
     assign unused_aport_hi = ^sel_aport[2:PortW];

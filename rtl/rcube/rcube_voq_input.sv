@@ -135,7 +135,6 @@ module rcube_voq_input #(
   // the stage register.
   logic [NPORTS-1:0] queued, staged, out_avoid, out_ok;
   logic [PortW-1:0]  route_port, unused_lookup_port;
-  logic [NPORTS-1:0] unused_lookup_amask;
   always_comb begin
     for (int unsigned o = 0; o < NPORTS; o++) begin
       queued[o]    = count[o] != '0 || staged[o];
@@ -157,8 +156,7 @@ module rcube_voq_input #(
     .out_ok_i      (out_ok),
     .hit_o         (lookup_hit),
     .port_o        (unused_lookup_port),
-    .route_port_o  (route_port),
-    .amask_o       (unused_lookup_amask)
+    .route_port_o  (route_port)
   );
 
   // ---- stall timeout ----

@@ -67,6 +67,10 @@ BLOCKS = {
         "wrap": "synth_wrap_router",
         "wrap_params": {"VOQ": 0},
         "pnr_router": "router1",
+        # seed 2 first: at seed 1 router1 did not converge on the netlist without the route
+        # lookup's amask_o (c5771a1: 322 arcs left after 20 minutes, ROUTER1_MAX_ARC_PASSES
+        # stops it now), where seed 2 routes in 6 minutes (docs/SYNTH.md session 45)
+        "pnr_seeds": [2, 1],
     },
     "router_voq": {
         "top": "rcube_router",

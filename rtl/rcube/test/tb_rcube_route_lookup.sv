@@ -1,11 +1,10 @@
 // Checks rcube_route_lookup: first valid matching entry wins, invalid entries and
 // misses give no hit, an entry naming a port >= NPORTS drops, no hit without valid_i;
 // directed cases then random tables against a reference model, for NPORTS = 8 and 5.
-// The adaptive mask of the matching entry comes out without the entry's own port and
-// the ports the router lacks, and is empty without a hit. The output an adaptive head
-// takes (route_port_o) is its port unless that is to be avoided and an alternative of
-// the entry is fit, then the lowest such alternative; random tables, adaptive flags and
-// output states check it against the same reference.
+// The output an adaptive head takes (route_port_o) is its port unless that is to be
+// avoided and an alternative of the entry (its adaptive mask without its own port and the
+// ports the router lacks) is fit, then the lowest such alternative; random tables,
+// adaptive flags and output states check it against the same reference.
 module tb_rcube_route_lookup;
   import fasthsl_pkg::*;
 
@@ -15,8 +14,6 @@ module tb_rcube_route_lookup;
   route_bounds_t [ROUTE_ENTRIES-1:0]     eb;
   logic [ROUTE_ENTRIES-1:0][2:0]         ep;
   logic [ROUTE_ENTRIES-1:0][7:0]         ea;
-  logic [7:0]                            am8;
-  logic [4:0]                            am5;
   logic                                  hit8, hit5;
   logic [2:0]                            port8, port5, rport8, rport5;
   logic                                  adaptive;
@@ -26,12 +23,12 @@ module tb_rcube_route_lookup;
   rcube_route_lookup #(.NPORTS(8)) dut8 (
     .valid_i(valid), .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
     .entry_amask_i(ea), .adaptive_i(adaptive), .out_avoid_i(avoid), .out_ok_i(ok),
-    .hit_o(hit8), .port_o(port8), .route_port_o(rport8), .amask_o(am8)
+    .hit_o(hit8), .port_o(port8), .route_port_o(rport8)
   );
   rcube_route_lookup #(.NPORTS(5)) dut5 (
     .valid_i(valid), .dest_i(dest), .entry_valid_i(ev), .entry_bounds_i(eb), .entry_port_i(ep),
     .entry_amask_i(ea), .adaptive_i(adaptive), .out_avoid_i(avoid[4:0]), .out_ok_i(ok[4:0]),
-    .hit_o(hit5), .port_o(port5), .route_port_o(rport5), .amask_o(am5)
+    .hit_o(hit5), .port_o(port5), .route_port_o(rport5)
   );
 
   int checks = 0;
@@ -83,8 +80,6 @@ module tb_rcube_route_lookup;
       $fatal(1, "%s: NPORTS=8 dest=%h got hit=%b port=%0d want %0d", what, dest, hit8, port8, r8);
     if (hit5 !== (r5 >= 0) || (r5 >= 0 && int'(port5) != r5))
       $fatal(1, "%s: NPORTS=5 dest=%h got hit=%b port=%0d want %0d", what, dest, hit5, port5, r5);
-    if (am8 !== ref_amask(8) || 8'(am5) !== ref_amask(5))
-      $fatal(1, "%s: amask %b/%b want %b/%b", what, am8, am5, ref_amask(8), ref_amask(5));
     if ((r8 >= 0 && int'(rport8) != ref_route(8)) || (r5 >= 0 && int'(rport5) != ref_route(5)))
       $fatal(1, "%s: route port %0d/%0d want %0d/%0d (adaptive %b avoid %b ok %b)", what,
              rport8, rport5, ref_route(8), ref_route(5), adaptive, avoid, ok);
@@ -117,11 +112,12 @@ module tb_rcube_route_lookup;
     // Entry with lo > hi is an empty interval.
     ev = '0; eb[0] = '{hi: 16'd5, lo: 16'd9}; ep[0] = 3'd2; ev[0] = 1'b1;
     dest = 16'd7; check("empty interval"); if (hit8) $fatal(1, "lo>hi matched");
-    // Adaptive mask: own port and ports >= NPORTS removed.
+    // Adaptive mask 1, 2 (its own port), 5, 7: with every output fit, the lowest, 1.
     ev = '0; eb[3] = '{hi: 16'd50, lo: 16'd40}; ep[3] = 3'd2; ev[3] = 1'b1; ea[3] = 8'b1010_0110;
-    dest = 16'd45; check("amask");
-    if (am8 != 8'b1010_0010 || am5 != 5'b00010) $fatal(1, "amask %b %b", am8, am5);
-    dest = 16'd51; check("amask miss"); if (am8 != '0) $fatal(1, "amask without hit");
+    dest = 16'd45; adaptive = 1'b1; avoid = 8'b0000_0100; ok = 8'hFF; check("alternatives");
+    if (rport8 != 3'd1 || rport5 != 3'd1) $fatal(1, "alternative %0d %0d", rport8, rport5);
+    dest = 16'd51; check("alternatives miss"); if (hit8 || hit5) $fatal(1, "miss must not hit");
+    adaptive = 1'b0; avoid = '0; ok = '0;
     // Adaptive: port 2 avoided, alternatives 1, 5, 7; 1 not fit -> 5; not adaptive -> 2.
     dest = 16'd45; adaptive = 1'b1; avoid = 8'b0000_0100; ok = 8'b1110_0101; check("adaptive");
     if (rport8 != 3'd5 || rport5 != 3'd2) $fatal(1, "adaptive pick %0d %0d", rport8, rport5);
