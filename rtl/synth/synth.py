@@ -58,6 +58,15 @@ AREA_FIRST_PS = 100_000
 # tracks the node's mapping: 25.8k (session 32).
 PIPE_DELAY_PS = 6_000
 
+
+
+def card_block(params, **opts):
+    """A node block: fasthsl_card with `params`, placed through its wrapper with the same."""
+    return {"top": "fasthsl_card", "file": RTL / "card" / "fasthsl_card.sv",
+            "params": dict(params), "wrap": "synth_wrap_card", "wrap_params": dict(params),
+            **opts}
+
+
 # block name -> core top, its source file, parameters, P&R wrapper (None: not placed)
 BLOCKS = {
     "router_fifo": {
@@ -168,30 +177,14 @@ BLOCKS = {
         "clk_site": PNR_CLK_SITE,
     },
     # the node with that router, mapped for area but for the paths over PIPE_DELAY_PS
-    "node_pipe": {
-        "top": "fasthsl_card",
-        "file": RTL / "card" / "fasthsl_card.sv",
-        "params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1, "ROUTER_ALLOC_PIPE": 1},
-        "wrap": "synth_wrap_card",
-        "wrap_params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1,
-                        "ROUTER_ALLOC_PIPE": 1},
-        "pnr_router": "router2",
-        "abc9_delay_ps": PIPE_DELAY_PS,
-        "pnr_on_request": True,
-    },
+    "node_pipe": card_block({"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1, "ROUTER_ALLOC_PIPE": 1},
+                            pnr_router="router2", abc9_delay_ps=PIPE_DELAY_PS,
+                            pnr_on_request=True),
     # ... and with router_voq_spec's router: the node's clock once its router is not the
     # slower half
-    "node_spec": {
-        "top": "fasthsl_card",
-        "file": RTL / "card" / "fasthsl_card.sv",
-        "params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1, "ROUTER_ALLOC_SPEC": 1},
-        "wrap": "synth_wrap_card",
-        "wrap_params": {"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1,
-                        "ROUTER_ALLOC_SPEC": 1},
-        "pnr_router": "router2",
-        "abc9_delay_ps": PIPE_DELAY_PS,
-        "pnr_on_request": True,
-    },
+    "node_spec": card_block({"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1, "ROUTER_ALLOC_SPEC": 1},
+                            pnr_router="router2", abc9_delay_ps=PIPE_DELAY_PS,
+                            pnr_on_request=True),
     # Building blocks alone, every port registered (their wrappers): how fast the
     # decisions inside a router can be on the device, whatever feeds them. The
     # pipelined router's allocator (its configuration in router_voq_pipe) ...
