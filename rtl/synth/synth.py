@@ -59,7 +59,6 @@ AREA_FIRST_PS = 100_000
 PIPE_DELAY_PS = 6_000
 
 
-
 def card_block(params, **opts):
     """A node block: fasthsl_card with `params`, placed through its wrapper with the same."""
     return {"top": "fasthsl_card", "file": RTL / "card" / "fasthsl_card.sv",
@@ -181,7 +180,8 @@ BLOCKS = {
                             pnr_router="router2", abc9_delay_ps=PIPE_DELAY_PS,
                             pnr_on_request=True),
     # ... and with router_voq_spec's router: the node's clock once its router is not the
-    # slower half
+    # slower half. It did not route at seeds 1 and 3 (81.9% of the logic cells), nor mapped
+    # for area at seed 1 (docs/SYNTH.md session 45)
     "node_spec": card_block({"ROUTER_REG_AVAIL": 1, "ROUTER_REG_POP": 1, "ROUTER_ALLOC_SPEC": 1},
                             pnr_router="router2", abc9_delay_ps=PIPE_DELAY_PS,
                             pnr_on_request=True),
