@@ -385,6 +385,8 @@ module rcube_islip_alloc #(
     // instead, the input took whichever freed first, and its accept pointer passed a
     // busy pinned one each time: the lockstep again (found by the bounded check).
     logic [NPORTS-1:0][NPORTS-1:0] tgt_q, tgt_d, pins_in;   // [input][output]
+    logic [NPORTS-1:0]             wcol, acol_o, acol_now, fcol, hcol;
+    logic                          pass;   // o could take a new packet and did not take fcol's
     // What the tracking watches: the heads, the matches, the grant pointers they were made
     // from, and whether each output could take a new packet (chance). FAIR_REG: a cycle
     // late, from flops, so that the tracking adds no load to avail_i and the matches,
@@ -415,44 +417,45 @@ module rcube_islip_alloc #(
       assign seen_gptr   = gptr_a;
       assign seen_chance = chance;
     end
-    // per output (rcube_wait_count), on its columns: [output][input]
-    logic [NPORTS-1:0][NPORTS-1:0] heads_t, served_t, first_t, acc_now_t, track_q_t, track_d_t;
-    logic [NPORTS-1:0]             step_pin;
-    for (genvar o = 0; o < NPORTS; o++) begin : gen_wait
-      for (genvar i = 0; i < NPORTS; i++) begin : gen_col
-        assign heads_t[o][i]   = seen_avail[i][o];
-        assign served_t[o][i]  = seen_acc[i][o];
-        assign acc_now_t[o][i] = acc_oh[i][o];
-        assign track_q_t[o][i] = wait_q[i][o];
-      end
-      // the first head at or after the pointer the matches were granted from
-      assign first_t[o] = rr_onehot(heads_t[o], seen_gptr[o]);
-      rcube_wait_count #(
-        .NPORTS      (NPORTS),
-        .FAIR_MATCHES(FAIR_MATCHES)
-      ) u_wait (
-        .chance_i (seen_chance[o]),
-        .heads_i  (heads_t[o]),
-        .served_i (served_t[o]),
-        .first_i  (first_t[o]),
-        .track_q_i(track_q_t[o]),
-        .cnt_q_i  (cnt_q[o]),
-        .pin_q_i  (pin_q[o]),
-        .track_d_o(track_d_t[o]),
-        .cnt_d_o  (cnt_d[o]),
-        .pin_d_o  (step_pin[o])
-      );
-    end
     always_comb begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
-        for (int unsigned i = 0; i < NPORTS; i++) wait_d[i][o] = track_d_t[o][i];
-        wait_idx_d[o] = onehot_index(track_d_t[o]);
+        for (int unsigned i = 0; i < NPORTS; i++) begin
+          wcol[i]     = wait_q[i][o];
+          acol_o[i]   = seen_acc[i][o];
+          acol_now[i] = acc_oh[i][o];
+          hcol[i]     = seen_avail[i][o];
+        end
+        // the first head at or after the pointer the matches were granted from
+        fcol     = rr_onehot(hcol, seen_gptr[o]);
+        pass     = seen_chance[o] && fcol != '0 && (fcol & acol_o) == '0;
+        cnt_d[o] = cnt_q[o];
+        pin_d[o] = pin_q[o];
+        // Tracking a head that is still waiting: count the passes. Otherwise (none, or the
+        // one tracked was served or is gone now) a pass starts on the first head, in the
+        // same cycle: a match moves the pointer past that head, so a pass dropped here
+        // would wait a whole round for the next one.
+        if (wcol != '0 && (wcol & acol_o) == '0 && (wcol & hcol) != '0) begin
+          if (seen_chance[o]) begin
+            if (32'(cnt_q[o]) < FAIR_MATCHES) cnt_d[o] = cnt_q[o] + 1'b1;
+            pin_d[o] = pin_q[o] || 32'(cnt_q[o]) + 1 >= FAIR_MATCHES;
+          end
+        end else if (pass) begin
+          wcol     = fcol;        // passed over: start counting
+          cnt_d[o] = CntW'(1);
+          pin_d[o] = FAIR_MATCHES <= 1;
+        end else begin
+          wcol     = '0;
+          cnt_d[o] = '0;
+          pin_d[o] = 1'b0;
+        end
+        for (int unsigned i = 0; i < NPORTS; i++) wait_d[i][o] = wcol[i];
+        wait_idx_d[o] = onehot_index(wcol);
         // FAIR_REG: no pin on a head its output takes now, which the late tracking does not
         // see yet; pinned, the pointer stayed on the input it had just served, and the
         // pinned input took that output twice running (3 ports, 4-flit full load: 0.833 of
         // link rate against 0.958, tb_rcube_islip_alloc). An AND-OR of a match column
         // beside the pointer's own move (gptr_d), ending in flops as that does.
-        pin_d[o] = step_pin[o] && !(FAIR_REG && (track_d_t[o] & acc_now_t[o]) != '0);
+        if (FAIR_REG && (wcol & acol_now) != '0) pin_d[o] = 1'b0;
       end
     end
     // from the pins as they stand, so a pin restricts its input one cycle after it is set

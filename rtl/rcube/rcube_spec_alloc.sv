@@ -311,42 +311,46 @@ module rcube_spec_alloc #(
     // per input, the one pinned output it waits for, kept until that output serves it, then
     // the next pinned one after it (tptr_q, a mask like the pointers)
     logic [NPORTS-1:0][NPORTS-1:0] tgt_q, tgt_d, tptr_q, pins_in;   // [input][output]
-    logic [NPORTS-1:0][NPORTS-1:0] first_t, pin_col;   // [output][input]
-    logic [NPORTS-1:0]             chance, step_pin;
-    for (genvar o = 0; o < NPORTS; o++) begin : gen_wait
-      assign chance[o]  = seen_free[o] || seen_com_t[o] != '0;
-      // the first head at or after the pointer the commits were granted from
-      assign first_t[o] = rr_mask(seen_avail_t[o], seen_gptr[o]);
-      rcube_wait_count #(
-        .NPORTS      (NPORTS),
-        .FAIR_MATCHES(FAIR_MATCHES)
-      ) u_wait (
-        .chance_i (chance[o]),
-        .heads_i  (seen_avail_t[o]),
-        .served_i (seen_com_t[o]),
-        .first_i  (first_t[o]),
-        .track_q_i(wait_t_q[o]),
-        .cnt_q_i  (cnt_q[o]),
-        .pin_q_i  (pin_q[o]),
-        .track_d_o(wait_t_d[o]),
-        .cnt_d_o  (cnt_d[o]),
-        .pin_d_o  (step_pin[o])
-      );
-    end
+    logic [NPORTS-1:0]             wcol, fcol, pin_col;
+    logic                          pass, chance;
     always_comb begin
       for (int unsigned o = 0; o < NPORTS; o++) begin
+        wcol     = wait_t_q[o];
+        chance   = seen_free[o] || seen_com_t[o] != '0;
+        // the first head at or after the pointer the commits were granted from
+        fcol     = rr_mask(seen_avail_t[o], seen_gptr[o]);
+        pass     = chance && fcol != '0 && (fcol & seen_com_t[o]) == '0;
+        cnt_d[o] = cnt_q[o];
+        pin_d[o] = pin_q[o];
+        // Tracking a head that still waits: count the passes. Otherwise (none, or the one
+        // tracked was served or is gone) a pass starts on the first head in the same cycle.
+        if (wcol != '0 && (wcol & seen_com_t[o]) == '0 && (wcol & seen_avail_t[o]) != '0) begin
+          if (chance) begin
+            if (32'(cnt_q[o]) < FAIR_MATCHES) cnt_d[o] = cnt_q[o] + 1'b1;
+            pin_d[o] = pin_q[o] || 32'(cnt_q[o]) >= FAIR_MATCHES - 1;   // no adder
+          end
+        end else if (pass) begin
+          wcol     = fcol;
+          cnt_d[o] = CntW'(1);
+          pin_d[o] = FAIR_MATCHES <= 1;
+        end else begin
+          wcol     = '0;
+          cnt_d[o] = '0;
+          pin_d[o] = 1'b0;
+        end
+        wait_t_d[o]  = wcol;
         // A pin is on the head tracked already (wait_t_q) unless one pass is enough
         // (FAIR_MATCHES 1: it may start on the head just passed over), so the pointer and
         // the check below read flops, not the first-head pick: that pick into the pointers
         // was the block's deepest logic (11.5 estimated LUT4 levels).
-        pin_col[o]   = FAIR_MATCHES > 1 ? wait_t_q[o] : wait_t_d[o];
-        pin_ptr_d[o] = pin_col[o] | past(pin_col[o]);
+        pin_col      = FAIR_MATCHES > 1 ? wait_t_q[o] : wcol;
+        pin_ptr_d[o] = pin_col | past(pin_col);
         // no pin on a head its output commits now, which the tracking sees a cycle later:
         // the pointer would stay on the input just served, which would take it again
-        pin_d[o]     = step_pin[o] && (pin_col[o] & com_t[o]) == '0;
+        if ((pin_col & com_t[o]) != '0) pin_d[o] = 1'b0;
       end
+      wait_d = transpose(wait_t_d);
     end
-    assign wait_d = transpose(wait_t_d);
     // from the pins as they stand (flops), so a pin restricts its input one cycle after it
     // is set and frees it one cycle after it ends
     always_comb begin
