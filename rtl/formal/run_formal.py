@@ -113,14 +113,12 @@ def spec_job(name, params=None, mut=None):
 # and 28 holds at depth 40.
 SPEC_WAIT_BOUND = int(os.environ.get("SPEC_WAIT_BOUND", "96"))
 SPEC_WAIT_DEPTH = int(os.environ.get("SPEC_WAIT_DEPTH", "100"))
-SPEC_WAIT_N2 = {"bound": 32, "depth": 44}
+SPEC_WAIT_N2 = {"nports": 2, "bound": 32, "depth": 44, "timeout": 600}
 
 
-def spec_wait_job(name, fair, expect="pass", timeout=7200, nports=3, mut=None):
+def spec_wait_job(name, fair, expect="pass", timeout=7200, nports=3, bound=SPEC_WAIT_BOUND,
+                  depth=SPEC_WAIT_DEPTH, mut=None):
     """The waiting bound (above) in rcube_spec_alloc with FAIR_MATCHES = fair."""
-    n2 = nports == 2
-    bound = SPEC_WAIT_N2["bound"] if n2 else SPEC_WAIT_BOUND
-    depth = SPEC_WAIT_N2["depth"] if n2 else SPEC_WAIT_DEPTH
     return job(name, "formal_rcube_islip_alloc", "bmc", depth,
                {"NPORTS": nports, "SPEC": 1, "FAIR": fair, "WAIT_BOUND": bound},
                "fail" if mut else expect, mut, rtl_asserts=False, timeout=timeout,
@@ -239,17 +237,17 @@ JOBS = [
         SPEC, "com[i]    = in_blk_q[i] ? '0 :", "com[i]    = 1'b0 ? '0 :",
         "a commit does not check its input again: an input inside a packet starts another")),
     # its waiting bound at 2 ports (above); broken without it, and by each half of it
-    spec_wait_job("spec_alloc_wait_n2", 1, timeout=600, nports=2),
-    spec_wait_job("spec_alloc_plain_wait_n2", 0, "fail", timeout=600, nports=2),
-    spec_wait_job("spec_alloc_wait_n2_mut_allow", 1, timeout=600, nports=2, mut=mutant(
+    spec_wait_job("spec_alloc_wait_n2", 1, **SPEC_WAIT_N2),
+    spec_wait_job("spec_alloc_plain_wait_n2", 0, "fail", **SPEC_WAIT_N2),
+    spec_wait_job("spec_alloc_wait_n2_mut_allow", 1, **SPEC_WAIT_N2, mut=mutant(
         SPEC, "allow_d[i] = tgt_d[i] != '0 ? tgt_d[i] : '1;", "allow_d[i] = '1;",
         "a pinned input is not held to its target: it takes other outputs meanwhile")),
-    spec_wait_job("spec_alloc_wait_n2_mut_pin", 1, timeout=600, nports=2, mut=mutant(
+    spec_wait_job("spec_alloc_wait_n2_mut_pin", 1, **SPEC_WAIT_N2, mut=mutant(
         SPEC, "gptr_q[2][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[1][o];",
         "gptr_q[2][o] <= gptr_q[1][o];",
         "a pin reaches the commit stage's pointer set (which the next pointer and the "
         "tracking read) only as the sets travel, two cycles late")),
-    spec_wait_job("spec_alloc_wait_n2_mut_pin1", 1, timeout=600, nports=2, mut=mutant(
+    spec_wait_job("spec_alloc_wait_n2_mut_pin1", 1, **SPEC_WAIT_N2, mut=mutant(
         SPEC, "gptr_q[1][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[0][o];",
         "gptr_q[1][o] <= gptr_q[0][o];",
         "the accept stage's pointer set misses the pin: when the pin ends, its stale "

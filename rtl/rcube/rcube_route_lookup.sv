@@ -16,8 +16,9 @@
 // routing (adaptive_i), port_o is to be avoided (out_avoid_i: busy, or packets queued for
 // it here) and an alternative is fit to take it (out_ok_i); then the lowest such
 // alternative. The alternatives are the matching entry's route_ctrl.amask, without the
-// entry's own port and the ports the router lacks. It is chosen for every entry in parallel with the bound compares, from
-// the table and the outputs' state, and the first match picks it like the port. Chosen
+// entry's own port and the ports the router lacks. It is chosen for every entry in
+// parallel with the bound compares, from the table and the outputs' state, and the first
+// match picks it like the port. Chosen
 // after the match (mask, then a pick over the alternatives), it was the deepest part of
 // the arrival stage, the pipelined router's deepest estimate (14.9 LUT4 levels, session 43).
 module rcube_route_lookup #(
