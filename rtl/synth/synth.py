@@ -540,15 +540,23 @@ def slack_spread(log_text, target_mhz=PNR_FREQ_MHZ, near=0.20):
     return out
 
 
-def router2_watch(log_file, max_iter=ROUTER2_MAX_ITER, diverging=ROUTER2_DIVERGING):
-    """A yw.run watch: a message once nextpnr's log shows router2 past `max_iter`
-    iterations (it then has overused wires left, or it would have finished), or with more
-    than diverging[1] overused wires at iteration diverging[0] or later."""
+def log_watch(log_file, verdict):
+    """A yw.run watch: `verdict` applied to nextpnr's log as it stands (None while the log
+    cannot be read yet)."""
     def watch():
         try:
             text = log_file.read_text(errors="replace")
         except OSError:
             return None
+        return verdict(text)
+    return watch
+
+
+def router2_watch(log_file, max_iter=ROUTER2_MAX_ITER, diverging=ROUTER2_DIVERGING):
+    """A yw.run watch: a message once nextpnr's log shows router2 past `max_iter`
+    iterations (it then has overused wires left, or it would have finished), or with more
+    than diverging[1] overused wires at iteration diverging[0] or later."""
+    def verdict(text):
         last = None
         for last in re.finditer(r"iter=\s*(\d+) .*?overused=\s*(\d+)", text):
             pass
@@ -558,17 +566,13 @@ def router2_watch(log_file, max_iter=ROUTER2_MAX_ITER, diverging=ROUTER2_DIVERGI
         if it > max_iter or (it >= diverging[0] and over > diverging[1]):
             return f"router2 did not converge: {over} overused wires after {it} iterations"
         return None
-    return watch
+    return log_watch(log_file, verdict)
 
 
 def router1_watch(log_file, max_passes=ROUTER1_MAX_ARC_PASSES):
     """A yw.run watch: a message once nextpnr's log shows router1 past `max_passes` times
     its arc count in routed arcs with arcs still left to route."""
-    def watch():
-        try:
-            text = log_file.read_text(errors="replace")
-        except OSError:
-            return None
+    def verdict(text):
         arcs = re.search(r"Routing (\d+) arcs\.", text)
         last = None
         for last in re.finditer(r"^Info:\s+(\d+) \|[^|]*\|[^|]*\|\s*(\d+)\|", text, re.M):
@@ -580,7 +584,7 @@ def router1_watch(log_file, max_passes=ROUTER1_MAX_ARC_PASSES):
             return (f"router1 did not converge: {left} of {total} arcs left after "
                     f"{done} routings")
         return None
-    return watch
+    return log_watch(log_file, verdict)
 
 
 def place_and_route(block, seeds=None, speed=PNR_SPEED):
