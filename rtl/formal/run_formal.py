@@ -243,8 +243,8 @@ JOBS = [
         SPEC, "allow_d[i] = tgt_d[i] != '0 ? tgt_d[i] : '1;", "allow_d[i] = '1;",
         "a pinned input is not held to its target: it takes other outputs meanwhile")),
     spec_wait_job("spec_alloc_wait_n2_mut_pin", 1, **SPEC_WAIT_N2, mut=mutant(
-        SPEC, "gptr_q[2][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[1][o];",
-        "gptr_q[2][o] <= gptr_q[1][o];",
+        SPEC, "gptr_q[2][o] <= (pin_d[o] || pin_q[o] || out_quiet[o]) ? gptr_d[o] : gptr_q[1][o];",
+        "gptr_q[2][o] <= out_quiet[o] ? gptr_d[o] : gptr_q[1][o];",
         "a pin reaches the commit stage's pointer set (which the next pointer and the "
         "tracking read) only as the sets travel, two cycles late")),
     spec_wait_job("spec_alloc_wait_n2_mut_pin1", 1, **SPEC_WAIT_N2, mut=mutant(

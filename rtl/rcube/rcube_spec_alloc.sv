@@ -168,6 +168,15 @@ module rcube_spec_alloc #(
     gnt_d = transpose(gnt_t);
   end
 
+  // avail_i a cycle late, per output ([output][input]): the waiting bound's tracking reads
+  // it, and an output with no head in it has no grant in its accept stage (holding the
+  // pointer sets, at the flops below)
+  logic [NPORTS-1:0][NPORTS-1:0] seen_avail_t;
+  logic [NPORTS-1:0]             out_quiet;
+  always_comb begin
+    for (int unsigned o = 0; o < NPORTS; o++) out_quiet[o] = seen_avail_t[o] == '0;
+  end
+
   // ---- accept: each input picks among last cycle's grants ----
   always_comb begin
     for (int unsigned i = 0; i < NPORTS; i++) begin
@@ -305,7 +314,7 @@ module rcube_spec_alloc #(
     logic [NPORTS-1:0][NPORTS-1:0] wait_q, wait_d;       // [input][output]
     logic [NPORTS-1:0][NPORTS-1:0] wait_t_q, wait_t_d;   // [output][input]
     logic [NPORTS-1:0][CntW-1:0]   cnt_q, cnt_d;
-    logic [NPORTS-1:0][NPORTS-1:0] seen_avail_t, seen_com_t;   // [output][input]
+    logic [NPORTS-1:0][NPORTS-1:0] seen_com_t;   // [output][input]
     logic [NPORTS-1:0][NPORTS-1:0] seen_gptr;
     logic [NPORTS-1:0]             seen_free;
     // per input, the one pinned output it waits for, kept until that output serves it, then
@@ -368,7 +377,6 @@ module rcube_spec_alloc #(
         pin_q        <= '0;
         tgt_q        <= '0;
         tptr_q       <= '1;
-        seen_avail_t <= '0;
         seen_com_t   <= '0;
         seen_gptr    <= '1;
         seen_free    <= '0;
@@ -377,7 +385,6 @@ module rcube_spec_alloc #(
         cnt_q        <= cnt_d;
         pin_q        <= pin_d;
         tgt_q        <= tgt_d;
-        seen_avail_t <= transpose(avail_i);
         seen_com_t   <= com_t;
         seen_gptr    <= gptr_q[2];
         seen_free    <= ~out_blk_q & credit_ok_i;
@@ -429,6 +436,7 @@ module rcube_spec_alloc #(
       allow_q    <= '1;
       gptr_q     <= '1;
       aptr_q     <= '1;
+      seen_avail_t <= '0;
       xvalid_q   <= '0;
       xsel_q     <= '0;
     end else begin
@@ -449,6 +457,7 @@ module rcube_spec_alloc #(
       acc_q      <= acc_d;
       elig_q     <= elig_d;
       allow_q    <= allow_d;
+      seen_avail_t <= transpose(avail_i);
       // A pinned pointer (waiting bound, below) holds in all three sets, so the grants of
       // every stage see it, and the pointer a pin ends with goes to all three as well: the
       // rule rcube_islip_alloc's bounded check required of its two banks (left pinned in
@@ -456,14 +465,25 @@ module rcube_spec_alloc #(
       // Simulation does not tell it from a pin in one set alone; the 2-port bounded check
       // does: with either later set left to pick the pin up as it travels, a queue waits
       // from reset on (run_formal.py spec_alloc_wait_n2_mut_pin*, docs/FORMAL.md).
+      // Idle, the three sets become one and stop moving (they rotated with period 3
+      // whenever they differed, so an idle router never settled and the simulator could
+      // not skip its cycles): a set with nothing to commit next takes the pointer this
+      // commit leaves as it moves to the commit stage, instead of carrying its own, and
+      // the other two follow it within two cycles. For the grant pointers, only on an
+      // output that had no head at all a cycle ago (so no grant in its accept stage):
+      // applied on every output without a grant in flight, the rule cost the sets their
+      // independence and the router 4-flit packets (0.666 -> 0.607 of link rate,
+      // tb_rcube_router_sat). Flops select (seen_avail_t, gnt_q): no load on the grant.
       for (int unsigned o = 0; o < NPORTS; o++) begin
         gptr_q[0][o] <= gptr_d[o];
         gptr_q[1][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[0][o];
-        gptr_q[2][o] <= (pin_d[o] || pin_q[o]) ? gptr_d[o] : gptr_q[1][o];
+        gptr_q[2][o] <= (pin_d[o] || pin_q[o] || out_quiet[o]) ? gptr_d[o] : gptr_q[1][o];
       end
-      aptr_q[0]  <= aptr_d;
-      aptr_q[1]  <= aptr_q[0];
-      aptr_q[2]  <= aptr_q[1];
+      for (int unsigned i = 0; i < NPORTS; i++) begin
+        aptr_q[0][i] <= aptr_d[i];
+        aptr_q[1][i] <= aptr_q[0][i];
+        aptr_q[2][i] <= gnt_q[i] == '0 ? aptr_d[i] : aptr_q[1][i];
+      end
       xvalid_q[0] <= xvalid_d;
       xsel_q[0]   <= xsel_d;
       for (int unsigned s = 1; s < XBAR_LAT; s++) begin
