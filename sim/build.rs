@@ -1,7 +1,7 @@
 //! Verilates the NIC and router tops and compiles them, with the C++ shim, into one
 //! static library.
 //!
-//! All models (the NIC and three router variants) are built every time and picked at run
+//! All models (the NIC and five router variants) are built every time and picked at run
 //! time, so any topology or router organisation runs without re-verilating. `FASTHSL_RTL_STUBS=<dir>` puts a directory of stand-in
 //! modules ahead of the real RTL (development only; the default is the real RTL).
 
@@ -12,15 +12,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The Verilated models: (top module, model prefix without the `V`, output
-/// subdirectory, parameter overrides). The router top is built three times, so the
+/// subdirectory, parameter overrides). The router top is built five times, so the
 /// traffic benchmark can compare them in one binary: both input organisations with the
 /// card's 16-flit buffers, and VOQ with 4096-flit buffers, 2 iSLIP iterations and grant
 /// pointers that move on every iteration: the configuration that meets issue 3's
 /// saturation goal for every packet length (rtl/rcube/README.md; its buffer is in RAM
-/// arrays, so depth costs the simulation little); and VOQ with the three pipeline options
-/// (a 5-cycle hop at about twice the clock on an FPGA: docs/SYNTH.md). The cluster uses
-/// `sim_router` (VOQ, 16 flits, 1 iteration).
-const TOPS: [(&str, &str, &str, &[&str]); 5] = [
+/// arrays, so depth costs the simulation little); VOQ with the three pipeline options
+/// (a 5-cycle hop at about twice the clock on an FPGA: docs/SYNTH.md); and VOQ with the
+/// three-stage allocator (ALLOC_SPEC, experimental: a 6-cycle hop, the fastest router
+/// clock so far). The cluster uses `sim_router` (VOQ, 16 flits, 1 iteration).
+const TOPS: [(&str, &str, &str, &[&str]); 6] = [
     ("sim_nic", "sim_nic", "vl_nic", &[]),
     ("sim_router", "sim_router", "vl_router", &["-GVOQ=1'b1"]),
     (
@@ -49,6 +50,17 @@ const TOPS: [(&str, &str, &str, &[&str]); 5] = [
             "-GREG_AVAIL=1'b1",
             "-GREG_POP=1'b1",
             "-GALLOC_PIPE=1'b1",
+        ],
+    ),
+    (
+        "sim_router",
+        "sim_router_spec",
+        "vl_router_spec",
+        &[
+            "-GVOQ=1'b1",
+            "-GREG_AVAIL=1'b1",
+            "-GREG_POP=1'b1",
+            "-GALLOC_SPEC=1'b1",
         ],
     ),
 ];

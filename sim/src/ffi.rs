@@ -123,6 +123,25 @@ extern "C" {
     fn fh_router_pipe_reset(m: *mut c_void, cycles: u32);
     fn fh_router_pipe_tick(m: *mut c_void, inp: *const RouterIn, out: *mut RouterOut);
     fn fh_router_pipe_set_skip(m: *mut c_void, on: u8);
+    fn fh_router_spec_new() -> *mut c_void;
+    fn fh_router_spec_free(m: *mut c_void);
+    fn fh_router_spec_reset(m: *mut c_void, cycles: u32);
+    fn fh_router_spec_tick(m: *mut c_void, inp: *const RouterIn, out: *mut RouterOut);
+    fn fh_router_spec_set_skip(m: *mut c_void, on: u8);
+    #[cfg(test)]
+    fn fh_router_evals(m: *const c_void) -> u64;
+    #[cfg(test)]
+    fn fh_router_fifo_evals(m: *const c_void) -> u64;
+    #[cfg(test)]
+    fn fh_router_deep_evals(m: *const c_void) -> u64;
+    #[cfg(test)]
+    fn fh_router_pipe_evals(m: *const c_void) -> u64;
+    #[cfg(test)]
+    fn fh_router_spec_evals(m: *const c_void) -> u64;
+    #[cfg(feature = "trace")]
+    fn fh_router_spec_trace_open(m: *mut c_void, path: *const std::ffi::c_char) -> i32;
+    #[cfg(feature = "trace")]
+    fn fh_router_spec_trace_flush(m: *mut c_void);
     #[cfg(feature = "trace")]
     fn fh_router_pipe_trace_open(m: *mut c_void, path: *const std::ffi::c_char) -> i32;
     #[cfg(feature = "trace")]
@@ -310,4 +329,42 @@ model!(
     fh_router_pipe_set_skip,
     fh_router_pipe_trace_open,
     fh_router_pipe_trace_flush
+);
+// The VOQ router with the three-stage allocator (sim_router with REG_AVAIL=1 REG_POP=1
+// ALLOC_SPEC=1: a 6-cycle hop; experimental in the RTL), for the traffic benchmark.
+model!(
+    RouterSpecModel,
+    RouterIn,
+    RouterOut,
+    fh_router_spec_new,
+    fh_router_spec_free,
+    fh_router_spec_reset,
+    fh_router_spec_tick,
+    fh_router_spec_set_skip,
+    fh_router_spec_trace_open,
+    fh_router_spec_trace_flush
+);
+
+/// The router models' count of evaluated (not skipped) cycles.
+macro_rules! router_evals {
+    ($($name:ident => $evals:ident),* $(,)?) => {
+        $(
+            impl $name {
+                /// Cycles this model evaluated since it was built; the others were skipped
+                /// as provably unchanged ([`crate::SimConfig::skip_idle`]).
+                #[cfg(test)]
+                pub(crate) fn evals(&self) -> u64 {
+                    // SAFETY: ptr is the live model; the shim only reads a counter.
+                    unsafe { $evals(self.ptr.as_ptr()) }
+                }
+            }
+        )*
+    };
+}
+router_evals!(
+    RouterModel => fh_router_evals,
+    RouterFifoModel => fh_router_fifo_evals,
+    RouterDeepModel => fh_router_deep_evals,
+    RouterPipeModel => fh_router_pipe_evals,
+    RouterSpecModel => fh_router_spec_evals,
 );

@@ -203,7 +203,8 @@ fn fifo_uniform_saturation_matches_hol_theory() {
 }
 
 /// Two cycles per router, plus one for each pipeline option of the pipelined VOQ router
-/// (REG_AVAIL, REG_POP, ALLOC_PIPE: 5), on one router and through two.
+/// (REG_AVAIL, REG_POP, ALLOC_PIPE: 5) and two for the three-stage allocator (REG_AVAIL,
+/// REG_POP, ALLOC_SPEC: 6), on one router and through two.
 #[test]
 fn zero_load_latency_per_router_is_two_cycles_plus_the_pipeline_options() {
     for (kind, depth, hop) in [
@@ -211,6 +212,7 @@ fn zero_load_latency_per_router_is_two_cycles_plus_the_pipeline_options() {
         (RouterKind::Voq, CARD_BUF_DEPTH, 2),
         (RouterKind::Voq, DEEP_BUF_DEPTH, 2),
         (RouterKind::VoqPipe, CARD_BUF_DEPTH, 5),
+        (RouterKind::VoqSpec, CARD_BUF_DEPTH, 6),
     ] {
         let star = zero_load(kind, depth, &Topology::star(8).unwrap(), 1).unwrap();
         assert_eq!(star.samples.len(), 56);
@@ -350,7 +352,12 @@ fn bad_settings_are_rejected() {
         buf_depth: DEEP_BUF_DEPTH,
         ..base.clone()
     }));
-    for router in [RouterKind::Fifo, RouterKind::Voq, RouterKind::VoqPipe] {
+    for router in [
+        RouterKind::Fifo,
+        RouterKind::Voq,
+        RouterKind::VoqPipe,
+        RouterKind::VoqSpec,
+    ] {
         assert!(bad(TrafficConfig {
             router,
             buf_depth: 64,
@@ -377,8 +384,16 @@ fn bad_settings_are_rejected() {
         RouterKind::VoqPipe
     );
     assert_eq!(RouterKind::VoqPipe.to_string(), "voq-pipe");
+    assert_eq!(
+        "voq-spec".parse::<RouterKind>().unwrap(),
+        RouterKind::VoqSpec
+    );
+    assert_eq!(RouterKind::VoqSpec.to_string(), "voq-spec");
     let e = "fofo".parse::<RouterKind>().unwrap_err();
-    assert!(e.to_string().contains("fifo, voq, voq-pipe"), "{e}");
+    assert!(
+        e.to_string().contains("fifo, voq, voq-pipe, voq-spec"),
+        "{e}"
+    );
     assert_eq!(
         "uniform-all".parse::<Pattern>().unwrap(),
         Pattern::UniformAll

@@ -1,6 +1,6 @@
 //! Short soak of the router networks (the long one is `make soak`): saturating mixed
 //! traffic with malformed packets on every topology, both router organisations (and the
-//! pipelined VOQ router on three), every
+//! pipelined VOQ router and the one with the three-stage allocator on three), every
 //! packet and every router error counter checked; plus the checks that the soak's own
 //! machinery (watchdog, EEP and order rules, table walk) can fail.
 
@@ -57,7 +57,7 @@ fn run(router: RouterKind, spec: &str, seed: u64) -> SoakReport {
         "{spec} {router}: {r:?}"
     );
     match router {
-        RouterKind::Voq | RouterKind::VoqPipe => {
+        RouterKind::Voq | RouterKind::VoqPipe | RouterKind::VoqSpec => {
             assert!(r.bcast_copies > r.bcast_sent, "{spec} {router}: {r:?}")
         }
         RouterKind::Fifo => {
@@ -106,6 +106,14 @@ fn soak_short_voq() {
 fn soak_short_voq_pipe() {
     for spec in ["star:8", "mesh:4x4", "hypercube:6"] {
         run(RouterKind::VoqPipe, spec, 1);
+    }
+}
+
+/// The VOQ router with the three-stage allocator (experimental), on the same three.
+#[test]
+fn soak_short_voq_spec() {
+    for spec in ["star:8", "mesh:4x4", "hypercube:6"] {
+        run(RouterKind::VoqSpec, spec, 1);
     }
 }
 

@@ -11,7 +11,7 @@
 //
 // VOQ picks the router's input organisation (0: one FIFO per input, 1: virtual output
 // queues with iSLIP), BUF_DEPTH the flits per input buffer, REG_AVAIL / REG_POP /
-// ALLOC_PIPE the VOQ router's pipeline options. build.rs verilates this top
+// ALLOC_PIPE / ALLOC_SPEC the VOQ router's pipeline options. build.rs verilates this top
 // once per combination the traffic benchmark offers, so it compares them in one binary.
 module sim_router #(
   parameter bit          VOQ       = 1'b1,
@@ -21,7 +21,8 @@ module sim_router #(
   // the VOQ router's pipeline options (rcube_router; all three: a 5-cycle hop)
   parameter bit          REG_AVAIL  = 1'b0,
   parameter bit          REG_POP    = 1'b0,
-  parameter bit          ALLOC_PIPE = 1'b0
+  parameter bit          ALLOC_PIPE = 1'b0,
+  parameter bit          ALLOC_SPEC = 1'b0   // the three-stage allocator instead of iSLIP
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -88,7 +89,8 @@ module sim_router #(
     .VOQ      (VOQ),
     .REG_AVAIL (REG_AVAIL),
     .REG_POP   (REG_POP),
-    .ALLOC_PIPE(ALLOC_PIPE)
+    .ALLOC_PIPE(ALLOC_PIPE),
+    .ALLOC_SPEC(ALLOC_SPEC)
   ) u_router (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

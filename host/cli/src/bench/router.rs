@@ -43,8 +43,9 @@ primary one is busy. The FIFO router ignores the alternatives.")]
 pub struct RouterArgs {
     /// Router input organisation(s) to compare: fifo (one FIFO per input), voq
     /// (virtual output queues + iSLIP), voq-pipe (voq with its three pipeline options:
-    /// a 5-cycle hop instead of 2, for about twice the FPGA clock; 16-flit buffers);
-    /// comma list or repeated
+    /// a 5-cycle hop instead of 2, for about twice the FPGA clock; 16-flit buffers),
+    /// voq-spec (experimental: voq with the three-stage allocator, a 6-cycle hop, the
+    /// fastest router clock so far; 16-flit buffers); comma list or repeated
     #[arg(long, value_name = "KIND", value_delimiter = ',', default_value = "voq",
           value_parser = parse_kind)]
     router: Vec<RouterKind>,
