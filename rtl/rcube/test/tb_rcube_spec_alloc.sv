@@ -37,9 +37,10 @@ module tb_rcube_spec_alloc_env #(
   // Cycles the queues get to empty after the arrivals stop: as long as the arrival window,
   // so that a deadlock fails and a backlog does not. With broadcasts at LOAD 30 this
   // design falls behind on some traffic streams (0.26-0.30 of link rate against the
-  // reference's 0.30, hundreds of packets queued at the end), which a 2,000-cycle drain
-  // failed on 8 of 24 seeds (+verilator+seed+N) and passed on the default one by luck
-  // (session 46; rtl/rcube/README.md, broadcasts).
+  // reference's 0.30, hundreds of packets queued at the end). A 2,000-cycle drain failed
+  // on 8 of seeds 2-24 (+verilator+seed+N) before session 46 and passed on the default
+  // seed by luck; with the pointer sets held when idle, on the default seed and 4 of seeds
+  // 1-24 (session 46; rtl/rcube/README.md, broadcasts).
   localparam int DRAIN = CYCLES;
 
   logic clk = 1'b0;
