@@ -466,8 +466,8 @@ module rcube_spec_alloc #(
       // does: with either later set left to pick the pin up as it travels, a queue waits
       // from reset on (run_formal.py spec_alloc_wait_n2_mut_pin*, docs/FORMAL.md).
       // Idle, the three sets become one and stop moving (they rotated with period 3
-      // whenever they differed, so an idle router never settled and the simulator could
-      // not skip its cycles): a set with nothing to commit next takes the pointer this
+      // whenever they differed, so an idle router never settled, and the simulator's skip
+      // froze them): a set with nothing to commit next takes the pointer this
       // commit leaves as it moves to the commit stage, instead of carrying its own, and
       // the other two follow it within two cycles. For the grant pointers, only on an
       // output that had no head at all a cycle ago (so no grant in its accept stage):
