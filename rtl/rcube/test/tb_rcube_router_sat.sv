@@ -327,9 +327,12 @@ module tb_rcube_router_sat;
   // (+sat_seed=0..3) 0.680-0.686 / 0.656-0.663 / 0.590-0.597 / 0.600-0.625, against
   // 0.679-0.686 / 0.662-0.666 / 0.594-0.600 / 0.604-0.625 before. Floors a little under
   // (64 flits: 0.600 was one stream's 0.604 less a little, and stream 0 now gives 0.600).
+  // Session 47 keeps an input and an output with a multi-flit match in flight out of the
+  // next grant and accept stages: 0.676-0.685 / 0.707-0.711 / 0.598-0.605 / 0.609-0.623
+  // over the same four streams; floors raised for 4 and 16 flits.
   tb_rcube_router_sat_env #(
     .DEPTH(16), .VOQ(1'b1), .REG_AVAIL(1'b1), .REG_POP(1'b1), .ALLOC_SPEC(1'b1), .MEAS(10000),
-    .MIN_UNIFORM({16'd585, 16'd570, 16'd640, 16'd650}), .MIN_PERM(980)
+    .MIN_UNIFORM({16'd585, 16'd580, 16'd690, 16'd650}), .MIN_PERM(980)
   ) u_voq16_spec (.done_o(done[5]));
 
   // VOQ with 1024-flit buffers: the 0.95 goal for 1, 4 and 16-flit packets (measured
