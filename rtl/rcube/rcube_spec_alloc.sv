@@ -277,12 +277,15 @@ module rcube_spec_alloc #(
     src   = transpose(uni_oh) | transpose(bc_oh);
     // Eligible in the next cycle: the input and the output are outside a connection by
     // the cycle before that grant's commit if the pops go on, and neither has a multi-flit
-    // accept in flight. A connection kept is busy then unless its front is last now (not
-    // popped: still last; popped: closed), or it pops now with the second or the third
-    // flit last; a new one unless its head, second or third flit is last. Written from the
-    // pops, not from conn_d, whose closing term would come before it.
+    // accept in flight. A connection kept is busy then unless it pops now with its front,
+    // second or third flit last; a new one unless its head, second or third flit is last.
+    // Written from the pops, not from conn_d, whose closing term would come before it. (A
+    // front that is last but does not pop, for want of a credit, used to count as free:
+    // stalled on its last flit behind a full buffer, the input then took grants that
+    // failed at the commit cycle after cycle, and an output pinned on it by the waiting
+    // bound granted it and nobody else: the soak's stalls, session 47.)
     for (int unsigned i = 0; i < NPORTS; i++) begin
-      busy_next[i] = (conn_q[i] & ~last_i[i] & ~(cpop[i] & (last2_i[i] | last3_i[i]))) |
+      busy_next[i] = (conn_q[i] & ~(cpop[i] & (last_i[i] | last2_i[i] | last3_i[i]))) |
                      (com[i] & ~last_i[i] & ~last2_i[i] & ~last3_i[i]);
     end
     busy_next_t = transpose(busy_next);
