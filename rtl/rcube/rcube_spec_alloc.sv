@@ -61,8 +61,8 @@
 // 2,056 LUT4 and 79.7 MHz against 1,500 and 97.7 unicast-only (docs/SYNTH.md, session 41).
 //
 // Waiting bound (FAIR_MATCHES): rcube_islip_alloc's, with its tracking a cycle late
-// (FAIR_REG). Without it a queue starves as under plain iSLIP (tb_rcube_islip_alloc's
-// lockstep pattern: 3 ports, 4-flit packets, one input with packets for two outputs; the
+// (FAIR_REG). Without it a queue starves as under plain iSLIP (2-port formal check; until
+// session 47's rules for matches in flight, also tb_rcube_islip_alloc's lockstep, where
 // queue 0 -> 1 waited the whole 2,200-cycle window). Each output counts its passes over
 // the first head it passed over and after FAIR_MATCHES pins its pointer, in all three
 // sets, on that input, which then requests one pinned output at a time.

@@ -24,10 +24,17 @@
 // 3 / 1 with the waiting bound off (FAIR_MATCHES = 0), which must starve queue 0 -> 1 in
 // lockstep: the phase does catch what the bound is for.
 // rcube_spec_alloc (SPEC, the three-stage allocator, with the hints its buffers give it)
-// at 8 and 3 ports meets the same checks and the same bounds, and at 3 ports without its
-// waiting bound starves in lockstep as plain iSLIP does. Its longest waits (3 / 8 ports):
-// lockstep 35 / 63 cycles, 4-flit full load 82 / 246, against 5 / 5 and 57 / 269 for
-// rcube_islip_alloc PIPE (8 ports) and ITERS = 1 (3 ports).
+// at 8 and 3 ports meets the same checks and the same bounds. At 3 ports without its
+// waiting bound it starved in lockstep as plain iSLIP does until session 47, whose rules
+// for multi-flit matches in flight (an input granted one is left out of the next grant,
+// an output that accepted one out of the next accept) break that step: it now waits 13
+// cycles in lockstep and 25 at full load, and is held to the bounded instances' limits
+// (a regression of those rules fails here). That the bound is still needed is shown by
+// the 2-port formal check, where a queue starves without it (docs/FORMAL.md,
+// spec_alloc_plain_wait_n2). Its longest waits (3 / 8 ports):
+// lockstep 13 / 13 cycles, 4-flit full load 22 / 315 (35 / 63 and 82 / 246 before
+// session 47), against 5 / 5 and 57 / 269 for rcube_islip_alloc PIPE (8 ports) and
+// ITERS = 1 (3 ports).
 
 module tb_rcube_islip_alloc_env #(
   parameter int NP        = 8,
@@ -294,13 +301,13 @@ module tb_rcube_islip_alloc_env #(
     repeat (2) @(negedge clk);
     rst_n = 1'b1;
     run_load(2, 2000);
-    if (FAIR == 0) begin
+    if (FAIR == 0 && !SPEC) begin
       if (max_wait < 1500) $fatal(1, "%s: lockstep did not starve 0 -> 1 (waited %0d)", name,
                                   max_wait);
     end else if (max_wait > 4 * (FAIR + NP + 2) + 4) begin
       $fatal(1, "%s: lockstep: a queue waited %0d cycles", name, max_wait);
     end
-    if (FAIR != 0) begin
+    if (FAIR != 0 || SPEC) begin
       drain();
       run_load(3, 4000);
       if (max_wait > NP * 4 * (FAIR + NP + 2)) $fatal(1, "%s: a queue waited %0d cycles", name,
