@@ -113,7 +113,7 @@ fn soak_short_voq_pipe() {
 /// run caught a stall (session 47): an input whose packet waited on its last flit for a
 /// credit counted as free, so an output pinned on it by the waiting bound granted it in
 /// vain and nobody else (rcube_spec_alloc, busy_next). Before the fix, `make soak`'s
-/// example at 100,000 cycles over seeds 1-10 stalled mesh:4x4 at 3-4 seeds and
+/// example at 100,000 cycles over seeds 1-10 stalled mesh:4x4 at 3 seeds and
 /// hypercube:6 at 2; after it, none.
 #[test]
 fn soak_short_voq_spec() {
