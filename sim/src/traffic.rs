@@ -417,8 +417,10 @@ pub enum TrafficError {
         idle: u64,
         /// Packets created and not delivered (queued, in flight).
         pending: u64,
-        /// Which router ports hold what.
+        /// Which router ports hold what, with the oldest heads waiting at each input.
         ports: String,
+        /// Every packet head waiting in a router ([`soak::WaitingHead`]).
+        waiting: Vec<soak::WaitingHead>,
     },
     /// A router's drop or EEP counter differs from what the injected packets imply.
     #[error("router {router} {counter}[{input}] reads {read}, expected {expected}")]

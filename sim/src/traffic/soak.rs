@@ -43,7 +43,11 @@
 //! # Watchdog
 //! If no flit moves on any link (terminal or router) for [`SoakConfig::watchdog`]
 //! cycles while packets are pending, the run fails with [`TrafficError::Stall`], naming
-//! every router port that holds flits, its open packet and the credits of each output.
+//! every router port that holds flits, its open packet, the credits of each output and
+//! the packet heads waiting at each input ([`WaitingHead`]: since when, for which
+//! outputs by the tables; packets the tables drop at that input never wait there).
+//! A head in front of a free output with credits, waiting for thousands of cycles, is
+//! how the three-stage allocator's stall of session 47 was found.
 //!
 //! # Adaptive packets
 //! A share [`SoakConfig::adaptive`] of the good packets carries the ADAPTIVE flag, and
@@ -281,22 +285,11 @@ impl Walker {
                 drops.push((r, p));
                 break;
             }
-            let row = self
-                .bcast
-                .as_ref()
-                .and_then(|b| b.get(r))
-                .and_then(|b| b.inputs.get(p));
-            let outs: Vec<usize> = (0..ROUTER_PORTS)
-                .filter(|&o| o != p)
-                .filter(|&o| {
-                    row.and_then(|row| row[o])
-                        .is_some_and(|(a, b)| usize::from(a) <= hi && lo <= usize::from(b))
-                })
-                .collect();
-            if outs.is_empty() {
+            let outs = self.bcast_outputs(r, p, lo, hi);
+            if outs == 0 {
                 drops.push((r, p));
             }
-            for o in outs {
+            for o in (0..ROUTER_PORTS).filter(|&o| (outs >> o) & 1 != 0) {
                 match self.peers[r][o] {
                     Some(Peer::Terminal(n)) => reached.push(n),
                     Some(Peer::Router(r2, p2)) => todo.push((r2, p2)),
@@ -305,6 +298,36 @@ impl Walker {
             }
         }
         (reached, drops)
+    }
+
+    /// The (primary) output a unicast packet with destination field `dest` takes at
+    /// router `r`'s input `p`, as `rcube_route_lookup` picks it: the first valid entry
+    /// holding `dest`; none (or a port beyond the router): the packet is dropped there.
+    pub fn output(&self, r: usize, p: usize, dest: u16) -> Option<usize> {
+        self.tables[r]
+            .inputs
+            .get(p)
+            .and_then(|t| t.iter().find(|i| (i.lo..=i.hi).contains(&dest)))
+            .map(|i| usize::from(i.port))
+            .filter(|&q| q < ROUTER_PORTS)
+    }
+
+    /// The outputs (a mask) a broadcast to nodes `lo..=hi` is copied to at router `r`'s
+    /// input `p`, as `rcube_bcast_lookup` picks them: every output but `p` whose
+    /// interval overlaps the range. 0: dropped there.
+    pub fn bcast_outputs(&self, r: usize, p: usize, lo: usize, hi: usize) -> u8 {
+        let row = self
+            .bcast
+            .as_ref()
+            .and_then(|b| b.get(r))
+            .and_then(|b| b.inputs.get(p));
+        (0..ROUTER_PORTS)
+            .filter(|&o| o != p)
+            .filter(|&o| {
+                row.and_then(|row| row[o])
+                    .is_some_and(|(a, b)| usize::from(a) <= hi && lo <= usize::from(b))
+            })
+            .fold(0, |m, o| m | 1 << o)
     }
 
     /// The router inputs a packet from `src` with destination field `dest` enters, in
@@ -319,13 +342,8 @@ impl Walker {
                 return (inputs, PathEnd::Loop);
             }
             let (r, p) = at;
-            let hit = self.tables[r]
-                .inputs
-                .get(p)
-                .and_then(|t| t.iter().find(|i| (i.lo..=i.hi).contains(&dest)));
-            let q = match hit {
-                Some(i) if usize::from(i.port) < ROUTER_PORTS => usize::from(i.port),
-                _ => return (inputs, PathEnd::Drop(r, p)),
+            let Some(q) = self.output(r, p, dest) else {
+                return (inputs, PathEnd::Drop(r, p));
             };
             match self.peers[r][q] {
                 Some(Peer::Terminal(n)) => return (inputs, PathEnd::Node(n)),
@@ -559,6 +577,56 @@ pub(super) fn create(t: &mut Terminal, mix: &Mix, now: u64) {
     t.queue.push_back(pk);
 }
 
+/// A packet head inside a router, for the watchdog's report: it entered an input and
+/// has not left by every output it is routed to. Packets the tables drop at that input
+/// never wait.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingHead {
+    /// Router.
+    pub router: usize,
+    /// Input the head entered.
+    pub input: usize,
+    /// Cycle the head entered.
+    pub since: u64,
+    /// The head flit.
+    pub head: u64,
+    /// Outputs (a mask) it still has to leave by: the primary route of a unicast packet
+    /// (an adaptive one may leave by an alternative instead), or the copies a broadcast
+    /// still owes.
+    pub outputs: u8,
+}
+
+impl std::fmt::Display for WaitingHead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} waiting since cycle {} for output",
+            head_name(self.head),
+            self.since
+        )?;
+        if self.outputs.count_ones() > 1 {
+            f.write_str("s")?;
+        }
+        let outs: Vec<String> = (0..ROUTER_PORTS)
+            .filter(|&o| (self.outputs >> o) & 1 != 0)
+            .map(|o| o.to_string())
+            .collect();
+        write!(f, " {}", outs.join(","))
+    }
+}
+
+/// "packet src->dest #seq", or "broadcast src->lo..hi #seq".
+fn head_name(head: u64) -> String {
+    let (d, s, q) = super::parse_head(head);
+    match head_bcast_range(head) {
+        Some((lo, hi)) => format!("broadcast {s}->{lo}..{hi} #{q}"),
+        None => format!("packet {s}->{d} #{q}"),
+    }
+}
+
+/// Waiting heads the report lists per router input, oldest first.
+const REPORT_HEADS: usize = 4;
+
 /// Link bookkeeping of a soak run: activity for the watchdog, what each router port
 /// holds for its report, and the counters the injected packets imply.
 #[derive(Debug)]
@@ -573,6 +641,8 @@ pub(super) struct Tracker {
     credits_in: Vec<[u64; ROUTER_PORTS]>,
     open_in: Vec<[Option<(u64, u32)>; ROUTER_PORTS]>,
     open_out: Vec<[Option<(u64, u32)>; ROUTER_PORTS]>,
+    /// Per router input, oldest first.
+    waiting: Vec<[Vec<WaitingHead>; ROUTER_PORTS]>,
     last_move: u64,
     longest_idle: u64,
     sent: u64,
@@ -619,6 +689,9 @@ impl Tracker {
             credits_in: z,
             open_in: vec![[None; ROUTER_PORTS]; nr],
             open_out: vec![[None; ROUTER_PORTS]; nr],
+            waiting: (0..nr)
+                .map(|_| std::array::from_fn(|_| Vec::new()))
+                .collect(),
             last_move: 0,
             longest_idle: 0,
             sent: 0,
@@ -692,6 +765,9 @@ impl Tracker {
             for p in 0..ROUTER_PORTS {
                 if (ri.in_valid >> p) & 1 != 0 {
                     self.flits_in[r][p] += 1;
+                    if self.open_in[r][p].is_none() {
+                        self.head_entered(now, r, p, ri.in_data[p]);
+                    }
                     frame(
                         &mut self.open_in[r][p],
                         ri.in_data[p],
@@ -714,6 +790,9 @@ impl Tracker {
             for p in 0..ROUTER_PORTS {
                 if (ro.out_valid >> p) & 1 != 0 {
                     self.flits_out[r][p] += 1;
+                    if self.open_out[r][p].is_none() {
+                        self.head_left(r, p, ro.out_data[p]);
+                    }
                     frame(
                         &mut self.open_out[r][p],
                         ro.out_data[p],
@@ -725,6 +804,47 @@ impl Tracker {
                 }
             }
         }
+    }
+
+    fn head_entered(&mut self, now: u64, r: usize, p: usize, head: u64) {
+        let outputs = match head_bcast_range(head) {
+            Some(_) if self.bcast_dropped => 0,
+            Some((lo, hi)) => self.walker.bcast_outputs(r, p, lo, hi),
+            None => {
+                let dest = super::parse_head(head).0 as u16;
+                self.walker.output(r, p, dest).map_or(0, |q| 1 << q)
+            }
+        };
+        if outputs != 0 {
+            self.waiting[r][p].push(WaitingHead {
+                router: r,
+                input: p,
+                since: now,
+                head,
+                outputs,
+            });
+        }
+    }
+
+    /// A head left router `r` by output `o`: a unicast packet has left (by its primary
+    /// output or an adaptive alternative), a broadcast owes one copy fewer.
+    fn head_left(&mut self, r: usize, o: usize, head: u64) {
+        let bcast = head_bcast_range(head).is_some();
+        for list in &mut self.waiting[r] {
+            if let Some(k) = list.iter().position(|w| w.head == head) {
+                let w = &mut list[k];
+                w.outputs &= if bcast { !(1 << o) } else { 0 };
+                if w.outputs == 0 {
+                    list.remove(k);
+                }
+                return;
+            }
+        }
+    }
+
+    /// Every waiting head, per router input, oldest first.
+    fn waiting(&self) -> Vec<WaitingHead> {
+        self.waiting.iter().flatten().flatten().cloned().collect()
     }
 
     fn moved(&mut self, now: u64) {
@@ -750,10 +870,7 @@ impl Tracker {
     /// credits, for the watchdog's report.
     fn ports(&self) -> String {
         let pk = |o: Option<(u64, u32)>| match o {
-            Some((h, k)) => {
-                let (d, s, q) = super::parse_head(h);
-                format!("packet {s}->{d} #{q} open after {k} flit(s)")
-            }
+            Some((h, k)) => format!("{} open after {k} flit(s)", head_name(h)),
             None => "no packet open".into(),
         };
         let mut out = String::new();
@@ -779,6 +896,13 @@ impl Tracker {
                     pk(oi),
                     pk(oo)
                 );
+                let w = &self.waiting[r][p];
+                for h in w.iter().take(REPORT_HEADS) {
+                    let _ = write!(out, "\n    {h}");
+                }
+                if w.len() > REPORT_HEADS {
+                    let _ = write!(out, "\n    and {} more", w.len() - REPORT_HEADS);
+                }
             }
         }
         if out.is_empty() {
@@ -918,6 +1042,7 @@ pub fn soak(c: &SoakConfig) -> Result<SoakReport, TrafficError> {
                     idle,
                     pending: p,
                     ports: t.ports(),
+                    waiting: t.waiting(),
                 });
             }
         }
