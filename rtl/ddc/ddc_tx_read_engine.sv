@@ -288,8 +288,19 @@ module ddc_tx_read_engine
   logic [60:0]         rd_word_q, rd_word_d;     // next word address (byte address / 8)
   logic [BeatW-1:0]    rd_left_q, rd_left_d;     // words of the packet still to request
   logic [PbufCntW-1:0] rsv_q, rsv_d;
+  // The pending packet's next read and whether it is the packet's last, worked out a
+  // cycle ahead (rd_word_d's low bits and rd_left_d feed them otherwise, from the fire).
+  logic [5:0]          old_chunk_q, old_chunk_d;
+  logic                old_last_q, old_last_d;
+  // The buffer's free slots as of the cycle before, less what that cycle reserved or
+  // wrote inline: behind the true count by that cycle's pop at most, never ahead
+  // (rsv_q's beats landing move from rsv_q to pbuf_count_i in the same edge). Computed in
+  // the issue's cycle, the two subtractions and the compare began the read engine's
+  // deepest paths (docs/SYNTH.md); a pop seen a cycle late costs a full buffer a cycle.
+  logic [PbufCntW:0]   pbuf_free, free_q, free_d;
+  logic [BeatW-1:0]    left_after;   // the packet's words still to request after a read
+  logic                new_last;
 
-  logic [PbufCntW:0]   pbuf_free;
   logic [5:0]          old_chunk, new_chunk, chunk;
   logic                old_ok, old_done, new_ok, rd_idle, job_fire, req_fire;
   logic                issue, issue_ready, cur_inl, cur_last, cur_owns, inl_ok;
@@ -300,19 +311,19 @@ module ddc_tx_read_engine
                      (PbufCntW + 1)'(rsv_q);
 
   // An inline word goes in once every earlier read has landed (one word per cycle).
-  assign inl_ok    = (rsv_q == '0) && (pbuf_free != '0);
-  assign old_chunk = rd_inl_q ? 6'd1 : chunk_of(rd_word_q[4:0], rd_left_q);
+  assign inl_ok    = (rsv_q == '0) && (free_q != '0);
+  assign old_chunk = old_chunk_q;
   assign new_chunk = cut_q.chunk;
   assign old_ok    = rd_active_q && !drain_i &&
-                     (rd_inl_q ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(old_chunk)));
-  assign old_done  = old_ok && (rd_inl_q || req_ready_i) && (rd_left_q == BeatW'(old_chunk));
+                     (rd_inl_q ? inl_ok : (free_q >= (PbufCntW + 1)'(old_chunk)));
+  assign old_done  = old_ok && (rd_inl_q || req_ready_i) && old_last_q;
   assign rd_idle   = !rd_active_q || old_done;
 
   // The next packet is cut once the previous one's reads are all issued.
   assign job_valid_o = msg_active_q && rd_idle && !drain_i;
   assign job_fire    = job_valid_o && job_ready_i;
   assign new_ok      = !rd_active_q && job_fire &&
-                       (msg_inl_q ? inl_ok : (pbuf_free >= (PbufCntW + 1)'(new_chunk)));
+                       (msg_inl_q ? inl_ok : (free_q >= (PbufCntW + 1)'(new_chunk)));
 
   assign cur_word    = rd_active_q ? rd_word_q : msg_local_q[63:3];
   assign cur_left    = rd_active_q ? rd_left_q : pkt_beats;
@@ -326,6 +337,8 @@ module ddc_tx_read_engine
   assign req_addr_o  = {cur_word, 3'b000};
   assign req_beats_o = chunk;
   assign req_fire    = issue && issue_ready;
+  assign left_after  = cur_left - BeatW'(chunk);
+  assign new_last    = (cut_q.beats == BeatW'(cut_q.chunk));
 
   // Inline words: word 0 is the local_addr field, the rest the push window.
   assign inl_push_o = issue && cur_inl;
@@ -402,6 +415,24 @@ module ddc_tx_read_engine
     end
     rsv_d = rsv_q + ((req_fire && !cur_inl) ? PbufCntW'(chunk) : '0) -
             (pbuf_push_i ? PbufCntW'(1) : '0);
+    // A read or an inline word takes `chunk` slots (an inline one: 1) either way.
+    free_d = req_fire ? pbuf_free - (PbufCntW + 1)'(chunk) : pbuf_free;
+
+    // The next read of the pending packet: after a read that leaves words over, the next
+    // word starts a 256-byte block (a read stops at the boundary or at the packet's end),
+    // so it is min(words left, 32); a packet that starts (its reads begin next cycle)
+    // brings its registered first read; otherwise it stays.
+    old_chunk_d = old_chunk_q;
+    old_last_d  = old_last_q;
+    if (req_fire) begin
+      old_chunk_d = cur_inl ? 6'd1 :
+                    (left_after < BeatW'(32)) ? 6'(left_after) : 6'd32;
+      old_last_d  = cur_inl ? (left_after == BeatW'(1)) : (left_after <= BeatW'(32));
+    end
+    if (job_fire && (rd_active_q || !req_fire)) begin
+      old_chunk_d = new_chunk;
+      old_last_d  = new_last;
+    end
 
     if (take_good) msg_active_d = 1'b1;
     // The message registers follow the offered descriptor while they are free, taken or
@@ -486,6 +517,9 @@ module ddc_tx_read_engine
       rd_word_q    <= '0;
       rd_left_q    <= '0;
       rsv_q        <= '0;
+      free_q       <= (PbufCntW + 1)'(PbufDepth);
+      old_chunk_q  <= '0;
+      old_last_q   <= 1'b0;
     end else begin
       msg_active_q <= msg_active_d;
       msg_local_q  <= msg_local_d;
@@ -513,6 +547,9 @@ module ddc_tx_read_engine
       rd_word_q    <= rd_word_d;
       rd_left_q    <= rd_left_d;
       rsv_q        <= rsv_d;
+      free_q       <= free_d;
+      old_chunk_q  <= old_chunk_d;
+      old_last_q   <= old_last_d;
     end
   end
 
@@ -526,6 +563,15 @@ module ddc_tx_read_engine
   a_cut_current: assert property (@(posedge clk_i) disable iff (!rst_ni)
                                   (msg_active_q && mtu_q == mtu_prev_q &&
                                    bc_mtu_q == bc_mtu_prev_q) |-> (cut_q == cut_hold));
+  // The pending packet's registered next read is the one its registers give.
+  a_old_chunk: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                rd_active_q |->
+                                (old_chunk_q == (rd_inl_q ? 6'd1 :
+                                                 chunk_of(rd_word_q[4:0], rd_left_q)) &&
+                                 old_last_q == (rd_left_q == BeatW'(old_chunk_q))));
+  // Never more free slots than the buffer has.
+  a_free_behind: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                  free_q <= pbuf_free);
   a_push_reserved: assert property (@(posedge clk_i)
                                     pbuf_push_i |-> (rsv_q != '0));
   // Inline words never share a cycle with DMA beats (they wait for rsv_q == 0).

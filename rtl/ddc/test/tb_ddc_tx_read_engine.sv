@@ -55,6 +55,7 @@ module tb_ddc_tx_read_engine;
   logic        desc_inline = 1'b0, desc_pushed = 1'b0;
   logic [6:0][63:0] push_data = '0;
   logic        push_release, inl_push;
+  logic        inl_landed = 1'b0;   // last cycle's inline word, in the count from now on
   logic [63:0] inl_data;
   logic [7:0]  desc_seq = '0, job_seq;
   logic [3:0]  desc_lag = '0, desc_ridx = '0, job_lag, job_ridx, rfail_idx;
@@ -285,14 +286,16 @@ module tb_ddc_tx_read_engine;
       pbuf_count = pbuf_count + 1'b1;
       void'(beat_due.pop_front());
     end
+    if (inl_landed) pbuf_count = pbuf_count + 1'b1;
     if (pbuf_count != 0 && $urandom_range(0, 99) < p_pop) pbuf_count = pbuf_count - 1'b1;
     if (run && 32'(pbuf_count) + 32'(beat_due.size()) > PbufDepth) fail("payload buffer over-reserved");
     pbuf_push = (beat_due.size() != 0) && (beat_due[0] <= cycle);
     #4;
-    // An inline word is counted as the engine decides it, on this cycle's inputs (the
-    // count just updated): sampled before the update, it was a decision made on the count
-    // without the beat that had just landed, which the engine never takes.
-    if (inl_push && run) pbuf_count = pbuf_count + 1'b1;
+    // An inline word is sampled as the engine decides it, on this cycle's inputs (the
+    // count just updated: sampled before the update, it was a decision made on the count
+    // without the beat that had just landed, which the engine never takes), and counted
+    // from the next cycle on, as the payload FIFO's count_q has it.
+    inl_landed = inl_push && run;
     if (run) begin
 
       if (desc_valid && desc_ready) begin
@@ -501,6 +504,7 @@ module tb_ddc_tx_read_engine;
       push_q.delete();
       pbuf_count = '0;
       pbuf_push = 1'b0;
+      inl_landed = 1'b0;
       repeat (3) @(negedge clk);
       drain = 1'b0;
       repeat (3) @(negedge clk);
