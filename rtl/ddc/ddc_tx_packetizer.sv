@@ -231,7 +231,14 @@ module ddc_tx_packetizer
   pkt_hdr_w1_t hdr_w1;
   pkt_hdr_w2_t hdr_w2;
   pkt_trl_t    trl;
-  logic [31:0] crc_q, crc_d, crc_in, crc_out;
+  // The CRC runs a flit behind the link: the flit sent (crc_data_q) is folded into the
+  // CRC of the flits before it (crc_q) in the next cycle, from registers. Folded in the
+  // cycle it was chosen, the CRC's XOR trees came after the payload buffer, the byte
+  // shifter and the flit multiplexer: the NIC's deepest estimated path (docs/SYNTH.md).
+  // The trailer follows its last payload flit at once, so it takes the fold (crc_now).
+  logic [31:0] crc_q, crc_d, crc_in, crc_out, crc_now;
+  logic [63:0] crc_data_q;
+  logic        crc_pend_q, crc_first_q;
 
   assign hdr_w0 = '{
     rsvd62: '0,
@@ -249,7 +256,7 @@ module ddc_tx_packetizer
   // job.remote is {key, descriptor word 1}: key in 79:64, dctx in 50:48, address in 47:0.
   assign hdr_w1 = '{key: job.remote[79:64], remote_addr: job.remote[47:0]};
   assign hdr_w2 = '{seq: job.seq, offset: job.offset[23:0], msg_id: job.msg_id};
-  assign trl    = '{rsvd32: '0, crc: ~crc_q};
+  assign trl    = '{rsvd32: '0, crc: ~crc_now};
   // Only meaningful with msg_done_o, which is only raised for the head job.
   assign msg_retx_o = job.retx;
   assign msg_ridx_o = job.ridx;
@@ -390,17 +397,28 @@ module ddc_tx_packetizer
   end
 
   // The CRC restarts with each packet's first header flit.
-  assign crc_in = (state_q == StHdr0) ? 32'hFFFF_FFFF : crc_q;
+  assign crc_in  = crc_first_q ? 32'hFFFF_FFFF : crc_q;
+  assign crc_now = crc_pend_q ? crc_out : crc_q;
+  assign crc_d   = crc_now;
 
   crc32_d64 u_crc (
     .crc_i (crc_in),
-    .data_i(send_data),
+    .data_i(crc_data_q),
     .crc_o (crc_out)
   );
 
-  always_comb begin
-    crc_d = crc_q;
-    if (send && !send_last) crc_d = crc_out;
+  // Every flit but a last one counts (answers too: harmless, the next header restarts).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      crc_pend_q  <= 1'b0;
+      crc_first_q <= 1'b0;
+    end else begin
+      crc_pend_q  <= send && !send_last;
+      crc_first_q <= (state_q == StHdr0);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (send) crc_data_q <= send_data;
   end
 
   always_comb begin
