@@ -195,11 +195,19 @@ module ddc_tx_ctx_fetch
   end
   assign ctx_resetting = |ctx_reset_i;
 
+  // Whether each context's fetch index is behind its producer, registered (behind_q):
+  // the 16-bit compares began the read choice's deepest path, into the counts it moves
+  // (docs/SYNTH.md). They are made beside the choice, one per value the index can take
+  // next, against the producer of this cycle, so behind_q compares the index with the
+  // producer of a cycle ago: a doorbell is seen a cycle later, as if its write had taken
+  // a cycle more. A ring or context reset sets its producer to 0 in the cycle it pulses,
+  // so no read follows a reset on a stale producer.
+  logic [NumCtx-1:0] behind_q, behind_d;
   always_comb begin
     for (int unsigned k = 0; k < NumCtx; k++) begin
       // In a context's reset cycle its new size and producer are already visible but
       // its fetch index is not yet back to 0.
-      pending[k]  = has_ring_q[k] && (idx_q[k] != lme_prod_i[k]) && !ctx_reset_i[k];
+      pending[k]  = has_ring_q[k] && behind_q[k] && !ctx_reset_i[k];
       idle_ctx[k] = has_ring_q[k] && (own_q[k] == '0);
     end
   end
@@ -518,7 +526,11 @@ module ddc_tx_ctx_fetch
       logic read_k, done_k;
       read_k = (issue && gnt[k]) || (push_take_o && k == 0);
       done_k = q_pop && (tctx == CtxW'(k));
-      if (read_k) idx_d[k] = idx_next[k];
+      behind_d[k] = (idx_q[k] != lme_prod_i[k]);
+      if (read_k) begin
+        idx_d[k]    = idx_next[k];
+        behind_d[k] = (idx_next[k] != lme_prod_i[k]);
+      end
       unique case ({read_k, done_k})
         2'b10:   own_d[k] = own_q[k] + 1'b1;
         2'b01:   own_d[k] = own_q[k] - 1'b1;
@@ -571,8 +583,9 @@ module ddc_tx_ctx_fetch
 
     for (int unsigned k = 0; k < NumCtx; k++) begin
       if (ctx_reset_i[k]) begin
-        idx_d[k] = '0;
-        off_d[k] = '0;
+        idx_d[k]    = '0;
+        behind_d[k] = (lme_prod_i[k] != '0);
+        off_d[k]    = '0;
       end
     end
     // A ring reset empties the store; beats of reads already issued are dropped upstream.
@@ -585,6 +598,7 @@ module ddc_tx_ctx_fetch
     end
     if (flush_i) begin
       idx_d      = '0;
+      for (int unsigned k = 0; k < NumCtx; k++) behind_d[k] = (lme_prod_i[k] != '0);
       inflight_d = '0;
       beat_d     = '0;
       tag_wp_d   = '0;
@@ -606,6 +620,7 @@ module ddc_tx_ctx_fetch
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       idx_q      <= '0;
+      behind_q   <= '0;
       inflight_q <= '0;
       beat_q     <= '0;
       tag_q      <= '0;
@@ -637,6 +652,7 @@ module ddc_tx_ctx_fetch
       ofr_valid_q <= 1'b0;
     end else begin
       idx_q      <= idx_d;
+      behind_q   <= behind_d;
       inflight_q <= inflight_d;
       beat_q     <= beat_d;
       tag_q      <= tag_d;
@@ -708,6 +724,21 @@ module ddc_tx_ctx_fetch
     a_has_ring: assert property (@(posedge clk_i) disable iff (!rst_ni)
                                  (!drain_i && !ctx_resetting) |->
                                  (has_ring_q[k] == (lme_size_i[k] != '0)));
+  end
+  // behind_q is the index's compare with the producer of a cycle ago.
+  // (From the second cycle out of reset: behind_q leaves reset at 0, whatever the
+  // producer.)
+  logic [NumCtx-1:0][15:0] prod_prev_q;
+  logic                    out_of_reset_q;
+  always_ff @(posedge clk_i) prod_prev_q <= lme_prod_i;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) out_of_reset_q <= 1'b0;
+    else         out_of_reset_q <= 1'b1;
+  end
+  for (genvar k = 0; k < NumCtx; k++) begin : g_a_behind
+    a_behind: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                               out_of_reset_q |->
+                               (behind_q[k] == (idx_q[k] != prod_prev_q[k])));
   end
 `endif
 
