@@ -151,8 +151,6 @@ module ddc_rx
   // verdict queue never holds more entries than the buffer holds flits.
   logic               buf_ready, buf_valid, buf_pop, buf_eop;
   logic [63:0]        buf_data;
-  logic               ram_valid, ram_pop, ram_eop, unused_out_full;
-  logic [63:0]        ram_data;
   logic [CreditW-1:0] unused_buf_count;
   logic               vrd_ready, vrd_valid, vrd_pop, vrd_accept;
   logic [CreditW-1:0] unused_vrd_count;
@@ -169,26 +167,10 @@ module ddc_rx
     .in_valid_i (in_push),
     .in_ready_o (buf_ready),
     .in_data_i  ({in_eop, in_data}),
-    .out_valid_o(ram_valid),
-    .out_ready_i(ram_pop),
-    .out_data_o ({ram_eop, ram_data}),
-    .count_o    (unused_buf_count)
-  );
-
-  // The egress decodes the buffer's words from a register: straight from the block
-  // RAM's read, the sequence window's lookup behind it was the NIC's routed critical path
-  // (docs/SYNTH.md). A cycle of latency per packet. The slot a flit leaves is credited
-  // when the egress takes it from the register (one more place than credits: never full).
-  pipe_reg #(.WIDTH(65)) u_buf_out (
-    .clk_i      (clk_i),
-    .rst_ni     (rst_ni),
-    .in_valid_i (ram_valid),
-    .in_ready_o (ram_pop),
-    .in_data_i  ({ram_eop, ram_data}),
     .out_valid_o(buf_valid),
     .out_ready_i(buf_pop),
     .out_data_o ({buf_eop, buf_data}),
-    .full_o     (unused_out_full)
+    .count_o    (unused_buf_count)
   );
 
   fifo_sync #(
