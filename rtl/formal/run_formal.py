@@ -136,7 +136,6 @@ CSR_RW_DEPTH = 6
 # a read-only offset, a read); depth 6 did not finish in 400 s (12 s at depth 5).
 CSR_RO_DEPTH = 5
 FIFO = "common/fifo_sync.sv"
-PIPE = "common/pipe_reg.sv"
 LCR = "common/link_credit_return.sv"
 LSET = "common/lowest_set.sv"
 ARB = "rcube/rcube_rr_arbiter.sv"
@@ -168,16 +167,6 @@ JOBS = [
         mutant(FIFO, "assign out_data_o = mem_q[rd_ptr_q];",
                "assign out_data_o = mem_q[next_ptr(rd_ptr_q)];",
                "presents the second item instead of the oldest")),
-    # pipe_reg (the register behind the RX buffer's block-RAM read): one place, order
-    job("pipe_reg", "formal_pipe_reg", "prove", 4),
-    job("pipe_reg_cover", "formal_pipe_reg", "cover", 6),
-    job("pipe_reg_mut_hold", "formal_pipe_reg", "prove", 4, None, "fail",
-        mutant(PIPE, "if (in_ready_o && in_valid_i) data_q <= in_data_i;",
-               "if (in_valid_i) data_q <= in_data_i;",
-               "overwrites the held word while it waits")),
-    job("pipe_reg_mut_ready", "formal_pipe_reg", "prove", 4, None, "fail",
-        mutant(PIPE, "assign in_ready_o  = !valid_q || out_ready_i;",
-               "assign in_ready_o  = 1'b1;", "takes a word while the held one stays")),
     # REG_READ (the block-RAM read of the NIC's packet buffers): same proof
     job("fifo_sync_d5_reg_read", "formal_fifo_sync", "prove", 8, {"DEPTH": 5, "REG_READ": 1}),
     job("fifo_sync_mut_reg_read", "formal_fifo_sync", "prove", 8, {"DEPTH": 5, "REG_READ": 1},
