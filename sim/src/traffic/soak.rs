@@ -289,7 +289,7 @@ impl Walker {
             if outs == 0 {
                 drops.push((r, p));
             }
-            for o in (0..ROUTER_PORTS).filter(|&o| (outs >> o) & 1 != 0) {
+            for o in ports_in(outs) {
                 match self.peers[r][o] {
                     Some(Peer::Terminal(n)) => reached.push(n),
                     Some(Peer::Router(r2, p2)) => todo.push((r2, p2)),
@@ -607,12 +607,15 @@ impl std::fmt::Display for WaitingHead {
         if self.outputs.count_ones() > 1 {
             f.write_str("s")?;
         }
-        let outs: Vec<String> = (0..ROUTER_PORTS)
-            .filter(|&o| (self.outputs >> o) & 1 != 0)
-            .map(|o| o.to_string())
-            .collect();
+        let outs: Vec<String> = ports_in(self.outputs).map(|o| o.to_string()).collect();
         write!(f, " {}", outs.join(","))
     }
+}
+
+/// The ports of an output mask ([`Walker::bcast_outputs`], [`WaitingHead::outputs`]),
+/// lowest first.
+fn ports_in(mask: u8) -> impl Iterator<Item = usize> {
+    (0..ROUTER_PORTS).filter(move |&o| (mask >> o) & 1 != 0)
 }
 
 /// "packet src->dest #seq", or "broadcast src->lo..hi #seq".
