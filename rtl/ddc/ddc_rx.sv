@@ -155,12 +155,11 @@ module ddc_rx
   logic               vrd_ready, vrd_valid, vrd_pop, vrd_accept;
   logic [CreditW-1:0] unused_vrd_count;
 
-  // REG_READ: 255 x 65 bits go to block RAM instead of distributed RAM and its read
-  // multiplexers (docs/SYNTH.md)
-  fifo_sync #(
-    .WIDTH   (65),
-    .DEPTH   (RX_BUF_FLITS),
-    .REG_READ(1'b1)
+  // Block RAM (fifo_sync's REG_READ) behind a head register: the egress's every header
+  // field leaves a flip-flop, not the RAM's slow read (docs/SYNTH.md)
+  fifo_sync_oreg #(
+    .WIDTH(65),
+    .DEPTH(RX_BUF_FLITS)
   ) u_buf (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

@@ -35,7 +35,7 @@
 //
 // hold_i is a runtime input because it must outlast the sender's retry budget, which is
 // configuration (ddc_nic: REL_TIMEOUT * (REL_RETRIES + 2)); 0 forgets at once (nothing is
-// ever a duplicate). Each slot keeps the tick count of its last touch, not an age counter
+// ever a duplicate). A change counts from the cycle after it (the window registers it). Each slot keeps the tick count of its last touch, not an age counter
 // (one compare per looked-up slot instead of 64 wide incrementers); a sweep visits one
 // slot per cycle and clears the slots idle for hold_i ticks, so a stamp never falls
 // 2^HOLD_W ticks behind (where it would look young again): hold_i must stay below
@@ -122,9 +122,13 @@ module ddc_rx_seq_window #(
                  stamp: stamp_q[si]};
 
   // The slot as this packet finds it: unknown (forgotten, never seen, or another source's).
-  logic cur_live, cur_fresh;
-  assign cur_live  = live(cur_q.vld, cur_q.stamp, now_q, hold_i);
-  assign cur_fresh = !cur_live || cur_q.src != src_i;
+  // Whether it is live and the packet's source's are registers, worked out from the slot
+  // register's next value: the liveness compare (two carry chains) into the stamp table's
+  // write enable was the NIC's routed worst path (docs/SYNTH.md, session 48). hold_q is
+  // the hold of the cycle before, for every use, so the two never disagree.
+  logic [HOLD_W-1:0] hold_q, now_d;
+  logic              cur_live_q, cur_same_q, cur_fresh;
+  assign cur_fresh = !cur_live_q || !cur_same_q;
 
   // ---- lookup ----
   // view() for the packet's own low = seq - lag, with lag < WIN: from a base moved up to
@@ -218,8 +222,8 @@ module ddc_rx_seq_window #(
   // a forgotten one is not started by a mere lookup. The sweep and a touch never meet on
   // one slot (one needs it idle, the other live); an insert overrides both.
   logic sw_clear, lk_keep;
-  assign sw_clear = vld_q[sweep_q] && !live(1'b1, stamp_q[sweep_q], now_q, hold_i);
-  assign lk_keep  = lk_valid_i && lk_touch_i && cur_live && cur_q.src == src_i;
+  assign sw_clear = vld_q[sweep_q] && !live(1'b1, stamp_q[sweep_q], now_q, hold_q);
+  assign lk_keep  = lk_valid_i && lk_touch_i && cur_live_q && cur_same_q;
 
   // The slot register takes every write the table takes at its index, in the same order.
   always_comb begin
@@ -232,8 +236,15 @@ module ddc_rx_seq_window #(
     else if (sw_clear && sweep_q == si && !ins_valid_i) cur_d.vld = 1'b0;
   end
 
+  assign now_d = tick ? now_q + 1'b1 : now_q;
+
+  // src_i holds from sel_i on, so comparing it with the register's next value gives the
+  // compare of the next cycle wherever it is used (lookups and completions).
   always_ff @(posedge clk_i) begin
     cur_q        <= cur_d;
+    cur_live_q   <= live(cur_d.vld, cur_d.stamp, now_d, hold_i);
+    cur_same_q   <= cur_d.src == src_i;
+    hold_q       <= hold_i;
     keep_base_q  <= n_base[0];
     keep_seen_q  <= n_seen[0];
     fresh_base_q <= n_base[1];
@@ -259,8 +270,8 @@ module ddc_rx_seq_window #(
         div_q   <= div_q + 1'b1;
         sweep_q <= (sweep_q == SlotW'(SLOTS - 1)) ? '0 : sweep_q + 1'b1;
       end
-      if (tick) now_q <= now_q + 1'b1;
-      evict_q <= ins_valid_i && !flush_i && cur_q.src != src_i && cur_live;
+      now_q   <= now_d;
+      evict_q <= ins_valid_i && !flush_i && !cur_same_q && cur_live_q;
     end
   end
 
@@ -319,7 +330,7 @@ module ddc_rx_seq_window #(
   logic [SEQ_W-1:0] ref_d;
   logic             ref_dup, unused_ref;
   always_comb begin
-    ref_lk  = view(cur_q, src_i, lk_seq_i - SEQ_W'(lk_lag_i), now_q, hold_i);
+    ref_lk  = view(cur_q, src_i, lk_seq_i - SEQ_W'(lk_lag_i), now_q, hold_q);
     ref_d   = lk_seq_i - ref_lk.base;
     ref_dup = (ref_d < SEQ_W'(WIN)) ? ref_lk.seen[ref_d[WinW-1:0]] : (ref_d >= Half);
   end
@@ -350,6 +361,11 @@ module ddc_rx_seq_window #(
         else $error("ddc_rx_seq_window: slot register differs from the table");
       assert (!lk_valid_i || lk_dup_o == ref_dup)
         else $error("ddc_rx_seq_window: lookup differs from view()");
+      // The registered liveness and source compare, against the compares they replace
+      // (a held slot was read ahead a cycle or more before).
+      assert (!held || (cur_live_q == live(cur_q.vld, cur_q.stamp, now_q, hold_q) &&
+                        cur_same_q == (cur_q.src == src_i)))
+        else $error("ddc_rx_seq_window: registered liveness or source compare is stale");
       assert (!(lk_valid_i || ins_valid_i) || held)
         else $error("ddc_rx_seq_window: lookup or completion without a read-ahead of src_i");
       assert (!ins_valid_i || prep_q == 2'd2)

@@ -136,6 +136,7 @@ CSR_RW_DEPTH = 6
 # a read-only offset, a read); depth 6 did not finish in 400 s (12 s at depth 5).
 CSR_RO_DEPTH = 5
 FIFO = "common/fifo_sync.sv"
+FIFO_OREG = "common/fifo_sync_oreg.sv"
 LCR = "common/link_credit_return.sv"
 LSET = "common/lowest_set.sv"
 ARB = "rcube/rcube_rr_arbiter.sv"
@@ -173,6 +174,15 @@ JOBS = [
         "fail", mutant(FIFO, "rd_addr_q <= pop ? next_ptr(rd_ptr_q) : rd_ptr_q;",
                        "rd_addr_q <= rd_ptr_q;",
                        "reads at the pointer of the cycle before: the popped item again")),
+    # fifo_sync_oreg (the head register behind the NIC's RX block RAM): the same proof,
+    # against fifo_sync's ports; 2 is its smallest depth (one word of storage)
+    job("fifo_sync_oreg_d2", "formal_fifo_sync_oreg", "prove", 8, {"DEPTH": 2}),
+    job("fifo_sync_oreg_d5", "formal_fifo_sync_oreg", "prove", 8, {"DEPTH": 5}),
+    job("fifo_sync_oreg_cover", "formal_fifo_sync_oreg", "cover", 12, {"DEPTH": 5}),
+    job("fifo_sync_oreg_mut_bypass", "formal_fifo_sync_oreg", "prove", 8, {"DEPTH": 5},
+        "fail", mutant(FIFO_OREG, "assign bypass    = head_load && !ram_valid;",
+                       "assign bypass    = head_load;",
+                       "a push passes words waiting in the storage")),
     # lowest_set: against the first-match loop, all inputs (combinational: depth 1 is all)
     job("lowest_set_n5", "formal_lowest_set", "prove", 1, {"N": 5}),
     job("lowest_set_n13", "formal_lowest_set", "prove", 1, {"N": 13}),

@@ -230,17 +230,19 @@ module tb_ddc_rx_seq_window;
     hold = HoldW'(40);
     repeat (10 * Tick) @(negedge clk);
     expect_dup(2, '{9}, '{9}, 1, "hold raised to 40: remembered after 10 periods");
-    // dropped to 0: forgotten at once
-    // (both within one lookup cycle: with hold 0 the sweep clears the slot within SLOTS
-    // cycles)
+    // dropped to 0: forgotten at once, from the cycle after the change (the window
+    // registers its hold); back to 40 in the next cycle, before the sweep (which clears
+    // a slot within SLOTS cycles of hold 0) reached it
     select(2);
+    hold = '0;
+    @(negedge clk);
     lk_valid = 1'b1;
     lk_seq   = SeqW'(9);
     lk_lag   = '0;
-    hold = '0;
+    hold = HoldW'(40);
     #1;
     `CHECK(!lk_dup, "hold 0: nothing remembered")
-    hold = HoldW'(40);
+    @(negedge clk);
     #1;
     `CHECK(lk_dup, "hold back to 40 (not yet swept)")
     @(negedge clk);
