@@ -50,11 +50,12 @@
 // worst path (docs/SYNTH.md). A completion's new base and bitmap are worked out ahead too,
 // once for a fresh slot and once for the kept one, in two registered steps (the insert of
 // the lookup's number in the lookup's cycle, the lowest gap in the next); the completion
-// picks one by whether the slot is still live. The interface rule: src_i
-// holds from sel_i to the completion; a lookup (lk_valid_i) comes at least one cycle after
-// sel_i; a completion (ins_valid_i, of the last lookup's message) at least two cycles
-// after its lookup. The lookup itself is combinational on the registered slot and sees
-// the state before a completion in the same cycle.
+// picks one by whether the slot is still live, and is written a cycle later. The
+// interface rule: src_i holds from sel_i to the cycle after the completion; a lookup
+// (lk_valid_i) comes at least one cycle after sel_i; a completion (ins_valid_i, of the
+// last lookup's message) at least two cycles after its lookup; neither a read-ahead nor
+// a lookup comes in the cycle after a completion. The lookup itself is combinational on
+// the registered slot.
 module ddc_rx_seq_window #(
   parameter int unsigned SLOTS     = 64,
   parameter int unsigned SEQ_W     = 8,
@@ -213,10 +214,25 @@ module ddc_rx_seq_window #(
     end
   end
 
-  logic [SEQ_W-1:0] ins_base;
-  logic [WIN-1:0]   ins_seen;
-  assign ins_base  = cur_fresh ? fresh_base_q : keep_base_q;
-  assign ins_seen  = cur_fresh ? fresh_seen_q : keep_seen_q;
+  // The completion is written in the cycle after ins_valid_i, from registers: the
+  // egress's trailer-cycle decision (tracker verdict, ring room, dedup) then ends at a
+  // flip-flop instead of fanning out into the table's write enables and the slot
+  // register, which was the NIC's routed worst path once the block RAM's read had a
+  // register (docs/SYNTH.md, session 49). src_i still holds in that cycle, and no
+  // read-ahead or lookup comes in it (the egress's next header 1 is two cycles on).
+  logic             ins_q;
+  logic [SEQ_W-1:0] ins_base_q;
+  logic [WIN-1:0]   ins_seen_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) ins_q <= 1'b0;
+    else         ins_q <= ins_valid_i && !flush_i;
+  end
+  always_ff @(posedge clk_i) begin
+    if (ins_valid_i) begin
+      ins_base_q <= cur_fresh ? fresh_base_q : keep_base_q;
+      ins_seen_q <= cur_fresh ? fresh_seen_q : keep_seen_q;
+    end
+  end
 
   // A live source's slot stays young (its lost-ACK retransmissions must stay duplicates);
   // a forgotten one is not started by a mere lookup. The sweep and a touch never meet on
@@ -230,19 +246,33 @@ module ddc_rx_seq_window #(
     cur_d = cur_q;
     if (sel_i) cur_d = tbl;
     if (lk_keep) cur_d.stamp = now_q;
-    if (ins_valid_i) cur_d = '{vld: 1'b1, src: src_i, base: ins_base, seen: ins_seen,
-                               stamp: now_q};
+    if (ins_q) cur_d = '{vld: 1'b1, src: src_i, base: ins_base_q, seen: ins_seen_q,
+                         stamp: now_q};
     if (flush_i) cur_d.vld = 1'b0;
-    else if (sw_clear && sweep_q == si && !ins_valid_i) cur_d.vld = 1'b0;
+    else if (sw_clear && sweep_q == si && !ins_q) cur_d.vld = 1'b0;
   end
 
   assign now_d = tick ? now_q + 1'b1 : now_q;
+
+  // live(cur_d.vld, cur_d.stamp, now_d, hold_i), with the stamp's compare only where the
+  // stamp is an old one: a slot stamped now (touched or inserted) is a cycle old next
+  // cycle, live when the hold exceeds that.
+  logic young_live, cur_live_d;
+  always_comb begin
+    young_live = tick ? (hold_i > HOLD_W'(1)) : (hold_i != '0);
+    cur_live_d = sel_i ? live(tbl.vld, tbl.stamp, now_d, hold_i)
+                       : live(cur_q.vld, cur_q.stamp, now_d, hold_i);
+    if (lk_keep) cur_live_d = (sel_i ? tbl.vld : cur_q.vld) && young_live;
+    if (ins_q)   cur_live_d = young_live;
+    if (flush_i) cur_live_d = 1'b0;
+    else if (sw_clear && sweep_q == si && !ins_q) cur_live_d = 1'b0;
+  end
 
   // src_i holds from sel_i on, so comparing it with the register's next value gives the
   // compare of the next cycle wherever it is used (lookups and completions).
   always_ff @(posedge clk_i) begin
     cur_q        <= cur_d;
-    cur_live_q   <= live(cur_d.vld, cur_d.stamp, now_d, hold_i);
+    cur_live_q   <= cur_live_d;
     cur_same_q   <= cur_d.src == src_i;
     hold_q       <= hold_i;
     keep_base_q  <= n_base[0];
@@ -264,7 +294,7 @@ module ddc_rx_seq_window #(
         vld_q <= '0;
       end else begin
         if (sw_clear)    vld_q[sweep_q] <= 1'b0;
-        if (ins_valid_i) vld_q[si] <= 1'b1;
+        if (ins_q)    vld_q[si] <= 1'b1;
       end
       if (any_vld) begin
         div_q   <= div_q + 1'b1;
@@ -277,10 +307,10 @@ module ddc_rx_seq_window #(
 
   always_ff @(posedge clk_i) begin
     if (lk_keep) stamp_q[si] <= now_q;
-    if (ins_valid_i) begin
+    if (ins_q) begin
       src_q[si]   <= src_i;
-      base_q[si]  <= ins_base;
-      seen_q[si]  <= ins_seen;
+      base_q[si]  <= ins_base_q;
+      seen_q[si]  <= ins_seen_q;
       stamp_q[si] <= now_q;
     end
   end
@@ -366,8 +396,12 @@ module ddc_rx_seq_window #(
       assert (!held || (cur_live_q == live(cur_q.vld, cur_q.stamp, now_q, hold_q) &&
                         cur_same_q == (cur_q.src == src_i)))
         else $error("ddc_rx_seq_window: registered liveness or source compare is stale");
-      assert (!(lk_valid_i || ins_valid_i) || held)
+      assert (!(lk_valid_i || ins_valid_i || ins_q) || held)
         else $error("ddc_rx_seq_window: lookup or completion without a read-ahead of src_i");
+      assert (cur_live_d == live(cur_d.vld, cur_d.stamp, now_d, hold_i))
+        else $error("ddc_rx_seq_window: cur_live_d is not the next slot's liveness");
+      assert (!(ins_q && lk_valid_i))
+        else $error("ddc_rx_seq_window: lookup in the cycle a completion is written");
       assert (!ins_valid_i || prep_q == 2'd2)
         else $error("ddc_rx_seq_window: completion less than two cycles after its lookup");
       // The insert was worked out in the lookup cycle from the slot's base and bitmap:

@@ -231,9 +231,11 @@ module tb_ddc_rx_seq_window;
     repeat (10 * Tick) @(negedge clk);
     expect_dup(2, '{9}, '{9}, 1, "hold raised to 40: remembered after 10 periods");
     // dropped to 0: forgotten at once, from the cycle after the change (the window
-    // registers its hold); back to 40 in the next cycle, before the sweep (which clears
-    // a slot within SLOTS cycles of hold 0) reached it
+    // registers its hold); back to 40 in the next cycle. With hold 0 the sweep clears the
+    // slot it visits: the check that the slot is still there needs the sweep elsewhere
+    // in the cycle hold 0 holds (the sweep moves one slot per cycle).
     select(2);
+    while (int'(dut.sweep_q) == 1) @(negedge clk);
     hold = '0;
     @(negedge clk);
     lk_valid = 1'b1;
