@@ -10,12 +10,14 @@
 // read or, when the storage is empty, the pushed word itself: no cycle is added, and the
 // multiplexer in front of it keeps it a register of its own.
 //
-// The storage holds DEPTH - 1 words (fifo_sync with REG_READ, block RAM for deep FIFOs)
-// and the head one. The storage is never filled while the head is empty (a push goes
+// The storage holds DEPTH - 1 words and the head one. REG_READ is the storage's
+// (fifo_sync): 1 for block RAM (deep FIFOs), 0 for distributed RAM, where the head
+// register takes the RAM's read-multiplexer tree off the paths behind the FIFO. The storage is never filled while the head is empty (a push goes
 // straight to the head then), so the head is valid exactly when the FIFO holds anything.
 module fifo_sync_oreg #(
   parameter int unsigned WIDTH = 8,
   parameter int unsigned DEPTH = 4,   // >= 2
+  parameter bit          REG_READ = 1'b1,
   localparam int unsigned CountW = $clog2(DEPTH + 1)
 ) (
   input  logic              clk_i,
@@ -50,7 +52,7 @@ module fifo_sync_oreg #(
   fifo_sync #(
     .WIDTH   (WIDTH),
     .DEPTH   (DEPTH - 1),
-    .REG_READ(1'b1)
+    .REG_READ(REG_READ)
   ) u_ram (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

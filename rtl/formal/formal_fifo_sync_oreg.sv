@@ -5,7 +5,8 @@
 // item count, which both must keep alike).
 module formal_fifo_sync_oreg #(
   parameter int unsigned DEPTH = 4,
-  parameter int unsigned WIDTH = 8
+  parameter int unsigned WIDTH = 8,
+  parameter bit          REG_READ = 1'b1
 ) (
   input logic             clk_i,
   input logic             rst_ni,
@@ -23,8 +24,9 @@ module formal_fifo_sync_oreg #(
   logic [CountW-1:0] count;
 
   fifo_sync_oreg #(
-    .WIDTH(WIDTH),
-    .DEPTH(DEPTH)
+    .WIDTH   (WIDTH),
+    .DEPTH   (DEPTH),
+    .REG_READ(REG_READ)
   ) dut (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

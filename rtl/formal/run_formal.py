@@ -178,6 +178,7 @@ JOBS = [
     # against fifo_sync's ports; 2 is its smallest depth (one word of storage)
     job("fifo_sync_oreg_d2", "formal_fifo_sync_oreg", "prove", 8, {"DEPTH": 2}),
     job("fifo_sync_oreg_d5", "formal_fifo_sync_oreg", "prove", 8, {"DEPTH": 5}),
+    job("fifo_sync_oreg_d5_ptr", "formal_fifo_sync_oreg", "prove", 8, {"DEPTH": 5, "REG_READ": 0}),
     job("fifo_sync_oreg_cover", "formal_fifo_sync_oreg", "cover", 12, {"DEPTH": 5}),
     job("fifo_sync_oreg_mut_bypass", "formal_fifo_sync_oreg", "prove", 8, {"DEPTH": 5},
         "fail", mutant(FIFO_OREG, "assign bypass    = head_load && !ram_valid;",

@@ -1,11 +1,14 @@
 // fifo_sync_oreg against fifo_sync of the same depth, both driven by the same random
 // pushes and pops: every output (in_ready_o, out_valid_o, count_o, and out_data_o while
 // valid) must be equal in every cycle, and the data must follow a queue model. Depths 2
-// (the smallest: one word of storage), 4, 5 and 255 (the NIC's RX flit buffer).
+// (the smallest: one word of storage), 4, 5 and 255 (the NIC's RX flit buffer) with the
+// storage read through an address register (REG_READ, block RAM), 2 and 5 through the
+// pointer (distributed RAM).
 module tb_fifo_sync_oreg;
-  localparam int unsigned NumCfg = 4;
+  localparam int unsigned NumCfg = 6;
   localparam int unsigned Width = 16;
-  localparam int unsigned Depths [NumCfg] = '{2, 4, 5, 255};
+  localparam int unsigned Depths [NumCfg] = '{2, 4, 5, 255, 2, 5};
+  localparam bit          RegRead [NumCfg] = '{1'b1, 1'b1, 1'b1, 1'b1, 1'b0, 1'b0};
 
   logic clk = 1'b0;
   logic rst_n = 1'b0;
@@ -20,7 +23,7 @@ module tb_fifo_sync_oreg;
     localparam int unsigned D = Depths[g];
     localparam int unsigned CountW = $clog2(D + 1);
     logic [CountW-1:0] cnt, ref_cnt;
-    fifo_sync_oreg #(.WIDTH(Width), .DEPTH(D)) dut (
+    fifo_sync_oreg #(.WIDTH(Width), .DEPTH(D), .REG_READ(RegRead[g])) dut (
       .clk_i      (clk),
       .rst_ni     (rst_n),
       .in_valid_i (in_valid[g]),
@@ -58,8 +61,8 @@ module tb_fifo_sync_oreg;
       n = model.size();
       if (in_ready[g] != ref_in_ready[g] || out_valid[g] != ref_out_valid[g] ||
           count[g] != ref_count[g] || (out_valid[g] && out_data[g] != ref_out_data[g])) begin
-        $display("FAIL depth %0d: ready/valid/count/data %b/%b/%0d/%h, fifo_sync %b/%b/%0d/%h",
-                 Depths[g], in_ready[g], out_valid[g], count[g], out_data[g],
+        $display("FAIL depth %0d/%0b: ready/valid/count/data %b/%b/%0d/%h, fifo_sync %b/%b/%0d/%h",
+                 Depths[g], RegRead[g], in_ready[g], out_valid[g], count[g], out_data[g],
                  ref_in_ready[g], ref_out_valid[g], ref_count[g], ref_out_data[g]);
         errors++;
       end
@@ -108,8 +111,8 @@ module tb_fifo_sync_oreg;
       end
     end
     if (errors != 0) $fatal(1, "tb_fifo_sync_oreg: %0d errors", errors);
-    $display("tb_fifo_sync_oreg: PASS (%0d/%0d/%0d/%0d items, depths 2/4/5/255)",
-             pops[0], pops[1], pops[2], pops[3]);
+    $display("tb_fifo_sync_oreg: PASS (%0d/%0d/%0d/%0d items, depths 2/4/5/255; pointer read %0d/%0d, depths 2/5)",
+             pops[0], pops[1], pops[2], pops[3], pops[4], pops[5]);
     $finish;
   end
 endmodule
