@@ -12,7 +12,9 @@
 //
 // The storage holds DEPTH - 1 words and the head one. REG_READ is the storage's
 // (fifo_sync): 1 for block RAM (deep FIFOs), 0 for distributed RAM, where the head
-// register takes the RAM's read-multiplexer tree off the paths behind the FIFO. The
+// register takes the RAM's read-multiplexer tree off the paths behind the FIFO (placed
+// on the NIC's TX completion and job FIFOs in session 49, it bought nothing measurable:
+// docs/SYNTH.md). The
 // storage is never filled while the head is empty (a push goes straight to the head
 // then), so the head is valid exactly when the FIFO holds anything.
 module fifo_sync_oreg #(

@@ -155,13 +155,9 @@ module ddc_tx_complete
   assign q_in = '{ctx: cpl_ctx_i, err: cpl_err_i, msg_id: cpl_msg_id_i, irq: cpl_irq_i,
                   wait_ans: in_wait, rel_idx: rel_alloc_idx};
 
-  // The head a register: the record's rel index and context feed the completion's
-  // decision and its write address (the FIFO's read-multiplexer tree started the NIC's
-  // placed worst path, docs/SYNTH.md session 49).
-  fifo_sync_oreg #(
-    .WIDTH   ($bits(cpl_t)),
-    .DEPTH   (CplDepth),
-    .REG_READ(1'b0)
+  fifo_sync #(
+    .WIDTH($bits(cpl_t)),
+    .DEPTH(CplDepth)
   ) u_cpl_fifo (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

@@ -132,12 +132,9 @@ module ddc_tx_packetizer
   logic job_valid, job_pop;
   logic [$clog2(JobDepth + 1)-1:0] job_count_unused;
 
-  // The head a register: the job's fields feed the whole packet engine (the FIFO's
-  // read-multiplexer tree was on the NIC's placed paths, docs/SYNTH.md session 49).
-  fifo_sync_oreg #(
-    .WIDTH   ($bits(job_t)),
-    .DEPTH   (JobDepth),
-    .REG_READ(1'b0)
+  fifo_sync #(
+    .WIDTH($bits(job_t)),
+    .DEPTH(JobDepth)
   ) u_job_fifo (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
