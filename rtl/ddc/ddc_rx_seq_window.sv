@@ -35,7 +35,8 @@
 //
 // hold_i is a runtime input because it must outlast the sender's retry budget, which is
 // configuration (ddc_nic: REL_TIMEOUT * (REL_RETRIES + 2)); 0 forgets at once (nothing is
-// ever a duplicate). A change counts from the cycle after it (the window registers it). Each slot keeps the tick count of its last touch, not an age counter
+// ever a duplicate). A change counts from the cycle after it (the window registers it).
+// Each slot keeps the tick count of its last touch, not an age counter
 // (one compare per looked-up slot instead of 64 wide incrementers); a sweep visits one
 // slot per cycle and clears the slots idle for hold_i ticks, so a stamp never falls
 // 2^HOLD_W ticks behind (where it would look young again): hold_i must stay below
@@ -294,7 +295,7 @@ module ddc_rx_seq_window #(
         vld_q <= '0;
       end else begin
         if (sw_clear)    vld_q[sweep_q] <= 1'b0;
-        if (ins_q)    vld_q[si] <= 1'b1;
+        if (ins_q)       vld_q[si] <= 1'b1;
       end
       if (any_vld) begin
         div_q   <= div_q + 1'b1;
