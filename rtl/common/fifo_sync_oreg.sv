@@ -10,17 +10,12 @@
 // read or, when the storage is empty, the pushed word itself: no cycle is added, and the
 // multiplexer in front of it keeps it a register of its own.
 //
-// The storage holds DEPTH - 1 words and the head one. REG_READ is the storage's
-// (fifo_sync): 1 for block RAM (deep FIFOs), 0 for distributed RAM, where the head
-// register takes the RAM's read-multiplexer tree off the paths behind the FIFO (placed
-// on the NIC's TX completion and job FIFOs in session 49, it bought nothing measurable:
-// docs/SYNTH.md). The
-// storage is never filled while the head is empty (a push goes straight to the head
-// then), so the head is valid exactly when the FIFO holds anything.
+// The storage holds DEPTH - 1 words (fifo_sync with REG_READ: block RAM) and the head
+// one. The storage is never filled while the head is empty (a push goes straight to the
+// head then), so the head is valid exactly when the FIFO holds anything.
 module fifo_sync_oreg #(
   parameter int unsigned WIDTH = 8,
   parameter int unsigned DEPTH = 4,   // >= 2
-  parameter bit          REG_READ = 1'b1,
   localparam int unsigned CountW = $clog2(DEPTH + 1)
 ) (
   input  logic              clk_i,
@@ -55,7 +50,7 @@ module fifo_sync_oreg #(
   fifo_sync #(
     .WIDTH   (WIDTH),
     .DEPTH   (DEPTH - 1),
-    .REG_READ(REG_READ)
+    .REG_READ(1'b1)
   ) u_ram (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

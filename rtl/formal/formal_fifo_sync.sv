@@ -5,9 +5,10 @@
 // items that were ahead of it, unchanged. As the choice is free, this covers every item,
 // so it proves order, no loss, no duplication and no corruption by refused pushes/pops.
 //
-// OREG = 1 proves fifo_sync_oreg instead (its head a register, DEPTH >= 2) with the same
-// properties, which tie its ports to fifo_sync's: in_ready_o, out_valid_o and count_o
-// are functions of the item count, and the data follows the order.
+// OREG = 1 proves fifo_sync_oreg instead (its head a register, DEPTH >= 2; REG_READ is
+// fifo_sync's only) with the same properties, which tie its ports to fifo_sync's:
+// in_ready_o, out_valid_o and count_o are functions of the item count, and the data
+// follows the order.
 module formal_fifo_sync #(
   parameter int unsigned DEPTH    = 4,
   parameter int unsigned WIDTH    = 8,
@@ -28,20 +29,19 @@ module formal_fifo_sync #(
   logic [WIDTH-1:0]  out_data;
   logic [CountW-1:0] count;
 
-  // Where the tracked item must sit in storage (induction strengthening): in_store says
-  // the tracked item is where it should be.
-  logic [CountW-1:0] ahead_q;
+  logic [CountW:0]   model_q;     // items the environment handed over minus taken out
+  logic              tracking_q;  // the chosen item is inside the FIFO
+  logic [CountW-1:0] ahead_q;     // items in front of it
   logic [WIDTH-1:0]  value_q;
-  logic [CountW:0]   model_q;
+  // Induction strengthening, per FIFO below: the tracked item sits where it must.
   logic              in_store;
 
   if (OREG) begin : g_oreg
     localparam int unsigned RamD = DEPTH - 1;
     localparam int unsigned RamPtrW = (RamD > 1) ? $clog2(RamD) : 1;
     fifo_sync_oreg #(
-      .WIDTH   (WIDTH),
-      .DEPTH   (DEPTH),
-      .REG_READ(REG_READ)
+      .WIDTH(WIDTH),
+      .DEPTH(DEPTH)
     ) dut (
       .clk_i      (clk_i),
       .rst_ni     (rst_ni),
@@ -97,10 +97,6 @@ module formal_fifo_sync #(
   logic push, pop;
   assign push = in_valid_i && in_ready;
   assign pop  = out_valid && out_ready_i;
-
-  // model_q: items the environment handed over minus taken out; tracking_q: the chosen
-  // item is inside the FIFO, ahead_q items in front of it.
-  logic              tracking_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -137,7 +137,7 @@ CSR_RW_DEPTH = 6
 CSR_RO_DEPTH = 5
 FIFO = "common/fifo_sync.sv"
 FIFO_OREG = "common/fifo_sync_oreg.sv"
-OREG = {"OREG": 1, "REG_READ": 1}
+OREG = {"OREG": 1}
 LCR = "common/link_credit_return.sv"
 LSET = "common/lowest_set.sv"
 ARB = "rcube/rcube_rr_arbiter.sv"
@@ -179,8 +179,6 @@ JOBS = [
     # against fifo_sync's ports; 2 is its smallest depth (one word of storage)
     job("fifo_sync_oreg_d2", "formal_fifo_sync", "prove", 8, {**OREG, "DEPTH": 2}),
     job("fifo_sync_oreg_d5", "formal_fifo_sync", "prove", 8, {**OREG, "DEPTH": 5}),
-    job("fifo_sync_oreg_d5_ptr", "formal_fifo_sync", "prove", 8,
-        {**OREG, "DEPTH": 5, "REG_READ": 0}),
     job("fifo_sync_oreg_cover", "formal_fifo_sync", "cover", 12, {**OREG, "DEPTH": 5}),
     job("fifo_sync_oreg_mut_bypass", "formal_fifo_sync", "prove", 8, {**OREG, "DEPTH": 5},
         "fail", mutant(FIFO_OREG, "assign bypass    = head_load && !ram_valid;",
