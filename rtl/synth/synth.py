@@ -587,12 +587,13 @@ def router1_watch(log_file, max_passes=ROUTER1_MAX_ARC_PASSES):
     return log_watch(log_file, verdict)
 
 
-def place_and_route(block, seeds=None, speed=PNR_SPEED):
+def place_and_route(block, seeds=None, speed=PNR_SPEED, out_suffix=""):
     """Wrapper synthesis, then nextpnr at each of the block's seeds (or `seeds`) in turn
     until one routes. Returns (fmax, critical path, utilization, seconds, {seed,
-    unrouted_seeds})."""
+    unrouted_seeds}). `out_suffix` names a build directory of its own (a seed sweep's)."""
     b = BLOCKS[block]
-    out = BUILD / (f"{block}-ecp5-pnr" if speed == PNR_SPEED else f"{block}-ecp5-s{speed}-pnr")
+    out = BUILD / ((f"{block}-ecp5-pnr" if speed == PNR_SPEED else f"{block}-ecp5-s{speed}-pnr")
+                   + out_suffix)
     wrap_file = RTL / "synth" / f"{b['wrap']}.sv"
     yw.stage(out, PKGS + [wrap_file], LIBDIRS)
     script = "\n".join([
@@ -675,6 +676,48 @@ def place_and_route(block, seeds=None, speed=PNR_SPEED):
         + ")")
     pnr = dict(pnr, spread=slack_spread((out / "nextpnr.log").read_text(errors="replace")))
     return fmax, crit, util, dt, pnr
+
+
+def seed_sweep(block, seeds, speed, jobs):
+    """One netlist placed at each seed, `jobs` at a time, each in its own build directory
+    (the report's place-and-route is left alone): min / median / max Fmax. Session 51
+    placed the NIC's row netlist at 40.1-46.1 MHz over seeds 1-4, so a change worth a few
+    percent is judged by medians of several seeds, not by one or two (docs/SYNTH.md).
+    Each seed synthesizes the wrapper again: the same netlist, a few minutes more per seed
+    for the NIC. Returns the per-seed list written to <build>/<block>-sweep.json."""
+    results = yw.pool_map(lambda seed: place_and_route(block, [seed], speed,
+                                                       out_suffix=f"-sweep{seed}"),
+                          seeds, jobs)
+    rows = []
+    for seed, r in zip(seeds, results):
+        if isinstance(r, Exception):
+            rows.append({"seed": seed, "fmax_mhz": None, "error": str(r).splitlines()[0]})
+            continue
+        fmax, crit, _util, _dt, pnr = r
+        rows.append({"seed": seed, "fmax_mhz": fmax,
+                     "delay_ns": crit["delay_ns"] if crit else None,
+                     "routing_ns": crit["routing_ns"] if crit else None,
+                     "from": crit.get("from") if crit else None,
+                     "to": crit.get("to") if crit else None,
+                     "within_20pct": (pnr.get("spread") or {}).get("within_20pct")})
+    (BUILD / f"{block}-sweep.json").write_text(json.dumps(rows, indent=1) + "\n")
+    print(f"{'seed':>4}  {'fmax_mhz':>8}  {'delay_ns':>8}  {'routing_ns':>10}  "
+          "within_20pct  worst path")
+    for r in rows:
+        if r["fmax_mhz"] is None:
+            print(f"{r['seed']:>4}  {'-':>8}  did not route: {r['error']}")
+            continue
+        near = r["within_20pct"]
+        print(f"{r['seed']:>4}  {r['fmax_mhz']:>8}  {fmt(r['delay_ns']):>8}  "
+              f"{fmt(r['routing_ns']):>10}  {(f'{near[0]}-{near[1]}' if near else '-'):>12}  "
+              f"{r['from']} -> {r['to']}")
+    got = sorted(r["fmax_mhz"] for r in rows if r["fmax_mhz"] is not None)
+    if got:
+        n = len(got)
+        median = got[n // 2] if n % 2 else round((got[n // 2 - 1] + got[n // 2]) / 2, 2)
+        print(f"{block}/ecp5 speed {speed}, {n} of {len(rows)} seeds routed: "
+              f"min {got[0]}, median {median}, max {got[-1]} MHz")
+    return rows
 
 
 def fmt(v):
@@ -899,6 +942,10 @@ def main():
                          "paths as RTL lines (estimated LUT4 levels, seconds, no P&R)")
     ap.add_argument("--paths-top", type=int, default=15, metavar="N",
                     help="with --paths: how many start -> end pairs (default 15)")
+    ap.add_argument("--sweep", metavar="BLOCK",
+                    help="instead of the report: place one block's netlist at each of "
+                         "--seeds (default 1,2,3,4), -j at a time, and print min / median "
+                         "/ max Fmax (the seed spread, which one seed hides)")
     ap.add_argument("-j", type=int, default=int(os.environ.get("SYNTH_JOBS", "2")),
                     help="jobs at a time (default $SYNTH_JOBS or 2)")
     args = ap.parse_args()
@@ -934,6 +981,26 @@ def main():
             seeds = []
         if not seeds or min(seeds) < 1:
             die(f"--seeds: expected positive integers separated by commas, got {args.seeds!r}")
+
+    if args.sweep:
+        placeable = [b for b in BLOCKS if BLOCKS[b].get("wrap")]
+        if args.sweep not in placeable:
+            die(f"--sweep: {args.sweep!r} is not a block with a P&R wrapper "
+                f"(those: {', '.join(placeable)})")
+        if args.speed not in PNR_SPEEDS:
+            die(f"--speed: the 85F comes in speed grades {', '.join(PNR_SPEEDS)}, "
+                f"not {args.speed!r}")
+        sweep_seeds = seeds or [1, 2, 3, 4]
+        if len(set(sweep_seeds)) != len(sweep_seeds):
+            die(f"--sweep: seed given twice in {args.seeds!r}")
+        check_tools(True)
+        BUILD.mkdir(parents=True, exist_ok=True)
+        yw.warm_up(["yosys", "nextpnr-ecp5"])
+        log(f"{args.sweep}/ecp5: seeds {','.join(map(str, sweep_seeds))}, {args.j} at a time")
+        rows = seed_sweep(args.sweep, sweep_seeds, args.speed, args.j)
+        if all(r["fmax_mhz"] is None for r in rows):
+            die(f"--sweep: no seed routed {args.sweep}")
+        return
     blocks = [b for b in args.blocks.split(",") if b]
     targets = [t for t in args.targets.split(",") if t]
     for b in blocks:

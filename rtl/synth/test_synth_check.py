@@ -3,7 +3,7 @@
 the 10% comparison, the reason rule against the base revision, the merge of a run's rows
 into the report, the blocks placed, the
 placement seeds tried in turn, the slack histogram's spread, the source staging and
-watched runs of the shared YoWASP runner, logic_depth's path estimate (--paths) and
+watched runs of the shared YoWASP runner, logic_depth's path estimate (--paths), the seed sweep (--sweep) and
 fanout's load count on hand-made netlists, and docs/SYNTH.md's Results table against the
 committed report."""
 
@@ -237,6 +237,51 @@ class Seeds(unittest.TestCase):
             yw.run(["true"], t, t / "log", "true", watch=lambda: calls.append(1), poll_s=5)
             with self.assertRaises(yw.ToolError):
                 yw.run(["false"], t, t / "log", "false", watch=lambda: None, poll_s=5)
+
+
+class SeedSweep(unittest.TestCase):
+    """--sweep: one netlist at several seeds, each in its own directory; a seed that does
+    not route is listed, not fatal; the median is over the seeds that routed."""
+
+    def fake_pnr(self, calls):
+        def pnr(block, seeds, speed, out_suffix=""):
+            calls.append((block, seeds, speed, out_suffix))
+            seed = seeds[0]
+            if seed == 3:
+                raise yw.ToolError("nic: no placement seed routed ([3])")
+            crit = {"delay_ns": 20.0 + seed, "routing_ns": 17.0, "from": "a", "to": "b"}
+            spread = {"endpoints": [9, 9], "failing": [5, 5], "within_20pct": [seed, seed + 1]}
+            return {1: 44.3, 2: 44.7, 4: 40.1, 5: 46.1}[seed], crit, {}, 1.0, \
+                {"seed": seed, "unrouted_seeds": [], "spread": spread}
+        return pnr
+
+    def test_rows_median_and_own_directories(self):
+        calls = []
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.object(synth, "BUILD", Path(t)), \
+                mock.patch.object(synth, "place_and_route", self.fake_pnr(calls)), \
+                mock.patch("builtins.print") as out:
+            rows = synth.seed_sweep("nic", [1, 2, 3, 4, 5], "6", 2)
+            written = json.loads((Path(t) / "nic-sweep.json").read_text())
+        self.assertEqual(written, rows)
+        self.assertEqual([r["fmax_mhz"] for r in rows], [44.3, 44.7, None, 40.1, 46.1])
+        self.assertIn("did not route", " ".join(str(a) for c in out.call_args_list
+                                                for a in c.args))
+        self.assertIn("no placement seed routed", rows[2]["error"])
+        self.assertEqual(rows[0]["within_20pct"], [1, 2])
+        self.assertEqual(sorted(c[3] for c in calls),
+                         ["-sweep1", "-sweep2", "-sweep3", "-sweep4", "-sweep5"])
+        self.assertTrue(all(c[1] == [int(c[3][6:])] for c in calls))
+        summary = out.call_args_list[-1].args[0]
+        # four routed: 40.1 44.3 44.7 46.1, median (44.3 + 44.7) / 2
+        self.assertIn("4 of 5 seeds routed: min 40.1, median 44.5, max 46.1 MHz", summary)
+
+    def test_bad_sweep_arguments_are_refused(self):
+        for argv in (["--sweep", "bogus"], ["--sweep", "nic", "--seeds", "1,1"],
+                     ["--sweep", "nic", "--speed", "9"]):
+            with self.assertRaises(SystemExit), mock.patch("sys.stderr"), \
+                    mock.patch.object(sys, "argv", ["synth.py"] + argv):
+                synth.main()
 
 
 class SlackSpread(unittest.TestCase):
