@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -713,10 +714,8 @@ def seed_sweep(block, seeds, speed, jobs):
               f"{r['from']} -> {r['to']}")
     got = sorted(r["fmax_mhz"] for r in rows if r["fmax_mhz"] is not None)
     if got:
-        n = len(got)
-        median = got[n // 2] if n % 2 else round((got[n // 2 - 1] + got[n // 2]) / 2, 2)
-        print(f"{block}/ecp5 speed {speed}, {n} of {len(rows)} seeds routed: "
-              f"min {got[0]}, median {median}, max {got[-1]} MHz")
+        print(f"{block}/ecp5 speed {speed}, {len(got)} of {len(rows)} seeds routed: "
+              f"min {got[0]}, median {round(statistics.median(got), 2)}, max {got[-1]} MHz")
     return rows
 
 
@@ -981,15 +980,14 @@ def main():
             seeds = []
         if not seeds or min(seeds) < 1:
             die(f"--seeds: expected positive integers separated by commas, got {args.seeds!r}")
+    if args.speed not in PNR_SPEEDS:
+        die(f"--speed: the 85F comes in speed grades {', '.join(PNR_SPEEDS)}, not {args.speed!r}")
 
     if args.sweep:
         placeable = [b for b in BLOCKS if BLOCKS[b].get("wrap")]
         if args.sweep not in placeable:
             die(f"--sweep: {args.sweep!r} is not a block with a P&R wrapper "
                 f"(those: {', '.join(placeable)})")
-        if args.speed not in PNR_SPEEDS:
-            die(f"--speed: the 85F comes in speed grades {', '.join(PNR_SPEEDS)}, "
-                f"not {args.speed!r}")
         sweep_seeds = seeds or [1, 2, 3, 4]
         if len(set(sweep_seeds)) != len(sweep_seeds):
             die(f"--sweep: seed given twice in {args.seeds!r}")
@@ -1009,8 +1007,6 @@ def main():
     for t in targets:
         if t not in TARGETS:
             die(f"unknown target {t!r} (targets: {', '.join(TARGETS)})")
-    if args.speed not in PNR_SPEEDS:
-        die(f"--speed: the 85F comes in speed grades {', '.join(PNR_SPEEDS)}, not {args.speed!r}")
     other_speed = args.speed != PNR_SPEED
     if other_speed and (args.check or args.no_pnr or args.bitstream):
         die(f"--speed {args.speed}: only for a placed table; --check, --no-pnr and "

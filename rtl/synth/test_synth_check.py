@@ -3,9 +3,9 @@
 the 10% comparison, the reason rule against the base revision, the merge of a run's rows
 into the report, the blocks placed, the
 placement seeds tried in turn, the slack histogram's spread, the source staging and
-watched runs of the shared YoWASP runner, logic_depth's path estimate (--paths), the seed sweep (--sweep) and
-fanout's load count on hand-made netlists, and docs/SYNTH.md's Results table against the
-committed report."""
+watched runs of the shared YoWASP runner, logic_depth's path estimate (--paths), the
+seed sweep (--sweep) and fanout's load count on hand-made netlists, and docs/SYNTH.md's
+Results table against the committed report."""
 
 import json
 import sys
