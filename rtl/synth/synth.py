@@ -588,18 +588,30 @@ def router1_watch(log_file, max_passes=ROUTER1_MAX_ARC_PASSES):
     return log_watch(log_file, verdict)
 
 
-def place_and_route(block, seeds=None, speed=PNR_SPEED, out_suffix=""):
+def place_and_route(block, seeds=None, speed=PNR_SPEED, out_suffix="", alone=None):
     """Wrapper synthesis, then nextpnr at each of the block's seeds (or `seeds`) in turn
     until one routes. Returns (fmax, critical path, utilization, seconds, {seed,
-    unrouted_seeds}). `out_suffix` names a build directory of its own (a seed sweep's)."""
+    unrouted_seeds}). `out_suffix` names a build directory of its own (a seed sweep's).
+    `alone`: (instance path inside the block, its module), placed by itself in a
+    generated wrapper (alone_prepare) instead of the block in its own, with the block's
+    P&R settings."""
     b = BLOCKS[block]
+    label = block if alone is None else f"{block}.{alone[0]}"
     out = BUILD / ((f"{block}-ecp5-pnr" if speed == PNR_SPEED else f"{block}-ecp5-s{speed}-pnr")
                    + out_suffix)
     wrap_file = RTL / "synth" / f"{b['wrap']}.sv"
     yw.stage(out, PKGS + [wrap_file], LIBDIRS)
+    extra_key_files = []
+    if alone is None:
+        front = [read_slang_cmd(b["wrap"], wrap_file, b.get("wrap_params", {}))]
+        wrap_top = b["wrap"]
+    else:
+        front = alone_prepare(block, *alone, out)
+        wrap_top = ALONE_WRAP
+        extra_key_files = [out / "core.il"]
     script = "\n".join([
-        read_slang_cmd(b["wrap"], wrap_file, b.get("wrap_params", {})),
-        synth_cmd("ecp5", b["wrap"], json_out="wrap.json",
+        *front,
+        synth_cmd("ecp5", wrap_top, json_out="wrap.json",
                   abc9_delay_ps=b.get("abc9_delay_ps")),
         "",
     ])
@@ -630,31 +642,32 @@ def place_and_route(block, seeds=None, speed=PNR_SPEED, out_suffix=""):
         watch_for = router1_watch
         limits = f"router1 limit {ROUTER1_MAX_ARC_PASSES}"
     key = yw.input_key(out, [ycmd, [script] + ([lpf] if lpf else []),
-                             *(pcmd(s) for s in seeds), [limits]])
+                             *(pcmd(s) for s in seeds), [limits]], extra_key_files)
     if yw.is_cached(out, key, ["report.json", "pnr.json"]):
-        log(f"{block}/ecp5: inputs unchanged since the last place-and-route, reusing it")
+        log(f"{label}/ecp5: inputs unchanged since the last place-and-route, reusing it")
         dt = 0.0
     else:
         yw.forget(out)
         t0 = time.monotonic()
-        log(f"{block}/ecp5: yosys synthesis of P&R wrapper {b['wrap']} ...")
-        dt = yw.run(ycmd, out, out / "yosys.run.log", f"yosys ({block} wrapper)")
-        log(f"{block}/ecp5: wrapper synthesized in {dt:.0f}s")
+        log(f"{label}/ecp5: yosys synthesis of P&R wrapper {wrap_top}"
+            + (f" ({alone[0]} alone)" if alone else "") + " ...")
+        dt = yw.run(ycmd, out, out / "yosys.run.log", f"yosys ({label} wrapper)")
+        log(f"{label}/ecp5: wrapper synthesized in {dt:.0f}s")
         unrouted = []
         for seed in seeds:
-            log(f"{block}/ecp5: nextpnr-ecp5 (LFE5U-85F speed {speed}, {PNR_FREQ_MHZ} MHz, "
+            log(f"{label}/ecp5: nextpnr-ecp5 (LFE5U-85F speed {speed}, {PNR_FREQ_MHZ} MHz, "
                 f"{b['pnr_router']}, seed {seed}) ... (several minutes)")
             try:
                 yw.run(pcmd(seed), out, out / "nextpnr.run.log",
-                       f"nextpnr-ecp5 ({block}, seed {seed})",
+                       f"nextpnr-ecp5 ({label}, seed {seed})",
                        watch=watch_for(out / "nextpnr.log"))
                 break
             except yw.Stopped as e:
-                log(f"{block}/ecp5: {e}")
+                log(f"{label}/ecp5: {e}")
                 (out / "nextpnr.log").replace(out / f"nextpnr-seed{seed}-unrouted.log")
                 unrouted.append(seed)
         else:
-            raise yw.ToolError(f"{block}: no placement seed routed ({seeds}); their logs: "
+            raise yw.ToolError(f"{label}: no placement seed routed ({seeds}); their logs: "
                                f"{out}/nextpnr-seed*-unrouted.log")
         (out / "pnr.json").write_text(json.dumps({"seed": seed, "unrouted_seeds": unrouted})
                                       + "\n")
@@ -672,7 +685,7 @@ def place_and_route(block, seeds=None, speed=PNR_SPEED, out_suffix=""):
             crit = summarize_path(cp["path"])
     util = {k: [v["used"], v["available"]] for k, v in rep.get("utilization", {}).items()
             if k in ("TRELLIS_COMB", "TRELLIS_FF", "TRELLIS_RAMW", "DP16KD", "TRELLIS_IO")}
-    log(f"{block}/ecp5: placed and routed in {dt:.0f}s: Fmax {fmax} MHz (seed {pnr['seed']}"
+    log(f"{label}/ecp5: placed and routed in {dt:.0f}s: Fmax {fmax} MHz (seed {pnr['seed']}"
         + (f"; seeds {pnr['unrouted_seeds']} did not route" if pnr["unrouted_seeds"] else "")
         + ")")
     pnr = dict(pnr, spread=slack_spread((out / "nextpnr.log").read_text(errors="replace")))
@@ -717,6 +730,167 @@ def seed_sweep(block, seeds, speed, jobs):
         print(f"{block}/ecp5 speed {speed}, {len(got)} of {len(rows)} seeds routed: "
               f"min {got[0]}, median {round(statistics.median(got), 2)}, max {got[-1]} MHz")
     return rows
+
+
+# --alone: a block's parts placed one at a time, every port behind a flop.
+ALONE_WRAP = "synth_alone_wrap"
+ALONE_CORE = "alone_core"
+# the default parts: instances whose subtree maps to at least this many LUT4
+ALONE_MIN_LUTS = 1000
+
+
+def subtree_luts(rows, top):
+    """{instance path below `top`: LUT4 of it and everything under it} from breakdown rows
+    (whose instances are `top.a.b`, the top's own row named `top`)."""
+    own = {r["instance"]: r["luts"] for r in rows if r["instance"] != top}
+    pre = top + "."
+    paths = {i[len(pre):]: n for i, n in own.items() if i.startswith(pre)}
+    return {p: sum(n for q, n in paths.items() if q == p or q.startswith(p + "."))
+            for p in paths}
+
+
+def alone_default(rows, top, min_luts=ALONE_MIN_LUTS):
+    """The instances placed by default: a subtree of at least `min_luts` LUT4, by path."""
+    return sorted(p for p, n in subtree_luts(rows, top).items() if n >= min_luts)
+
+
+def parse_portlist(text):
+    """[(direction, width, name)] from Yosys `portlist` of one module."""
+    ports = []
+    for line in text.splitlines():
+        m = re.fullmatch(r"(input|output|inout) \[(\d+):(\d+)\] (\S+)", line.strip())
+        if m:
+            d, hi, lo, name = m.groups()
+            ports.append((d, abs(int(hi) - int(lo)) + 1, name))
+    return ports
+
+
+def alone_wrapper(ports, what):
+    """Verilog top around ALONE_CORE (ports from parse_portlist): clk_i and rst_ni from the
+    pins, every other input from synth_io_shift's input chain and every output into its
+    output chain. So every path into, inside and out of the core starts and ends at a
+    flop next to it: its Fmax is the part's own, a ceiling for it inside the block,
+    where its inputs come through other parts' logic instead."""
+    if any(d == "inout" for d, _, _ in ports):
+        raise yw.ToolError(f"{what}: an inout port, which the wrapper cannot register")
+    names = {n for _, _, n in ports}
+    if "clk_i" not in names:
+        raise yw.ToolError(f"{what}: no clk_i port (the wrapper's clock)")
+    ins = [(w, n) for d, w, n in ports if d == "input" and n not in ("clk_i", "rst_ni")]
+    outs = [(w, n) for d, w, n in ports if d == "output"]
+    # synth_io_shift's chains need two bits at least
+    in_w = max(2, sum(w for w, _ in ins))
+    out_w = max(2, sum(w for w, _ in outs))
+    conns = [f".{n}({n})" for n in ("clk_i", "rst_ni") if n in names]
+    for bus, group in (("core_in", ins), ("core_out", outs)):
+        at = 0
+        for w, n in group:
+            conns.append(f".{n}({bus}[{at + w - 1}:{at}])")
+            at += w
+    used_out = sum(w for w, _ in outs)
+    pad = (f"  assign core_out[{out_w - 1}:{used_out}] = '0;\n" if used_out < out_w else "")
+    return (f"// Generated by rtl/synth/synth.py --alone: {what} by itself, every port but\n"
+            f"// clk_i and rst_ni behind a flop of synth_io_shift. Synthesis only.\n"
+            f"module {ALONE_WRAP} (\n"
+            "  input  wire clk_i,\n  input  wire rst_ni,\n  input  wire sin_i,\n"
+            "  input  wire load_i,\n  output wire sout_o\n);\n"
+            f"  wire [{in_w - 1}:0] core_in;\n  wire [{out_w - 1}:0] core_out;\n"
+            f"{pad}"
+            f"  synth_io_shift #(.IN_W({in_w}), .OUT_W({out_w})) u_io (\n"
+            "    .clk_i(clk_i), .sin_i(sin_i), .load_i(load_i), .sout_o(sout_o),\n"
+            "    .core_in_o(core_in), .core_out_i(core_out)\n  );\n"
+            f"  {ALONE_CORE} u_core (\n    " + ",\n    ".join(conns) + "\n  );\n"
+            "endmodule\n")
+
+
+def alone_module(rows, top, inst):
+    """The module read_slang made for instance path `inst` below `top` (breakdown rows)."""
+    for r in rows:
+        if r["instance"] == f"{top}.{inst}":
+            return f"{r['module']}${top}.{inst}"
+    raise yw.ToolError(f"{top} has no instance {inst!r}")
+
+
+def alone_prepare(block, inst, module, out):
+    """In the staged job directory `out`: the block elaborated as in its row, `inst`'s
+    module (with its children) written to core.il as ALONE_CORE, its ports listed, the
+    wrapper generated. Returns the Yosys lines that read them, for synth_cmd."""
+    b = BLOCKS[block]
+    script = "\n".join([
+        read_slang_cmd(b["top"], b["file"], b["params"]),
+        f"hierarchy -top {b['top']}",
+        f"hierarchy -top {module}",
+        "tee -q -o ports.txt portlist",
+        f"rename {module} {ALONE_CORE}",
+        "write_rtlil core.il",
+        "",
+    ])
+    (out / "alone.ys").write_text(script)
+    yw.run([YOSYS, "-q", "-l", "alone.log", "alone.ys"], out, out / "alone.run.log",
+           f"yosys ({block}.{inst}: elaboration)")
+    ports = parse_portlist((out / "ports.txt").read_text())
+    (out / f"{ALONE_WRAP}.sv").write_text(alone_wrapper(ports, f"{block}.{inst}"))
+    return ["read_rtlil core.il",
+            f"read_verilog -sv synth_io_shift.sv {ALONE_WRAP}.sv"]
+
+
+def alone_run(block, insts, seeds, speed, jobs):
+    """Each of `insts` placed by itself at each of `seeds` (alone_wrapper), `jobs` at a
+    time, each in its own build directory. Prints one line per part (its subtree's LUT4
+    from the breakdown, Fmax per seed and median, the worst path of its median seed's
+    placement) and writes <build>/<block>-alone.json."""
+    # once, before the pool: jobs sharing the breakdown's directory would restage it
+    rows, _ = breakdown(block)
+    top = BLOCKS[block]["top"]
+    sizes = subtree_luts(rows, top)
+    modules = {i: alone_module(rows, top, i) for i in insts}
+    work = [(i, s) for i in insts for s in seeds]
+
+    def one(job):
+        inst, seed = job
+        slug = re.sub(r"[^\w]+", "_", inst)
+        return place_and_route(block, [seed], speed, out_suffix=f"-alone-{slug}-seed{seed}",
+                               alone=(inst, modules[inst]))
+
+    results = dict(zip(work, yw.pool_map(one, work, jobs)))
+    parts = []
+    for inst in insts:
+        per_seed = []
+        for seed in seeds:
+            r = results[(inst, seed)]
+            if isinstance(r, Exception):
+                per_seed.append({"seed": seed, "fmax_mhz": None,
+                                 "error": str(r).splitlines()[0]})
+                continue
+            fmax, crit, util, _dt, _pnr = r
+            per_seed.append({"seed": seed, "fmax_mhz": fmax, "critical_path": crit,
+                             "comb": (util.get("TRELLIS_COMB") or [None])[0]})
+        got = sorted(p["fmax_mhz"] for p in per_seed if p["fmax_mhz"] is not None)
+        parts.append({"instance": inst, "luts": sizes.get(inst), "seeds": per_seed,
+                      "median_mhz": round(statistics.median(got), 2) if got else None})
+    (BUILD / f"{block}-alone.json").write_text(json.dumps(parts, indent=1) + "\n")
+    w = max([len("instance")] + [len(p["instance"]) for p in parts])
+    print(f"\n{block}/ecp5 speed {speed}, each part alone (ports registered), seeds "
+          f"{','.join(map(str, seeds))}:")
+    print(f"{'instance'.ljust(w)}  {'LUT4':>6}  {'MHz by seed':>16}  {'median':>6}  "
+          "worst path (levels, wire share), lowest seed's")
+    for p in parts:
+        by_seed = " / ".join("-" if q["fmax_mhz"] is None else f"{q['fmax_mhz']}"
+                             for q in p["seeds"])
+        placed = [q for q in p["seeds"] if q["fmax_mhz"] is not None]
+        worst = min(placed, key=lambda q: q["fmax_mhz"]) if placed else None
+        cp = worst["critical_path"] if worst else None
+        if not placed:
+            path = "did not route: " + p["seeds"][0]["error"]
+        elif cp and cp["delay_ns"]:
+            path = (f"{cp['delay_ns']} ns, {cp['logic_levels']} levels, "
+                    f"{round(100 * cp['routing_ns'] / cp['delay_ns'])}% wire: "
+                    f"{cp['from']} -> {cp['to']}")
+        else:
+            path = "-"
+        print(f"{p['instance'].ljust(w)}  {fmt(p['luts']):>6}  {by_seed:>16}  "
+              f"{fmt(p['median_mhz']):>6}  {path}")
+    return parts
 
 
 def fmt(v):
@@ -945,6 +1119,15 @@ def main():
                     help="instead of the report: place one block's netlist at each of "
                          "--seeds (default 1,2,3,4), -j at a time, and print min / median "
                          "/ max Fmax (the seed spread, which one seed hides)")
+    ap.add_argument("--alone", metavar="BLOCK",
+                    help="instead of the report: place each of a block's parts by itself, "
+                         "every port registered (a generated wrapper), at each of --seeds "
+                         "(default 1): the parts' own Fmax, ceilings for them inside the "
+                         "block")
+    ap.add_argument("--instances", metavar="LIST",
+                    help=f"with --alone: comma-separated instance paths below the block's "
+                         f"top, e.g. u_tx.u_complete (default: every instance whose "
+                         f"subtree maps to {ALONE_MIN_LUTS}+ LUT4, from --breakdown)")
     ap.add_argument("-j", type=int, default=int(os.environ.get("SYNTH_JOBS", "2")),
                     help="jobs at a time (default $SYNTH_JOBS or 2)")
     args = ap.parse_args()
@@ -982,6 +1165,41 @@ def main():
             die(f"--seeds: expected positive integers separated by commas, got {args.seeds!r}")
     if args.speed not in PNR_SPEEDS:
         die(f"--speed: the 85F comes in speed grades {', '.join(PNR_SPEEDS)}, not {args.speed!r}")
+
+    if args.instances is not None and not args.alone:
+        die("--instances: only with --alone")
+    if args.alone:
+        placeable = [b for b in BLOCKS if BLOCKS[b].get("wrap")]
+        if args.alone not in placeable:
+            die(f"--alone: {args.alone!r} is not a block with a P&R wrapper "
+                f"(those: {', '.join(placeable)})")
+        alone_seeds = seeds or [1]
+        if len(set(alone_seeds)) != len(alone_seeds):
+            die(f"--alone: seed given twice in {args.seeds!r}")
+        check_tools(True)
+        BUILD.mkdir(parents=True, exist_ok=True)
+        yw.warm_up(["yosys", "nextpnr-ecp5"])
+        top = BLOCKS[args.alone]["top"]
+        try:
+            rows, _ = breakdown(args.alone)
+        except yw.ToolError as e:
+            die(str(e))
+        known = sorted(subtree_luts(rows, top))
+        if args.instances is None:
+            insts = alone_default(rows, top)
+        else:
+            insts = [i for i in args.instances.split(",") if i]
+            bad = [i for i in insts if i not in known]
+            if bad or not insts or len(set(insts)) != len(insts):
+                die(f"--instances: {args.instances!r}: expected distinct instance paths "
+                    f"below {top}, such as: {', '.join(known[:12])}, ... (--breakdown "
+                    f"{args.alone} lists them)")
+        log(f"{args.alone}/ecp5 alone: {len(insts)} parts x seeds "
+            f"{','.join(map(str, alone_seeds))}, {args.j} at a time")
+        parts = alone_run(args.alone, insts, alone_seeds, args.speed, args.j)
+        if all(p["median_mhz"] is None for p in parts):
+            die(f"--alone: no part of {args.alone} routed")
+        return
 
     if args.sweep:
         placeable = [b for b in BLOCKS if BLOCKS[b].get("wrap")]

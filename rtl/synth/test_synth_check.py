@@ -4,7 +4,7 @@ the 10% comparison, the reason rule against the base revision, the merge of a ru
 into the report, the blocks placed, the
 placement seeds tried in turn, the slack histogram's spread, the source staging and
 watched runs of the shared YoWASP runner, logic_depth's path estimate (--paths), the
-seed sweep (--sweep) and fanout's load count on hand-made netlists, and docs/SYNTH.md's
+seed sweep (--sweep), the parts placed alone (--alone) and fanout's load count on hand-made netlists, and docs/SYNTH.md's
 Results table against the committed report."""
 
 import json
@@ -280,6 +280,98 @@ class SeedSweep(unittest.TestCase):
         for argv in (["--sweep", "bogus"], ["--sweep", "nic", "--seeds", "1,1"],
                      ["--sweep", "nic", "--speed", "9"]):
             with self.assertRaises(SystemExit), mock.patch("sys.stderr"), \
+                    mock.patch.object(sys, "argv", ["synth.py"] + argv):
+                synth.main()
+
+
+class Alone(unittest.TestCase):
+    """--alone: a block's parts placed one at a time behind a generated wrapper."""
+
+    ROWS = [
+        {"instance": "top", "module": "top", "luts": 50},
+        {"instance": "top.u_a", "module": "a_mod", "luts": 600},
+        {"instance": "top.u_a.u_x", "module": "x_mod", "luts": 500},
+        {"instance": "top.u_a.u_xy", "module": "x_mod", "luts": 7},
+        {"instance": "top.u_b", "module": "b_mod", "luts": 999},
+    ]
+
+    def test_subtree_sizes_and_default_parts(self):
+        sizes = synth.subtree_luts(self.ROWS, "top")
+        # u_a counts its children, and u_x's prefix does not take in its sibling u_xy
+        self.assertEqual(sizes, {"u_a": 1107, "u_a.u_x": 500, "u_a.u_xy": 7, "u_b": 999})
+        self.assertEqual(synth.alone_default(self.ROWS, "top"), ["u_a"])
+        self.assertEqual(synth.alone_default(self.ROWS, "top", 500), ["u_a", "u_a.u_x", "u_b"])
+        self.assertEqual(synth.alone_module(self.ROWS, "top", "u_a.u_x"), "x_mod$top.u_a.u_x")
+        with self.assertRaises(yw.ToolError):
+            synth.alone_module(self.ROWS, "top", "u_c")
+
+    def test_portlist_parsed(self):
+        text = ("module m$top.u_a\ninput [0:0] clk_i\ninput [511:0] base_i\n"
+                "output [7:0] seq_o\ninout [3:0] pad_io\nendmodule\n")
+        self.assertEqual(synth.parse_portlist(text), [
+            ("input", 1, "clk_i"), ("input", 512, "base_i"), ("output", 8, "seq_o"),
+            ("inout", 4, "pad_io")])
+
+    def test_wrapper_registers_every_port_but_clock_and_reset(self):
+        ports = [("input", 1, "clk_i"), ("input", 1, "rst_ni"), ("input", 3, "a_i"),
+                 ("input", 1, "b_i"), ("output", 1, "y_o")]
+        v = synth.alone_wrapper(ports, "nic.u_a")
+        self.assertIn(".clk_i(clk_i)", v)
+        self.assertIn(".rst_ni(rst_ni)", v)
+        self.assertIn(".a_i(core_in[2:0])", v)
+        self.assertIn(".b_i(core_in[3:3])", v)
+        self.assertIn(".y_o(core_out[0:0])", v)
+        # the output chain's two-bit minimum: its unused bit is tied off, not left floating
+        self.assertIn("#(.IN_W(4), .OUT_W(2))", v)
+        self.assertIn("assign core_out[1:1] = '0;", v)
+        self.assertIn(f"{synth.ALONE_CORE} u_core", v)
+        for bad in ([("input", 1, "clk_i"), ("inout", 2, "p_io")], [("input", 1, "a_i")]):
+            with self.assertRaises(yw.ToolError):
+                synth.alone_wrapper(bad, "nic.u_a")
+
+    def test_parts_seeds_medians_and_own_directories(self):
+        calls = []
+
+        def pnr(block, seeds, speed, out_suffix="", alone=None):
+            self.assertEqual(alone[1], {"u_a": "a_mod$top.u_a", "u_b": "b_mod$top.u_b"}[alone[0]])
+            alone = alone[0]
+            calls.append((alone, seeds[0], out_suffix))
+            if (alone, seeds[0]) == ("u_b", 2):
+                raise yw.ToolError("nic.u_b: no placement seed routed ([2])")
+            crit = {"delay_ns": 10.0, "logic_levels": 9, "routing_ns": 8.0,
+                    "from": "q", "to": "r"}
+            fmax = {("u_a", 1): 80.0, ("u_a", 2): 90.0, ("u_b", 1): 60.0}[(alone, seeds[0])]
+            return fmax, crit, {"TRELLIS_COMB": [123, 83640]}, 1.0, {"seed": seeds[0]}
+
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.object(synth, "BUILD", Path(t)), \
+                mock.patch.object(synth, "BLOCKS", {"nic": {"top": "top"}}), \
+                mock.patch.object(synth, "breakdown", lambda b: (self.ROWS, Path(t))), \
+                mock.patch.object(synth, "place_and_route", pnr), \
+                mock.patch("builtins.print") as out:
+            parts = synth.alone_run("nic", ["u_a", "u_b"], [1, 2], "6", 2)
+            written = json.loads((Path(t) / "nic-alone.json").read_text())
+        self.assertEqual(written, parts)
+        self.assertEqual([(p["instance"], p["luts"], p["median_mhz"]) for p in parts],
+                         [("u_a", 1107, 85.0), ("u_b", 999, 60.0)])
+        self.assertIn("no placement seed routed", parts[1]["seeds"][1]["error"])
+        self.assertEqual(sorted(c[2] for c in calls),
+                         ["-alone-u_a-seed1", "-alone-u_a-seed2", "-alone-u_b-seed1",
+                          "-alone-u_b-seed2"])
+        printed = "\n".join(str(a) for c in out.call_args_list for a in c.args)
+        self.assertIn("80.0 / 90.0", printed)
+        self.assertIn("60.0 / -", printed)
+
+    def test_bad_alone_arguments_are_refused(self):
+        for argv in (["--alone", "bogus"], ["--alone", "nic", "--seeds", "1,1"],
+                     ["--instances", "u_a"], ["--alone", "nic", "--instances", "u_c"],
+                     ["--alone", "nic", "--instances", "u_a,u_a"]):
+            with self.assertRaises(SystemExit), mock.patch("sys.stderr"), \
+                    mock.patch.object(synth, "check_tools", lambda pnr: None), \
+                    mock.patch.object(yw, "warm_up", lambda names: None), \
+                    mock.patch.object(synth, "BLOCKS", {"nic": {"top": "top", "wrap": "w"}}), \
+                    mock.patch.object(synth, "breakdown", lambda b: (self.ROWS, None)), \
+                    mock.patch.object(synth, "alone_run", self.fail), \
                     mock.patch.object(sys, "argv", ["synth.py"] + argv):
                 synth.main()
 
