@@ -885,7 +885,7 @@ def alone_run(block, insts, seeds, speed, jobs):
         elif cp and cp["delay_ns"]:
             path = (f"{cp['delay_ns']} ns, {cp['logic_levels']} levels, "
                     f"{round(100 * cp['routing_ns'] / cp['delay_ns'])}% wire: "
-                    f"{cp['from']} -> {cp['to']}")
+                    f"{cp['from'] or '?'} -> {cp['to'] or '?'}")
         else:
             path = "-"
         print(f"{p['instance'].ljust(w)}  {fmt(p['luts']):>6}  {by_seed:>16}  "
@@ -1168,17 +1168,23 @@ def main():
 
     if args.instances is not None and not args.alone:
         die("--instances: only with --alone")
-    if args.alone:
+
+    def placement_mode(flag, block, default_seeds):
+        """The checks and set-up --sweep and --alone share; returns their seeds."""
         placeable = [b for b in BLOCKS if BLOCKS[b].get("wrap")]
-        if args.alone not in placeable:
-            die(f"--alone: {args.alone!r} is not a block with a P&R wrapper "
+        if block not in placeable:
+            die(f"{flag}: {block!r} is not a block with a P&R wrapper "
                 f"(those: {', '.join(placeable)})")
-        alone_seeds = seeds or [1]
-        if len(set(alone_seeds)) != len(alone_seeds):
-            die(f"--alone: seed given twice in {args.seeds!r}")
+        chosen = seeds or default_seeds
+        if len(set(chosen)) != len(chosen):
+            die(f"{flag}: seed given twice in {args.seeds!r}")
         check_tools(True)
         BUILD.mkdir(parents=True, exist_ok=True)
         yw.warm_up(["yosys", "nextpnr-ecp5"])
+        return chosen
+
+    if args.alone:
+        alone_seeds = placement_mode("--alone", args.alone, [1])
         top = BLOCKS[args.alone]["top"]
         try:
             rows, _ = breakdown(args.alone)
@@ -1202,16 +1208,7 @@ def main():
         return
 
     if args.sweep:
-        placeable = [b for b in BLOCKS if BLOCKS[b].get("wrap")]
-        if args.sweep not in placeable:
-            die(f"--sweep: {args.sweep!r} is not a block with a P&R wrapper "
-                f"(those: {', '.join(placeable)})")
-        sweep_seeds = seeds or [1, 2, 3, 4]
-        if len(set(sweep_seeds)) != len(sweep_seeds):
-            die(f"--sweep: seed given twice in {args.seeds!r}")
-        check_tools(True)
-        BUILD.mkdir(parents=True, exist_ok=True)
-        yw.warm_up(["yosys", "nextpnr-ecp5"])
+        sweep_seeds = placement_mode("--sweep", args.sweep, [1, 2, 3, 4])
         log(f"{args.sweep}/ecp5: seeds {','.join(map(str, sweep_seeds))}, {args.j} at a time")
         rows = seed_sweep(args.sweep, sweep_seeds, args.speed, args.j)
         if all(r["fmax_mhz"] is None for r in rows):
