@@ -176,14 +176,22 @@ module ddc_rx_egress
 
   // LMR entry words.
   logic [63:0] lmr_w0, lmr_w1, lmr_w2;
-  logic [63:0] lmr_slot_addr;
   logic        lmr_room;
   always_comb begin
     lmr_w0 = lmr_entry_w0_t'{msg_id: hdr2_q.msg_id, status: StatusDone, src: hdr0_q.src};
     lmr_w1 = lmr_entry_w1_t'{addr: raddr_q - 64'(hdr2_q.offset)};
     lmr_w2 = lmr_entry_w2_t'{rsvd48: '0, flags: 16'(hdr0_q.flags), len: msg_len_q};
-    lmr_slot_addr = lmr_base_i[c] + {43'd0, prod_wr_q[c], 5'd0};
   end
+
+  // The entry's slot address is a register. Its inputs are set cycles before the entry's
+  // word 1 (the context with header 0, two header flits at least before the entry; the
+  // producer index at the previous entry's word 0, then three header flits), so the
+  // 8-way base multiplexer and the 64-bit add leave the write's cycle: computed in it,
+  // they were the egress's worst path placed by itself (docs/SYNTH.md session 52). It
+  // lags a ring reset by a cycle, so word 1 waits out the cycle after one as well.
+  logic [63:0]       lmr_slot_q, lmr_slot_d;
+  logic [NumCtx-1:0] lmr_reset_seen_q;
+  assign lmr_slot_d = lmr_base_i[c] + {43'd0, prod_wr_q[c], 5'd0};
 
   // Whether each ring has room for one more entry is a register, worked out from the next
   // producer index: the compare of the next index with LMR_CONS after the choice of the
@@ -442,8 +450,8 @@ module ddc_rx_egress
         unique case (lmr_word_q)
           2'd1: begin
             // Not in a ring reset cycle: the slot must come from the new ring.
-            wr_valid_o = lmr_room && !lmr_reset_i[c];
-            wr_addr_o  = {lmr_slot_addr[63:5], 2'd1, 3'b000};
+            wr_valid_o = lmr_room && !lmr_reset_i[c] && !lmr_reset_seen_q[c];
+            wr_addr_o  = {lmr_slot_q[63:5], 2'd1, 3'b000};
             wr_data_o  = lmr_w1;
           end
           2'd2:    wr_data_o = lmr_w2;
@@ -456,7 +464,7 @@ module ddc_rx_egress
         end
         if (wr_valid_o && wr_ready_i) begin
           lmr_word_d = lmr_word_q + 2'd1;
-          if (lmr_word_q == 2'd1) lmr_addr_d = lmr_slot_addr;
+          if (lmr_word_q == 2'd1) lmr_addr_d = lmr_slot_q;
           if (lmr_word_q == 2'd0) begin
             stale_d = 1'b0;
             state_d = StHdr0;
@@ -525,6 +533,8 @@ module ddc_rx_egress
       strb_last_q  <= '0;
       lmr_word_q   <= '0;
       lmr_addr_q   <= '0;
+      lmr_slot_q   <= '0;
+      lmr_reset_seen_q <= '0;
       prod_wr_q    <= '0;
       room_q       <= '0;
       prod_vis_q   <= '0;
@@ -546,6 +556,8 @@ module ddc_rx_egress
       strb_last_q  <= strb_last_d;
       lmr_word_q   <= lmr_word_d;
       lmr_addr_q   <= lmr_addr_d;
+      lmr_slot_q   <= lmr_slot_d;
+      lmr_reset_seen_q <= lmr_reset_i;
       prod_wr_q    <= prod_wr_d;
       room_q       <= room_d;
       prod_vis_q   <= prod_vis_d;
@@ -569,6 +581,10 @@ module ddc_rx_egress
                                            lmr_size_i[c]));
   a_pay_one: assert property (@(posedge clk_i) disable iff (!rst_ni)
                               pay_one_q == (pay_left_q == PayW'(1)));
+  // The registered slot is the one the live index and base give when word 1 goes out.
+  a_slot_fresh: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                 (state_q == StLmr && lmr_word_q == 2'd1 && wr_valid_o) |->
+                                 lmr_slot_q == lmr_slot_d);
 `endif
 
 endmodule
