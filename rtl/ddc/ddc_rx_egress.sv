@@ -188,7 +188,9 @@ module ddc_rx_egress
   // producer index at the previous entry's word 0, then three header flits), so the
   // 8-way base multiplexer and the 64-bit add leave the write's cycle: computed in it,
   // they were the egress's worst path placed by itself (docs/SYNTH.md session 52). It
-  // lags a ring reset by a cycle, so word 1 waits out the cycle after one as well.
+  // lags a ring reset by a cycle, so word 1 waits out the cycle after one as well. A ring
+  // base written by the host in the cycle before word 1 is seen a cycle late, as if the
+  // entry had gone out a cycle earlier (moving a live ring's base races the NIC anyway).
   logic [63:0]       lmr_slot_q, lmr_slot_d;
   logic [NumCtx-1:0] lmr_reset_seen_q;
   assign lmr_slot_d = lmr_base_i[c] + {43'd0, prod_wr_q[c], 5'd0};
@@ -581,9 +583,11 @@ module ddc_rx_egress
                                            lmr_size_i[c]));
   a_pay_one: assert property (@(posedge clk_i) disable iff (!rst_ni)
                               pay_one_q == (pay_left_q == PayW'(1)));
-  // The registered slot is the one the live index and base give when word 1 goes out.
+  // The registered slot is the one the live index and base give when word 1 goes out
+  // (unless the host has just moved the base: see lmr_slot_q).
   a_slot_fresh: assert property (@(posedge clk_i) disable iff (!rst_ni)
-                                 (state_q == StLmr && lmr_word_q == 2'd1 && wr_valid_o) |->
+                                 (state_q == StLmr && lmr_word_q == 2'd1 && wr_valid_o &&
+                                  lmr_base_i == $past(lmr_base_i)) |->
                                  lmr_slot_q == lmr_slot_d);
 `endif
 

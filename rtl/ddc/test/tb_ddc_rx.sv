@@ -1002,6 +1002,39 @@ module tb_ddc_rx #(
       check_clean($sformatf("ring reset case %0d", m));
     end
 
+    // ---- ring reset as word 1 waits, the port freeing room in the reset's cycle ----
+    // Word 1 could go out in the very next cycle; the egress's slot register still holds
+    // the old ring's index then, so word 1 must wait a cycle more and land in slot 0.
+    begin
+      int t = 0;
+      ready_pct = 100;
+      drain();
+      hold = 1'b1;
+      send_msg(16, alloc_lane(16, 0), MTU_MAX, 1'b0);   // two payload beats fill the buffer
+      while (t < 5000 && !(int'(dut.u_egress.state_q) == 6 &&   // StLmr
+                           dut.u_egress.lmr_word_q == 2'd1 && dut.u_egress.wr_valid_o &&
+                           !dut.u_egress.wr_ready_i)) begin
+        @(posedge clk);
+        t++;
+      end
+      `CHECK(t < 5000, "ring reset at word 1: never reached the point")
+      `CHECK(lmr_slot != 0, "ring reset at word 1: the old ring's slot is already 0")
+      @(posedge clk);
+      lmr_cons    <= '0;
+      lmr_reset   <= 1'b1;
+      prod_chk_en = 1'b0;
+      prod_seen   = 0;
+      lmr_slot    = 0;
+      hold        = 1'b0;
+      @(posedge clk);
+      lmr_reset <= 1'b0;
+      @(posedge clk);
+      prod_chk_en = 1'b1;
+      drain();
+      `CHECK(lmr_prod == 1, $sformatf("ring reset at word 1: LMR_PROD %0d", lmr_prod))
+      check_clean("ring reset at word 1");
+    end
+
     // ---- 5: throughput ----
     gap_pct = 0;
     ready_pct = 100;
