@@ -818,7 +818,6 @@ def alone_prepare(block, inst, module, out):
     b = BLOCKS[block]
     script = "\n".join([
         read_slang_cmd(b["top"], b["file"], b["params"]),
-        f"hierarchy -top {b['top']}",
         f"hierarchy -top {module}",
         "tee -q -o ports.txt portlist",
         f"rename {module} {ALONE_CORE}",
@@ -834,13 +833,11 @@ def alone_prepare(block, inst, module, out):
             f"read_verilog -sv synth_io_shift.sv {ALONE_WRAP}.sv"]
 
 
-def alone_run(block, insts, seeds, speed, jobs):
+def alone_run(block, rows, insts, seeds, speed, jobs):
     """Each of `insts` placed by itself at each of `seeds` (alone_wrapper), `jobs` at a
-    time, each in its own build directory. Prints one line per part (its subtree's LUT4
-    from the breakdown, Fmax per seed and median, the worst path of its median seed's
-    placement) and writes <build>/<block>-alone.json."""
-    # once, before the pool: jobs sharing the breakdown's directory would restage it
-    rows, _ = breakdown(block)
+    time, each in its own build directory; `rows` are the block's breakdown rows. Prints
+    one line per part (its subtree's LUT4, Fmax per seed and median, the worst path of
+    its lowest seed's placement) and writes <build>/<block>-alone.json."""
     top = BLOCKS[block]["top"]
     sizes = subtree_luts(rows, top)
     modules = {i: alone_module(rows, top, i) for i in insts}
@@ -1202,7 +1199,7 @@ def main():
                     f"{args.alone} lists them)")
         log(f"{args.alone}/ecp5 alone: {len(insts)} parts x seeds "
             f"{','.join(map(str, alone_seeds))}, {args.j} at a time")
-        parts = alone_run(args.alone, insts, alone_seeds, args.speed, args.j)
+        parts = alone_run(args.alone, rows, insts, alone_seeds, args.speed, args.j)
         if all(p["median_mhz"] is None for p in parts):
             die(f"--alone: no part of {args.alone} routed")
         return

@@ -346,10 +346,9 @@ class Alone(unittest.TestCase):
         with tempfile.TemporaryDirectory() as t, \
                 mock.patch.object(synth, "BUILD", Path(t)), \
                 mock.patch.object(synth, "BLOCKS", {"nic": {"top": "top"}}), \
-                mock.patch.object(synth, "breakdown", lambda b: (self.ROWS, Path(t))), \
                 mock.patch.object(synth, "place_and_route", pnr), \
                 mock.patch("builtins.print") as out:
-            parts = synth.alone_run("nic", ["u_a", "u_b"], [1, 2], "6", 2)
+            parts = synth.alone_run("nic", self.ROWS, ["u_a", "u_b"], [1, 2], "6", 2)
             written = json.loads((Path(t) / "nic-alone.json").read_text())
         self.assertEqual(written, parts)
         self.assertEqual([(p["instance"], p["luts"], p["median_mhz"]) for p in parts],
