@@ -151,6 +151,8 @@ module ddc_tx_ctx_fetch
   // The store: slots, a free map, and per context a list in ring order.
   desc_t                          mem_q [DescDepth];
   desc_err_e                      err_mem_q [DescDepth];
+  // A copy of each slot's {dest, msg_id}, read at the pick (see pk_key_q).
+  logic [47:0]                    key_mem_q [DescDepth];
   logic [DescDepth-1:0]           free_q, free_d;
   logic [DescDepth-1:0][TagW-1:0] nxt_q, nxt_d;
   logic [NumCtx-1:0][TagW-1:0]    head_q, head_d, tail_q, tail_d;
@@ -418,6 +420,12 @@ module ddc_tx_ctx_fetch
   logic [TagW-1:0] pk_slot_q;
   logic            pk_valid_q, pk_load;
   logic [MsgLenW-1:0] pk_off_q;
+  // The picked head's {dest, msg_id}, read from its own copy of the store's keys in the
+  // pick's cycle: read in the offer's cycle, the store's read, a long wire and the clash
+  // compare into the pass decision (the round robin's pointer and the pick's enable) ended
+  // the TX's worst placed path alone (docs/SYNTH.md). The slot is not written between
+  // the two reads: a picked context's head is stored, and a push only writes a free slot.
+  logic [47:0]        pk_key_q;
   assign pk_load    = pick_valid && !drain_i && !flush_i && !desc_fire && !skip;
   assign osel_valid = pk_valid_q && !drain_i;
   assign osel       = pk_ctx_q;
@@ -445,7 +453,7 @@ module ddc_tx_ctx_fetch
   always_comb begin
     clash = 1'b0;
     for (int unsigned j = 0; j < NumCtx; j++) begin
-      if (CtxW'(j) != osel && off_q[j] != '0 && key_q[j] == {q_out.dest, q_out.msg_id}) begin
+      if (CtxW'(j) != osel && off_q[j] != '0 && key_q[j] == pk_key_q) begin
         clash = 1'b1;
       end
     end
@@ -610,11 +618,13 @@ module ddc_tx_ctx_fetch
     if (q_push) begin
       mem_q[alloc]     <= q_in;
       err_mem_q[alloc] <= in_err;
+      key_mem_q[alloc] <= {q_in.dest, q_in.msg_id};
     end
     ofr_q     <= ofr_d;
     pk_ctx_q  <= pick;
     pk_slot_q <= head_q[pick];
     pk_off_q  <= off_q[pick];
+    pk_key_q  <= key_mem_q[head_q[pick]];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -708,6 +718,9 @@ module ddc_tx_ctx_fetch
   a_pick_current: assert property (@(posedge clk_i) osel_valid |->
                                    (head_q[osel] == hs && cnt_q[osel] != '0 &&
                                     off_q[osel] == off));
+  // The key read at the pick is the offered slot's.
+  a_pick_key: assert property (@(posedge clk_i) osel_valid |->
+                               (pk_key_q == {q_out.dest, q_out.msg_id}));
   // The offer is still its context's head.
   a_offer_is_head: assert property (@(posedge clk_i)
                                     desc_valid_o |-> (head_q[tctx] == ofr_q.slot));
