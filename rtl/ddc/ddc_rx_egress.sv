@@ -191,9 +191,18 @@ module ddc_rx_egress
   // lags a ring reset by a cycle, so word 1 waits out the cycle after one as well. A ring
   // base written by the host in the cycle before word 1 is seen a cycle late, as if the
   // entry had gone out a cycle earlier (moving a live ring's base races the NIC anyway).
+  // Every context's sum is worked out beside the pick, which then only chooses one: after
+  // it, the carry chain came behind the wires of the 512 base bits and still ended the
+  // egress's worst path alone (docs/SYNTH.md session 53).
   logic [63:0]       lmr_slot_q, lmr_slot_d;
   logic [NumCtx-1:0] lmr_reset_seen_q;
-  assign lmr_slot_d = lmr_base_i[c] + {43'd0, prod_wr_q[c], 5'd0};
+  logic [NumCtx-1:0][63:0] lmr_slot_all;
+  always_comb begin
+    for (int unsigned k = 0; k < NumCtx; k++) begin
+      lmr_slot_all[k] = lmr_base_i[k] + {43'd0, prod_wr_q[k], 5'd0};
+    end
+  end
+  assign lmr_slot_d = lmr_slot_all[c];
 
   // Whether each ring has room for one more entry is a register, worked out from the next
   // producer index: the compare of the next index with LMR_CONS after the choice of the
