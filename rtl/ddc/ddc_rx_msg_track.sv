@@ -119,7 +119,9 @@ module ddc_rx_msg_track #(
   // Packed: in the simulator, each element of an unpacked array gets a delayed-write
   // slot of its own, and the 64 that the tick loop writes were committed every cycle.
   logic [ENTRIES-1:0][AgeW-1:0] age_q;
-  logic [EntW-1:0]    ent_mem [ENTRIES];
+  // Distributed RAM: in block RAM, ent_rd_q became the block's own output latch, whose
+  // 5.6 ns clock-to-output started the count's adder and the verdict (docs/SYNTH.md).
+  (* ram_style = "distributed" *) logic [EntW-1:0] ent_mem [ENTRIES];
   logic [TICK_LOG2-1:0] tick_q;
   logic                 tick;
 
