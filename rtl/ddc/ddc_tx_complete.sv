@@ -155,7 +155,10 @@ module ddc_tx_complete
   assign q_in = '{ctx: cpl_ctx_i, err: cpl_err_i, msg_id: cpl_msg_id_i, irq: cpl_irq_i,
                   wait_ans: in_wait, rel_idx: rel_alloc_idx};
 
-  fifo_sync #(
+  // The head record leaves a register: read from the queue's storage, it started the
+  // NIC's worst placed paths (its rel entry's done flag, the load, the entry's release:
+  // docs/SYNTH.md session 53).
+  fifo_sync_oreg #(
     .WIDTH($bits(cpl_t)),
     .DEPTH(CplDepth)
   ) u_cpl_fifo (
