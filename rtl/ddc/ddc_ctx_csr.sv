@@ -83,6 +83,19 @@ module ddc_ctx_csr
   logic [2:0] c;
   assign c = req_ctx_i[2:0];
 
+  // A write's checks against the context's own registers are made for every context
+  // beside the page's decode, which then only picks one: after it, the 16-bit compares
+  // came behind the decode's long wires (the block's worst path alone, docs/SYNTH.md
+  // session 53).
+  logic [CTX_COUNT-1:0] ctx_drained, prod_in_range, cons_in_range;
+  always_comb begin
+    for (int unsigned k = 0; k < CTX_COUNT; k++) begin
+      ctx_drained[k]   = (lme_prod_q[k] == lme_cons_i[k]);
+      prod_in_range[k] = (wdata < 32'(lme_size_q[k]));
+      cons_in_range[k] = (wdata < 32'(lmr_size_q[k]));
+    end
+  end
+
   // ---- reads ----
   logic rd_known;
   always_comb begin
@@ -129,7 +142,7 @@ module ddc_ctx_csr
         CTX_LME_BASE_LO_OFFSET: lme_base_d[c][31:0]  = wdata;
         CTX_LME_BASE_HI_OFFSET: lme_base_d[c][63:32] = wdata;
         CTX_LME_SIZE_OFFSET: begin
-          if (ring_size_ok && lme_prod_q[c] == lme_cons_i[c]) begin
+          if (ring_size_ok && ctx_drained[c]) begin
             lme_size_d[c]  = wdata[15:0];
             lme_prod_d[c]  = '0;
             lme_reset_d[c] = 1'b1;
@@ -138,8 +151,8 @@ module ddc_ctx_csr
           end
         end
         CTX_LME_PROD_OFFSET: begin
-          if (wdata < 32'(lme_size_q[c])) lme_prod_d[c] = wdata[15:0];
-          else                            err_d[ErrProdRange] = 1'b1;
+          if (prod_in_range[c]) lme_prod_d[c] = wdata[15:0];
+          else                    err_d[ErrProdRange] = 1'b1;
         end
         CTX_LMR_BASE_LO_OFFSET: lmr_base_d[c][31:0]  = wdata;
         CTX_LMR_BASE_HI_OFFSET: lmr_base_d[c][63:32] = wdata;
@@ -153,8 +166,8 @@ module ddc_ctx_csr
           end
         end
         CTX_LMR_CONS_OFFSET: begin
-          if (wdata < 32'(lmr_size_q[c])) lmr_cons_d[c] = wdata[15:0];
-          else                            err_d[ErrConsRange] = 1'b1;
+          if (cons_in_range[c]) lmr_cons_d[c] = wdata[15:0];
+          else                    err_d[ErrConsRange] = 1'b1;
         end
         // ID, LME_CONS, LMR_PROD (read-only) and undefined offsets
         default: err_d[ErrBadAddr] = 1'b1;
