@@ -197,11 +197,14 @@ module ddc_rx_egress
   logic [63:0]       lmr_slot_q, lmr_slot_d;
   logic [NumCtx-1:0] lmr_reset_seen_q;
   logic [NumCtx-1:0][63:0] lmr_slot_all;
-  always_comb begin
-    for (int unsigned k = 0; k < NumCtx; k++) begin
-      lmr_slot_all[k] = lmr_base_i[k] + {43'd0, prod_wr_q[k], 5'd0};
-    end
-  end
+  ring_slot_addrs #(
+    .N       (NumCtx),
+    .WORD_OFF(5'd0)
+  ) u_lmr_slot_addrs (
+    .base_i(lmr_base_i),
+    .idx_i (prod_wr_q),
+    .addr_o(lmr_slot_all)
+  );
   assign lmr_slot_d = lmr_slot_all[c];
 
   // Whether each ring has room for one more entry is a register, worked out from the next

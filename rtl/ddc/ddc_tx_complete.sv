@@ -256,9 +256,16 @@ module ddc_tx_complete
       wr_idx_next[k] = ring_next(wr_idx_q[k], lme_size_i[k]);
       cons_next[k]   = ring_next(cons_q[k], lme_size_i[k]);
       q_slot_next[k] = ring_next(q_slot_q[k], lme_size_i[k]);
-      status_addr[k] = lme_base_i[k] + {43'h0, wr_idx_q[k], 5'h00} + 64'd24;
     end
   end
+  ring_slot_addrs #(
+    .N       (NumCtx),
+    .WORD_OFF(5'd24)   // descriptor word 3
+  ) u_status_addrs (
+    .base_i(lme_base_i),
+    .idx_i (wr_idx_q),
+    .addr_o(status_addr)
+  );
 
   assign take_seq = q_push && q_in_ready && cpl_err_i == DESC_ERR_OK && cpl_unicast_i;
   assign seq_o    = cpl_unicast_i ? next_seq_q[cpl_dest_i[5:0]] : 8'h00;

@@ -286,11 +286,14 @@ module ddc_tx_ctx_fetch
   // it, the 59-bit carry chain came after the arbiter on the node's longest path
   // (docs/SYNTH.md). Eight adders from registers instead of one behind the choice.
   logic [NumCtx-1:0][63:0] ring_addr;
-  always_comb begin
-    for (int unsigned k = 0; k < NumCtx; k++) begin
-      ring_addr[k] = lme_base_i[k] + {43'h0, idx_q[k], 5'h00};
-    end
-  end
+  ring_slot_addrs #(
+    .N       (NumCtx),
+    .WORD_OFF(5'd0)
+  ) u_ring_addrs (
+    .base_i(lme_base_i),
+    .idx_i (idx_q),
+    .addr_o(ring_addr)
+  );
 
   // A read is issued into a request register, and counted (fetch index, slot, tag) as it
   // enters: the DMA port's arbitration (ddc_tx) then starts from a register instead of
