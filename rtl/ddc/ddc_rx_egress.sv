@@ -210,12 +210,14 @@ module ddc_rx_egress
   // Whether each ring has room for one more entry is a register, worked out from the next
   // producer index: the compare of the next index with LMR_CONS after the choice of the
   // context started the egress's longest path (the LMR write's valid, the write mux, the
-  // commit marks: docs/SYNTH.md). Context c's room after the entry finishing now is
-  // computed beside the others, so the write's handshake only picks one. A consumer index
-  // written by the host counts a cycle later; the producer indices are never stale.
-  logic [NumCtx-1:0] room_q, room_d, room_cur;
-  logic [15:0]       prod_adv;   // context c's producer index after the entry finishing
-  logic              room_adv, prod_adv_en;
+  // commit marks: docs/SYNTH.md). Each context's room after an entry finishing now is
+  // computed beside the others, and the write's handshake only picks one: worked out
+  // after the pick of context c's indices, it was the egress's worst path alone
+  // (docs/SYNTH.md session 53). A consumer index written by the host counts a cycle
+  // later; the producer indices are never stale.
+  logic [NumCtx-1:0] room_q, room_d, room_cur, room_adv;
+  logic [NumCtx-1:0][15:0] prod_next;   // each producer index after an entry finishing
+  logic              prod_adv_en;
   function automatic logic room_of(logic [15:0] prod, logic [15:0] size, logic [15:0] cons);
     return (size != '0) && (ring_next(prod, size) != cons);
   endfunction
@@ -227,13 +229,13 @@ module ddc_rx_egress
     else                          return idx + 16'd2;
   endfunction
   always_comb begin
-    prod_adv = ring_next(prod_wr_q[c], lmr_size_i[c]);
-    room_adv = (lmr_size_i[c] != '0) &&
-               (ring_next2(prod_wr_q[c], lmr_size_i[c]) != lmr_cons_i[c]);
     for (int unsigned k = 0; k < NumCtx; k++) begin
-      room_cur[k] = room_of(prod_wr_q[k], lmr_size_i[k], lmr_cons_i[k]);
+      prod_next[k] = ring_next(prod_wr_q[k], lmr_size_i[k]);
+      room_adv[k]  = (lmr_size_i[k] != '0) &&
+                     (ring_next2(prod_wr_q[k], lmr_size_i[k]) != lmr_cons_i[k]);
+      room_cur[k]  = (lmr_size_i[k] != '0) && (prod_next[k] != lmr_cons_i[k]);
       if (lmr_reset_i[k])                   room_d[k] = room_of('0, lmr_size_i[k], lmr_cons_i[k]);
-      else if (prod_adv_en && c == CtxW'(k)) room_d[k] = room_adv;
+      else if (prod_adv_en && c == CtxW'(k)) room_d[k] = room_adv[k];
       else                                  room_d[k] = room_cur[k];
     end
   end
@@ -489,7 +491,7 @@ module ddc_rx_egress
     endcase
 
     // The room register's advance and the index's are one condition (prod_adv_en).
-    if (prod_adv_en) prod_wr_d[c] = prod_adv;
+    if (prod_adv_en) prod_wr_d[c] = prod_next[c];
     for (int unsigned k = 0; k < NumCtx; k++) begin
       if (lmr_reset_i[k]) prod_wr_d[k] = '0;
     end
