@@ -4,7 +4,7 @@
 // Why one adder per ring: a block that writes one ring's slot picks the ring first and
 // adds after, so the carry chain sat behind the pick's wide multiplexer (N x 64 base bits)
 // on its worst placed path. Summed here from registers, the caller's pick only chooses a
-// finished address (docs/SYNTH.md, sessions 23 and 53).
+// finished address (docs/SYNTH.md, sessions 16 and 53).
 module ring_slot_addrs #(
   parameter int unsigned N        = 8,
   parameter logic [4:0]  WORD_OFF = 5'd0

@@ -426,8 +426,9 @@ module ddc_tx_ctx_fetch
   // The picked head's {dest, msg_id}, read from its own copy of the store's keys in the
   // pick's cycle: read in the offer's cycle, the store's read, a long wire and the clash
   // compare into the pass decision (the round robin's pointer and the pick's enable) ended
-  // the TX's worst placed path alone (docs/SYNTH.md). The slot is not written between
-  // the two reads: a picked context's head is stored, and a push only writes a free slot.
+  // the TX's worst placed path alone (docs/SYNTH.md session 53). The slot is not
+  // written between the two reads: a picked context's head is stored, and a push only
+  // writes a free slot.
   logic [47:0]        pk_key_q;
   assign pk_load    = pick_valid && !drain_i && !flush_i && !desc_fire && !skip;
   assign osel_valid = pk_valid_q && !drain_i;
