@@ -210,33 +210,23 @@ module ddc_rx_egress
   // Whether each ring has room for one more entry is a register, worked out from the next
   // producer index: the compare of the next index with LMR_CONS after the choice of the
   // context started the egress's longest path (the LMR write's valid, the write mux, the
-  // commit marks: docs/SYNTH.md). Each context's room after an entry finishing now is
-  // computed beside the others, and the write's handshake only picks one: worked out
-  // after the pick of context c's indices, it was the egress's worst path alone
-  // (docs/SYNTH.md session 53). A consumer index written by the host counts a cycle
-  // later; the producer indices are never stale.
-  logic [NumCtx-1:0] room_q, room_d, room_cur, room_adv;
+  // commit marks: docs/SYNTH.md). Each context's room is computed beside the others from
+  // its own indices, so the write's handshake only picks one (docs/SYNTH.md session 53).
+  // A consumer index written by the host counts a cycle later. After an entry finishes
+  // (prod_adv_en) the register holds the old index's room for one cycle: nothing reads it
+  // then (the next entry's trailer is cycles away, a_room_settled), and computing the
+  // room after the advance for that cycle cost eight double steps (~1,400 LUT4).
+  logic [NumCtx-1:0] room_q, room_d;
   logic [NumCtx-1:0][15:0] prod_next;   // each producer index after an entry finishing
   logic              prod_adv_en;
   function automatic logic room_of(logic [15:0] prod, logic [15:0] size, logic [15:0] cons);
     return (size != '0) && (ring_next(prod, size) != cons);
   endfunction
-  // ring_next(ring_next(idx)) with both increments and compares side by side rather than
-  // in a row (they were the egress's deepest logic, into room_q).
-  function automatic logic [15:0] ring_next2(logic [15:0] idx, logic [15:0] size);
-    if (idx + 16'd1 == size)      return (size == 16'd1) ? 16'd0 : 16'd1;
-    else if (idx + 16'd2 == size) return 16'd0;
-    else                          return idx + 16'd2;
-  endfunction
   always_comb begin
     for (int unsigned k = 0; k < NumCtx; k++) begin
       prod_next[k] = ring_next(prod_wr_q[k], lmr_size_i[k]);
-      room_adv[k]  = (lmr_size_i[k] != '0) &&
-                     (ring_next2(prod_wr_q[k], lmr_size_i[k]) != lmr_cons_i[k]);
-      room_cur[k]  = (lmr_size_i[k] != '0) && (prod_next[k] != lmr_cons_i[k]);
-      if (lmr_reset_i[k])                   room_d[k] = room_of('0, lmr_size_i[k], lmr_cons_i[k]);
-      else if (prod_adv_en && c == CtxW'(k)) room_d[k] = room_adv[k];
-      else                                  room_d[k] = room_cur[k];
+      room_d[k]    = lmr_reset_i[k] ? room_of('0, lmr_size_i[k], lmr_cons_i[k]) :
+                     (lmr_size_i[k] != '0) && (prod_next[k] != lmr_cons_i[k]);
     end
   end
   assign lmr_room = room_q[c];
@@ -490,7 +480,6 @@ module ddc_rx_egress
       default: state_d = StHdr0;
     endcase
 
-    // The room register's advance and the index's are one condition (prod_adv_en).
     if (prod_adv_en) prod_wr_d[c] = prod_next[c];
     for (int unsigned k = 0; k < NumCtx; k++) begin
       if (lmr_reset_i[k]) prod_wr_d[k] = '0;
@@ -590,11 +579,15 @@ module ddc_rx_egress
                          pay_flits[16:PayW], lmr_base_i, lmr_addr_q[4:0], hdr0_q.dctx};
 
 `ifndef SYNTHESIS
-  // The side-by-side double step is the double step.
-  a_ring_next2: assert property (@(posedge clk_i) disable iff (!rst_ni)
-                                 ring_next2(prod_wr_q[c], lmr_size_i[c]) ==
-                                 ring_next(ring_next(prod_wr_q[c], lmr_size_i[c]),
-                                           lmr_size_i[c]));
+  // room_q is one cycle stale after an entry finishes: no trailer's verdict and no word 1
+  // may read it then.
+  logic prod_adv_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) prod_adv_q <= 1'b0;
+    else         prod_adv_q <= prod_adv_en;
+  end
+  a_room_settled: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                   prod_adv_q |-> !(state_q inside {StTrl, StLmr}));
   a_pay_one: assert property (@(posedge clk_i) disable iff (!rst_ni)
                               pay_one_q == (pay_left_q == PayW'(1)));
   // The registered slot is the one the live index and base give when word 1 goes out
