@@ -591,9 +591,9 @@ module ddc_tx
   // ---------------------------------------------------------------------------------
   // Completion
   // ---------------------------------------------------------------------------------
-  // A completion record is queued in the cycle its descriptor is taken (cpl_valid and
-  // desc_ready both follow the read engine's take), so the descriptor's context is the
-  // fetch queue's head.
+  // A completion record is handed over in the cycle its descriptor is taken (cpl_valid
+  // and desc_ready both follow the read engine's take), so the descriptor's context is
+  // the fetch queue's head; u_complete queues it the next cycle.
   ddc_tx_complete #(
     .CplDepth(CplDepth),
     .NumCtx  (NumCtx)

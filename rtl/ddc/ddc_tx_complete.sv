@@ -1,8 +1,9 @@
 // Descriptor completion: status write-back and the consumer index, in ring order.
 //
-// The read engine queues one record per descriptor as it takes it. A record with an error
-// completes at once (once it reaches the head); a good one waits for the packetizer to
-// report its message's last trailer. Messages of different contexts may finish out of
+// The read engine hands over one record per descriptor as it takes it (queued the next
+// cycle, see in_valid_q). A record with an error completes at once (once it reaches the
+// head); a good one waits for the packetizer to report its message's last trailer (two
+// cycles after the take at the earliest). Messages of different contexts may finish out of
 // record order (TX_QUANTUM: a long message is sent in segments, other contexts' messages
 // between them), so each record is named by its queue slot (rec_o, offered for the record
 // at the input; the read engine carries it with the message's packets) and the report
@@ -140,20 +141,57 @@ module ddc_tx_complete
   logic            rel_alloc, rel_alloc_ready, rel_done_valid, rel_done_ready;
   logic [RelW-1:0] rel_alloc_idx, rel_done_idx_unused;
   logic [1:0]      rel_done_res;
-  logic            in_wait, msg_new;
+  logic            msg_new;
 
   // A retransmission's last trailer is not a new message's.
   assign msg_new = msg_done_i && !msg_retx_i;
 
+  // The record taken is queued the next cycle, from a register (in_*_q): queued in the
+  // take's own cycle, the queue's write, the rel entry's allocation and the sequence
+  // counter's update hung at the end of one path from the read engine's take, and the
+  // rel table's room started it (the NIC's worst placed paths, docs/SYNTH.md session 54).
+  // A record is taken only while the register is empty, so a take sees every earlier
+  // record queued: seq_o, lag_o and rec_o need no correction, and the register is always
+  // emptied the next cycle (the room checked at the take is still there; a flush or a
+  // drain drops it, as it discards the queue). Only records may follow each other in
+  // back-to-back cycles that fail their checks (a good take starts a message, which
+  // holds the next take for two cycles at least), so the cost is a cycle per such pair.
   // The ready does not look at the record: a full table (rare: RelEntries messages
   // unanswered) holds back every record, good or not.
-  assign cpl_ready_o = q_in_ready && rel_alloc_ready;
-  assign q_push      = cpl_valid_i && !drain_i && rel_alloc_ready;
-  assign in_wait     = cpl_wait_i && (cpl_err_i == DESC_ERR_OK);
-  assign rel_alloc   = q_push && q_in_ready && in_wait;
+  logic            in_valid_q, in_wait_q, in_irq_q, in_unicast_q;
+  logic [CtxW-1:0] in_ctx_q;
+  desc_err_e       in_err_q;
+  logic [31:0]     in_msg_id_q;
+  logic [15:0]     in_dest_q;
+  logic [7:0]      in_seq_q;
+  logic [3:0]      in_lag_q;
 
-  assign q_in = '{ctx: cpl_ctx_i, err: cpl_err_i, msg_id: cpl_msg_id_i, irq: cpl_irq_i,
-                  wait_ans: in_wait, rel_idx: rel_alloc_idx};
+  assign cpl_ready_o = !in_valid_q && q_in_ready && rel_alloc_ready;
+  assign q_push      = in_valid_q && !drain_i && rel_alloc_ready;
+  assign rel_alloc   = q_push && q_in_ready && in_wait_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) in_valid_q <= 1'b0;
+    else         in_valid_q <= cpl_valid_i && cpl_ready_o && !drain_i;
+  end
+  // The fields follow the input while the register is empty, taken or not: their enable
+  // is a flop, not the take.
+  always_ff @(posedge clk_i) begin
+    if (!in_valid_q) begin
+      in_ctx_q     <= cpl_ctx_i;
+      in_err_q     <= cpl_err_i;
+      in_msg_id_q  <= cpl_msg_id_i;
+      in_irq_q     <= cpl_irq_i;
+      in_dest_q    <= cpl_dest_i;
+      in_wait_q    <= cpl_wait_i && (cpl_err_i == DESC_ERR_OK);
+      in_unicast_q <= cpl_unicast_i;
+      in_seq_q     <= seq_o;
+      in_lag_q     <= lag_o;
+    end
+  end
+
+  assign q_in = '{ctx: in_ctx_q, err: in_err_q, msg_id: in_msg_id_q, irq: in_irq_q,
+                  wait_ans: in_wait_q, rel_idx: rel_alloc_idx};
 
   // The head record leaves a register: read from the queue's storage, it started the
   // NIC's worst placed paths (its rel entry's done flag, the load, the entry's release:
@@ -173,7 +211,7 @@ module ddc_tx_complete
     .count_o    (q_count_unused)
   );
 
-  assign idle_o = !q_valid;
+  assign idle_o = !q_valid && !in_valid_q;
 
   // Queue slots, mirroring u_cpl_fifo's pointers (it is drained, never reset, by a ring
   // reset, so they stay in step).
@@ -267,10 +305,14 @@ module ddc_tx_complete
     .addr_o(status_addr)
   );
 
-  assign take_seq = q_push && q_in_ready && cpl_err_i == DESC_ERR_OK && cpl_unicast_i;
+  // A record dropped by a flush in the cycle after its take has still used its number, as
+  // when it was queued in the take's cycle and then drained: the counters never go back.
+  assign take_seq = in_valid_q && in_err_q == DESC_ERR_OK && in_unicast_q;
   assign seq_o    = cpl_unicast_i ? next_seq_q[cpl_dest_i[5:0]] : 8'h00;
   assign lag_o    = cpl_unicast_i ? rel_lag : 4'h0;
-  assign rel_alloc_tag = {cpl_ctx_i, q_slot_q[cpl_ctx_i], seq_o, lag_o};
+  // The seq and lag handed to the read engine at the take (the table may have freed an
+  // entry of that destination since, which changes the live count, not the message's).
+  assign rel_alloc_tag = {in_ctx_q, q_slot_q[in_ctx_q], in_seq_q, in_lag_q};
 
   ddc_tx_rel_table #(
     .ENTRIES  (RelEntries),
@@ -285,8 +327,8 @@ module ddc_tx_complete
     .retries_max_i(retries_max_i),
     .alloc_valid_i(rel_alloc),
     .alloc_ready_o(rel_alloc_ready),
-    .alloc_dest_i (cpl_dest_i),
-    .alloc_seq_i  (cpl_msg_id_i),
+    .alloc_dest_i (in_dest_q),
+    .alloc_seq_i  (in_msg_id_q),
     .alloc_tag_i  (rel_alloc_tag),
     .alloc_idx_o  (rel_alloc_idx),
     .sent_valid_i (rel_sent),
@@ -331,9 +373,10 @@ module ddc_tx_complete
   always_comb begin
     next_seq_d = next_seq_q;
     q_slot_d   = q_slot_q;
-    if (take_seq) next_seq_d[cpl_dest_i[5:0]] = next_seq_q[cpl_dest_i[5:0]] + 8'd1;
+    // No record was queued between the take and now: in_seq_q is still the counter.
+    if (take_seq) next_seq_d[in_dest_q[5:0]] = in_seq_q + 8'd1;
     if (q_push && q_in_ready) begin
-      q_slot_d[cpl_ctx_i] = q_slot_next[cpl_ctx_i];
+      q_slot_d[in_ctx_q] = q_slot_next[in_ctx_q];
     end
     for (int unsigned k = 0; k < NumCtx; k++) begin
       if (ctx_reset_i[k]) q_slot_d[k] = '0;
@@ -389,7 +432,7 @@ module ddc_tx_complete
       done_err_d[msg_rec_i] = msg_err_i;
     end
     if (q_push && q_in_ready) begin
-      sent_wait_d[rec_wp_q] = in_wait;
+      sent_wait_d[rec_wp_q] = in_wait_q;
       sent_idx_d[rec_wp_q]  = rel_alloc_idx;
       rec_wp_d              = rec_wp_q + 1'b1;
     end
@@ -488,5 +531,20 @@ module ddc_tx_complete
   assign err_o      = err_q;
   assign irq_o      = irq_q;
   assign irq_ctx_o  = irq_ctx_q;
+
+`ifndef SYNTHESIS
+  // The record taken last cycle is queued now: its room, checked at the take, is still
+  // there (only a flush takes it away, and drops the record).
+  a_in_queued: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                (in_valid_q && !drain_i && !flush_i) |->
+                                (q_push && q_in_ready));
+  // A message's last trailer comes after its record is queued (its sent report reads the
+  // record's slot).
+  a_done_after_queue: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                                       (msg_new && in_valid_q) |-> (msg_rec_i != rec_wp_q));
+  // The sequence number handed out at the take is the counter's value when it is taken.
+  a_in_seq: assert property (@(posedge clk_i) disable iff (!rst_ni)
+                             take_seq |-> (in_seq_q == next_seq_q[in_dest_q[5:0]]));
+`endif
 
 endmodule

@@ -20,6 +20,8 @@
 // Messages finish in any order (TX_QUANTUM: other contexts' messages overtake a long one):
 // msg_done names a random unfinished good record by its slot (rec_o, sampled when it was
 // queued); records still complete in record order, each only after its own msg_done.
+// A record is queued the cycle after its take, so its msg_done comes two cycles after the
+// take at the earliest (in the NIC the message's first packet is cut a cycle after it).
 module tb_ddc_tx_complete;
   import fasthsl_pkg::*;
 
@@ -168,6 +170,7 @@ module tb_ddc_tx_complete;
   rec_t   pushed[$];
   int     errors = 0;
   longint cycle = 0;
+  longint taken_at[int];   // good_idx -> the cycle its record was taken
   int     good_made = 0, good_pushed = 0, dones_sent = 0, written = 0;
   int     p_rec = 100, p_done = 100, p_wr = 100;
   bit     pulse_exp = 0, err_exp = 0, irq_exp = 0;
@@ -189,7 +192,9 @@ module tb_ddc_tx_complete;
   function automatic int pick_done();
     int c[$];
     c.delete();   // the local queue is not fresh on each call in Verilator 5.006
-    for (int g = dones_sent; g < good_pushed; g++) if (!done_g.exists(g)) c.push_back(g);
+    for (int g = dones_sent; g < good_pushed; g++) begin
+      if (!done_g.exists(g) && cycle >= taken_at[g] + 2) c.push_back(g);
+    end
     if (c.size() == 0) return -1;
     if ($urandom_range(0, 1) == 0) return c[0];
     return c[$urandom_range(0, c.size() - 1)];
@@ -270,6 +275,7 @@ module tb_ddc_tx_complete;
         if (m_r.err == 0) begin
           int g = int'(m_r.good_idx), d = int'(m_r.dest[5:0]), live = 0;
           good_pushed++;
+          taken_at[g] = cycle;
           by_good[g] = m_r;
           // seq: next of dest[5:0] (unicast only); lag: the live waiting entries of dest[5:0]
           // (pushed records not yet written; the one being written may already be freed)
@@ -495,7 +501,7 @@ module tb_ddc_tx_complete;
       flush = 1'b0;
       to_send.delete(); pushed.delete(); answers.delete(); rt_q.delete(); msg2g.delete();
       written = 0; good_made = 0; good_pushed = 0; dones_sent = 0; push_n = 0;
-      rec_of.delete(); done_g.delete();
+      rec_of.delete(); done_g.delete(); taken_at.delete();
       while (!idle) @(negedge clk);
       drain = 1'b0;
       p_wr = 60;
