@@ -153,9 +153,9 @@ module ddc_tx_complete
   // A record is taken only while the register is empty, so a take sees every earlier
   // record queued: seq_o, lag_o and rec_o need no correction, and the register is always
   // emptied the next cycle (the room checked at the take is still there; a flush or a
-  // drain drops it, as it discards the queue). Only records may follow each other in
-  // back-to-back cycles that fail their checks (a good take starts a message, which
-  // holds the next take for two cycles at least), so the cost is a cycle per such pair.
+  // drain drops it, as it discards the queue). Only records that fail their checks can be
+  // taken in back-to-back cycles (a good take starts a message, which holds the next take
+  // for two cycles at least), so the cost is a cycle per such pair.
   // The ready does not look at the record: a full table (rare: RelEntries messages
   // unanswered) holds back every record, good or not.
   logic            in_valid_q, in_wait_q, in_irq_q, in_unicast_q;
